@@ -1,0 +1,82 @@
+import js from '@eslint/js';
+import globals from 'globals';
+import tseslint from 'typescript-eslint';
+
+/*
+ * The simulation core must be deterministic and isomorphic: no real clock, no
+ * unseeded randomness, no timers and no Node built-ins. The real runner, the
+ * CLI and the tests live outside that rule.
+ */
+const NODE_BUILTINS = [
+  'fs',
+  'path',
+  'os',
+  'crypto',
+  'child_process',
+  'net',
+  'http',
+  'https',
+  'util',
+  'events',
+  'stream',
+  'timers',
+  'perf_hooks',
+  'worker_threads',
+  'process',
+  'url',
+  'readline',
+  'tty',
+  'zlib',
+];
+
+export default tseslint.config(
+  { ignores: ['node_modules/**', 'dist/**', 'test-results/**', 'playwright-report/**', 'bench/results/**'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    languageOptions: { globals: { ...globals.node, ...globals.browser } },
+    rules: {
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      '@typescript-eslint/no-non-null-assertion': 'off',
+    },
+  },
+  {
+    files: ['sim/**/*.ts'],
+    ignores: ['sim/real/**', 'sim/cli/**', 'sim/sweep/**'],
+    languageOptions: { globals: {} },
+    rules: {
+      'no-restricted-globals': [
+        'error',
+        ...[
+          'Date',
+          'performance',
+          'setTimeout',
+          'setInterval',
+          'setImmediate',
+          'clearTimeout',
+          'clearInterval',
+          'queueMicrotask',
+          'requestAnimationFrame',
+          'crypto',
+          'process',
+          'require',
+        ].map((name) => ({
+          name,
+          message: 'The simulation core uses virtual time and seeded streams only (see sim/kernel).',
+        })),
+      ],
+      'no-restricted-properties': [
+        'error',
+        { object: 'Math', property: 'random', message: 'Use a seeded stream from RngStreams.' },
+        { object: 'Date', property: 'now', message: 'Use the kernel clock.' },
+      ],
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [{ regex: '^node:', message: 'The simulation core runs in browsers too: no Node built-ins.' }],
+          paths: NODE_BUILTINS.map((name) => ({ name, message: 'The simulation core runs in browsers too: no Node built-ins.' })),
+        },
+      ],
+    },
+  },
+);

@@ -1,0 +1,186 @@
+import { formatDuration, formatInstant } from '../time.js';
+import type { TraceEvent } from '../trace/types.js';
+import type { DoubleOwnership, LostLock, StaleWrite, Verdict } from './verdict.js';
+
+/** Store events that end a holding interval, and how. */
+const HOLD_ENDS: Readonly<Record<string, string>> = {
+  'lock.released': 'released',
+  'lock.expired': 'expired',
+  'lock.deleted': 'deleted',
+  'lock.overwritten': 'overwritten',
+  'lock.lost': 'lost',
+};
+
+interface Holding {
+  readonly key: string;
+  readonly owner: string;
+  readonly client: string;
+  readonly startUs: number;
+  endUs: number | undefined;
+  how: string | undefined;
+  endReason: string | undefined;
+}
+
+interface BeliefInterval {
+  readonly key: string;
+  readonly client: string;
+  readonly owner: string;
+  readonly startUs: number;
+  endUs: number | undefined;
+}
+
+/** Maps an owner token to its client: tokens are written `client:n`. */
+function clientOf(owner: string): string {
+  const i = owner.lastIndexOf(':');
+  return i === -1 ? owner : owner.slice(0, i);
+}
+
+/**
+ * Reads a trace and judges it. It looks at events only — never at the
+ * simulation — so a trace recorded against real servers is judged the same
+ * way.
+ */
+export function check(events: readonly TraceEvent[]): Verdict {
+  const holdings: Holding[] = [];
+  const openHolding = new Map<string, Holding>();
+  const holdingsByKey = new Map<string, Holding[]>();
+  const holdingsByOwner = new Map<string, Holding[]>();
+  const beliefs: BeliefInterval[] = [];
+  const openBelief = new Map<string, BeliefInterval>();
+  const lostLocks: LostLock[] = [];
+  const staleWrites: StaleWrite[] = [];
+  const pendingLoss: Array<{ holding: Holding; atUs: number }> = [];
+  let lastUs = 0;
+
+  for (const e of events) {
+    lastUs = e.timeUs;
+    if (e.believes !== undefined) {
+      const b = e.believes;
+      const current = openBelief.get(e.actor);
+      if (current !== undefined && (!b.holds || b.owner !== current.owner)) {
+        current.endUs = e.timeUs;
+        openBelief.delete(e.actor);
+      }
+      if (b.holds && b.owner !== undefined && !openBelief.has(e.actor)) {
+        const interval: BeliefInterval = { key: e.key ?? '', client: e.actor, owner: b.owner, startUs: e.timeUs, endUs: undefined };
+        beliefs.push(interval);
+        openBelief.set(e.actor, interval);
+      }
+    }
+    if (e.kind === 'lock.granted' && e.owner !== undefined && e.key !== undefined) {
+      const h: Holding = {
+        key: e.key,
+        owner: e.owner,
+        client: e.peer ?? clientOf(e.owner),
+        startUs: e.timeUs,
+        endUs: undefined,
+        how: undefined,
+        endReason: undefined,
+      };
+      holdings.push(h);
+      openHolding.set(`${e.actor}\u0000${e.owner}`, h);
+      push(holdingsByKey, e.key, h);
+      push(holdingsByOwner, e.owner, h);
+    } else if (HOLD_ENDS[e.kind] !== undefined && e.owner !== undefined) {
+      const id = `${e.actor}\u0000${e.owner}`;
+      const h = openHolding.get(id);
+      if (h !== undefined) {
+        h.endUs = e.timeUs;
+        h.how = HOLD_ENDS[e.kind];
+        h.endReason = e.reason;
+        openHolding.delete(id);
+        if (h.how !== 'released') pendingLoss.push({ holding: h, atUs: e.timeUs });
+      }
+    } else if ((e.kind === 'write.accepted' || e.kind === 'write.rejected') && e.owner !== undefined) {
+      const stale = staleness(e, holdingsByOwner, holdingsByKey);
+      if (stale !== undefined) {
+        staleWrites.push({
+          seq: e.seq,
+          timeUs: e.timeUs,
+          client: e.peer ?? clientOf(e.owner),
+          owner: e.owner,
+          fence: e.fence ?? null,
+          accepted: e.kind === 'write.accepted',
+          why: stale,
+        });
+      }
+    }
+  }
+
+  // A lock is lost when its holding ends while the client's belief in that
+  // very acquisition is still open at that instant.
+  for (const { holding, atUs } of pendingLoss) {
+    const believed = beliefs.some((b) => b.owner === holding.owner && b.startUs <= atUs && (b.endUs === undefined || b.endUs > atUs));
+    if (believed) {
+      lostLocks.push({ key: holding.key, client: holding.client, owner: holding.owner, atUs, how: holding.how ?? 'lost', reason: holding.endReason ?? '' });
+    }
+  }
+
+  const doubleOwnership = overlaps(beliefs, lastUs);
+  const outcome = staleWrites.some((w) => w.accepted) ? 'unsafe' : doubleOwnership.length > 0 || staleWrites.length > 0 ? 'fenced' : 'safe';
+  return { outcome, doubleOwnership, staleWrites, lostLocks, summary: summarize(outcome, doubleOwnership, staleWrites, lostLocks) };
+}
+
+/** Why a write was stale, or undefined when its writer still solely held the lock. */
+function staleness(write: TraceEvent, byOwner: ReadonlyMap<string, readonly Holding[]>, byKey: ReadonlyMap<string, readonly Holding[]>): string | undefined {
+  const owner = write.owner!;
+  const t = write.timeUs;
+  // The writer's latest holding that began before the write (holdings are in start order).
+  const mine = byOwner.get(owner)?.findLast((h) => h.startUs <= t);
+  if (mine === undefined) return 'its writer never held the lock';
+  if (mine.endUs !== undefined && mine.endUs <= t) {
+    const detail = mine.how !== 'released' && mine.endReason !== undefined ? `: ${mine.endReason}` : '';
+    return `its lock had ended at ${formatInstant(mine.endUs)} (${mine.how ?? 'ended'}${detail})`;
+  }
+  const sameKey = byKey.get(mine.key) ?? [];
+  for (let i = sameKey.indexOf(mine) + 1; i < sameKey.length && sameKey[i]!.startUs <= t; i++) {
+    const newer = sameKey[i]!;
+    if (newer.owner !== owner) return `${newer.client} had been granted the lock at ${formatInstant(newer.startUs)}`;
+  }
+  return undefined;
+}
+
+function push<T>(map: Map<string, T[]>, key: string, value: T): void {
+  const list = map.get(key);
+  if (list === undefined) map.set(key, [value]);
+  else list.push(value);
+}
+
+/** Pairs of belief intervals on the same key, from different clients, that overlap in true time. */
+function overlaps(beliefs: readonly BeliefInterval[], lastUs: number): DoubleOwnership[] {
+  const out: DoubleOwnership[] = [];
+  const sorted = [...beliefs].sort((a, b) => a.startUs - b.startUs);
+  const active: BeliefInterval[] = [];
+  for (const b of sorted) {
+    for (let i = active.length - 1; i >= 0; i--) {
+      if ((active[i]!.endUs ?? lastUs) <= b.startUs) active.splice(i, 1);
+    }
+    for (const a of active) {
+      if (a.key !== b.key || a.client === b.client) continue;
+      const toUs = Math.min(a.endUs ?? lastUs, b.endUs ?? lastUs);
+      if (toUs > b.startUs) out.push({ key: a.key, fromUs: b.startUs, toUs, clients: [a.client, b.client], owners: [a.owner, b.owner] });
+    }
+    active.push(b);
+  }
+  return out;
+}
+
+function summarize(outcome: Verdict['outcome'], doubles: readonly DoubleOwnership[], stale: readonly StaleWrite[], lost: readonly LostLock[]): string[] {
+  const lines: string[] = [];
+  for (const d of doubles) {
+    lines.push(
+      `${d.clients[0]} and ${d.clients[1]} both believed they held ${d.key} from ${formatInstant(d.fromUs)} to ${formatInstant(d.toUs)} (${formatDuration(d.toUs - d.fromUs)}).`,
+    );
+  }
+  for (const l of lost) {
+    lines.push(`${l.client} lost ${l.key} at ${formatInstant(l.atUs)} (${l.how}${l.reason === '' ? '' : `: ${l.reason}`}) while it still believed it held it.`);
+  }
+  for (const w of stale) {
+    const token = w.fence === null ? 'without a fencing token' : `with fencing token ${w.fence}`;
+    const result = w.accepted ? 'was ACCEPTED: the resource is corrupted' : 'was rejected by fencing';
+    lines.push(`${w.client}'s write ${token} at ${formatInstant(w.timeUs)} ${result}; ${w.why}.`);
+  }
+  if (outcome === 'safe') lines.push('No double ownership and no stale write: mutual exclusion held.');
+  if (outcome === 'fenced') lines.push('Mutual exclusion failed, but fencing rejected every stale write: the resource is intact.');
+  return lines;
+}

@@ -1,0 +1,176 @@
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { existsSync } from 'node:fs';
+import pc from 'picocolors';
+import type { Colors } from 'picocolors/types.js';
+import { InputError } from '../errors.js';
+import { runScenario } from '../run.js';
+import { normalizeScenario } from '../scenario/normalize.js';
+import { applyOverrides, parseOverride, type Override } from '../scenario/set.js';
+import type { Scenario } from '../scenario/types.js';
+import { BUILTIN_NAMES, BUILTIN_SCENARIOS } from '../scenarios/index.js';
+import { check } from '../check/checker.js';
+import { serializeTrace, validateTrace } from '../trace/io.js';
+import type { TraceDocument } from '../trace/types.js';
+import { readJsonFile, writeFileAtomic } from './files.js';
+import { formatStop, formatTimeline, formatVerdict } from './format.js';
+
+/** Exit codes, as the README documents them. */
+export const EXIT = { ok: 0, failOn: 1, badInput: 2, budget: 3 } as const;
+
+type Outcome = TraceDocument['verdict']['outcome'];
+const FAIL_LEVELS: Readonly<Record<string, readonly Outcome[]>> = { unsafe: ['unsafe'], fenced: ['unsafe', 'fenced'] };
+
+/** Output streams, injectable so tests can run the CLI in-process. */
+export interface Io {
+  out(text: string): void;
+  err(text: string): void;
+  /** Whether standard output is a colour terminal. */
+  colour: boolean;
+}
+
+const processIo: Io = {
+  out: (t) => process.stdout.write(t),
+  err: (t) => process.stderr.write(t),
+  colour: process.stdout.isTTY === true && !('NO_COLOR' in process.env) && process.env.TERM !== 'dumb',
+};
+
+function parseSeed(value: string): number {
+  if (!/^\d+$/.test(value.trim()) || Number(value) > 4294967295)
+    throw new InvalidArgumentError(`expected a whole number from 0 to 4294967295, got "${value}".`);
+  return Number(value);
+}
+
+function collect(value: string, previous: Override[]): Override[] {
+  return [...previous, parseOverride(value)];
+}
+
+/** Finds a scenario by file path or built-in name and returns it normalized, with its source name. */
+export function loadScenario(ref: string): { scenario: Scenario; source: string; builtin: boolean } {
+  if (existsSync(ref) || /[/\\]|\.json$/i.test(ref)) {
+    return { scenario: normalizeScenario(readJsonFile(ref), ref), source: ref, builtin: false };
+  }
+  const raw = BUILTIN_SCENARIOS[ref];
+  if (raw === undefined) {
+    throw new InputError(ref, [
+      { path: '', message: `no such file, and no built-in scenario of that name (built-ins: ${BUILTIN_NAMES.join(', ')}; see \`locklab scenarios\`)` },
+    ]);
+  }
+  return { scenario: normalizeScenario(raw, `built-in ${ref}`), source: ref, builtin: true };
+}
+
+function reproduce(ref: string, seed: number, overrides: readonly string[]): string {
+  const quote = (s: string): string => (/^[\w./:=@,-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);
+  return ['locklab run', quote(ref), `--seed ${seed}`, ...overrides.map((o) => `--set ${quote(o)}`)].join(' ');
+}
+
+function exitFor(doc: TraceDocument, failOn: string | undefined): number {
+  if (doc.stop.reason !== 'completed') return EXIT.budget;
+  if (failOn !== undefined && FAIL_LEVELS[failOn]?.includes(doc.verdict.outcome) === true) return EXIT.failOn;
+  return EXIT.ok;
+}
+
+/** Runs the CLI with `argv` (without node and script) and returns the exit code. */
+export async function main(argv: readonly string[], io: Io = processIo): Promise<number> {
+  const c: Colors = pc.createColors(io.colour);
+  let code: number = EXIT.ok;
+  const program = new Command('locklab')
+    .description('Deterministic simulator and teaching lab for distributed locks.')
+    .version('0.1.0')
+    .showHelpAfterError('(add --help for usage)')
+    .exitOverride()
+    .configureOutput({ writeOut: io.out, writeErr: io.err, outputError: (s, write) => write(s) });
+
+  const failOn = new Option('--fail-on <outcome>', 'exit 1 when the outcome is this bad: unsafe, or fenced (fenced or unsafe)').choices(['unsafe', 'fenced']);
+
+  program
+    .command('run')
+    .description('Run a scenario (a JSON file or a built-in name) and print its timeline and verdict.')
+    .argument('<scenario>', 'scenario file, or built-in name (see `locklab scenarios`)')
+    .option('--seed <n>', 'seed for every random draw (default: the scenario\'s "seed")', parseSeed)
+    .option('--set <path=value>', 'override a scenario field, e.g. resource.fencing=true or clients.B.ttlMs=500 (repeatable)', collect, [] as Override[])
+    .option('--json', 'print the trace document (JSON) instead of the timeline')
+    .option('--out <file>', 'also write the trace document to this file')
+    .addOption(failOn)
+    .addHelpText(
+      'after',
+      `
+Examples:
+  locklab run pause-past-expiry
+  locklab run pause-past-expiry --set resource.fencing=true
+  locklab run my-scenario.json --seed 42 --json > trace.json
+
+Exit codes: 0 the run completed (whatever its outcome), 1 the outcome met --fail-on,
+2 bad input, 3 the run stopped at its event or time budget.`,
+    )
+    .action((ref: string, opts: { seed?: number; set: Override[]; json?: boolean; out?: string; failOn?: string }) => {
+      const loaded = loadScenario(ref);
+      const scenario = applyOverrides(loaded.scenario, opts.set);
+      const seed = opts.seed ?? scenario.seed;
+      const doc = runScenario(scenario, seed);
+      const text = serializeTrace(doc);
+      if (opts.out !== undefined) writeFileAtomic(opts.out, text);
+      if (opts.json === true) {
+        io.out(text);
+      } else {
+        io.out(`${formatTimeline(doc, c)}\n\n${formatVerdict(doc, c)}\n${formatStop(doc, c)}\n`);
+        const sets = opts.set.map((o) => `${o.path}=${typeof o.value === 'string' ? o.value : JSON.stringify(o.value)}`);
+        io.out(c.dim(`Reproduce: ${reproduce(ref, seed, sets)}\n`));
+        if (opts.out !== undefined) io.out(c.dim(`Trace written to ${opts.out}\n`));
+      }
+      code = exitFor(doc, opts.failOn);
+    });
+
+  program
+    .command('check')
+    .description('Judge a trace file (from `locklab run --json` or the real runner) and print its verdict.')
+    .argument('<trace>', 'trace JSON file')
+    .option('--json', 'print the verdict as JSON')
+    .addOption(failOn)
+    .action((file: string, opts: { json?: boolean; failOn?: string }) => {
+      const doc = validateTrace(readJsonFile(file), file);
+      const judged: TraceDocument = { ...doc, verdict: check(doc.events) };
+      if (opts.json === true) io.out(`${JSON.stringify(judged.verdict, null, 2)}\n`);
+      else
+        io.out(
+          `${c.bold(doc.scenario.name === undefined ? file : String(doc.scenario.name))}${c.dim(` · seed ${doc.seed} · ${doc.events.length} events`)}\n${formatVerdict(judged, c)}\n`,
+        );
+      code = opts.failOn !== undefined && FAIL_LEVELS[opts.failOn]?.includes(judged.verdict.outcome) === true ? EXIT.failOn : EXIT.ok;
+    });
+
+  program
+    .command('scenarios')
+    .description('List the built-in scenarios.')
+    .option('--json', 'print the list as JSON')
+    .action((opts: { json?: boolean }) => {
+      const list = BUILTIN_NAMES.map((name) => {
+        const s = normalizeScenario(BUILTIN_SCENARIOS[name], `built-in ${name}`);
+        return { name, store: s.store.kind, summary: s.summary };
+      });
+      if (opts.json === true) {
+        io.out(`${JSON.stringify(list, null, 2)}\n`);
+        return;
+      }
+      const w = Math.max(...list.map((s) => s.name.length));
+      for (const s of list) io.out(`${c.bold(s.name.padEnd(w))}  ${c.dim(s.store.padEnd(6))}  ${s.summary}\n`);
+    });
+
+  try {
+    await program.parseAsync([...argv], { from: 'user' });
+    return code;
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help') return EXIT.ok;
+      return EXIT.badInput;
+    }
+    if (err instanceof InputError) {
+      io.err(
+        `${err.message
+          .split('\n')
+          .map((l) => `locklab: ${l}`)
+          .join('\n')}\n`,
+      );
+      return EXIT.badInput;
+    }
+    throw err;
+  }
+}

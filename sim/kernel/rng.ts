@@ -1,0 +1,40 @@
+import seedrandom from 'seedrandom';
+
+/** A seeded stream of uniform numbers in [0, 1). */
+export interface Rng {
+  next(): number;
+  /** A uniform integer in [min, max], both ends included. */
+  int(min: number, max: number): number;
+  /** True with the given probability. */
+  chance(probability: number): boolean;
+}
+
+/**
+ * Derives one independent stream per entity from (seed, entity name), so that
+ * adding a client or a machine never changes the draws of another entity.
+ * Alea is seedrandom's fastest generator and is pure JavaScript, so Node and
+ * browsers produce the same sequence.
+ */
+export class RngStreams {
+  private readonly streams = new Map<string, Rng>();
+
+  constructor(private readonly seed: number) {}
+
+  stream(name: string): Rng {
+    let rng = this.streams.get(name);
+    if (rng === undefined) {
+      rng = makeRng(`${this.seed}/${name}`);
+      this.streams.set(name, rng);
+    }
+    return rng;
+  }
+}
+
+export function makeRng(seedText: string): Rng {
+  const prng = seedrandom.alea(seedText);
+  return {
+    next: () => prng(),
+    int: (min, max) => min + Math.floor(prng() * (max - min + 1)),
+    chance: (probability) => probability > 0 && prng() < probability,
+  };
+}

@@ -1,0 +1,33 @@
+import { check } from './check/checker.js';
+import { Client } from './clients/lifecycle.js';
+import type { Scenario } from './scenario/types.js';
+import { RedisNode } from './stores/redis.js';
+import type { StoreNode } from './stores/types.js';
+import { msToUs } from './time.js';
+import { TRACE_SCHEMA, type TraceDocument } from './trace/types.js';
+import { scheduleFaults } from './world/faults.js';
+import { Resource } from './world/resource.js';
+import { World } from './world/world.js';
+
+/**
+ * Runs a (normalized) scenario with a seed and returns its trace, judged.
+ * The same scenario and seed always give the same trace, byte for byte.
+ */
+export function runScenario(scenario: Scenario, seed: number = scenario.seed): TraceDocument {
+  const world = new World(seed, {
+    latencyMinUs: msToUs(scenario.network.latencyMinMs),
+    latencyMaxUs: msToUs(scenario.network.latencyMaxMs),
+    loss: scenario.network.loss,
+  });
+  for (const m of scenario.machines) world.addMachine(m.name, msToUs(m.clockOffsetMs), m.clockDriftPpm);
+
+  const node: StoreNode = new RedisNode(world, scenario.store);
+  const nodes = new Map<string, StoreNode>([[node.name, node]]);
+  const resource = new Resource(world, scenario.resource.machine, scenario.resource.fencing);
+  const clients = new Map(scenario.clients.map((spec) => [spec.name, new Client(world, spec, node, resource)] as const));
+  scheduleFaults(world, scenario.faults, { clients, nodes });
+
+  const stop = world.kernel.run({ maxEvents: scenario.budget.maxEvents, maxTimeUs: msToUs(scenario.budget.maxTimeMs) });
+  const events = world.trace.events;
+  return { schema: TRACE_SCHEMA, source: 'sim', scenario, seed, stop, events, verdict: check(events) };
+}

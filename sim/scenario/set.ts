@@ -1,0 +1,82 @@
+import { InputError, show } from '../errors.js';
+import { normalizeScenario } from './normalize.js';
+import type { Scenario } from './types.js';
+
+/** One `--set path=value` override. */
+export interface Override {
+  readonly path: string;
+  readonly value: unknown;
+}
+
+/**
+ * Parses `path=value`. The value is read as JSON when it is JSON (numbers,
+ * true/false, null, arrays, objects) and as a plain string otherwise.
+ */
+export function parseOverride(text: string): Override {
+  const eq = text.indexOf('=');
+  if (eq <= 0) throw new InputError('--set', [{ path: '', message: `expected path=value (e.g. resource.fencing=true), got ${show(text)}` }]);
+  const path = text.slice(0, eq).trim();
+  const raw = text.slice(eq + 1);
+  let value: unknown = raw;
+  try {
+    value = JSON.parse(raw);
+  } catch {
+    // Not JSON: keep it as a string, so `--set store.persistence=none` works unquoted.
+  }
+  return { path, value };
+}
+
+/** Splits `clients[0].acquire.mode` or `clients.A.acquire.mode` into its steps. */
+function steps(path: string): string[] {
+  return path
+    .replace(/\[(\w[\w.-]*)\]/g, '.$1')
+    .split('.')
+    .filter((s) => s !== '');
+}
+
+/**
+ * Applies overrides to a normalized scenario and validates the result again.
+ * Every field exists after normalization, so a path that does not resolve is
+ * a typo and is reported with the fields that do exist. Array items may be
+ * named by index or, where they have one, by name (`clients.B.ttlMs`).
+ */
+export function applyOverrides(scenario: Scenario, overrides: readonly Override[]): Scenario {
+  if (overrides.length === 0) return scenario;
+  const doc = structuredClone(scenario) as unknown as Record<string, unknown>;
+  for (const o of overrides) {
+    const parts = steps(o.path);
+    if (parts.length === 0) throw new InputError('--set', [{ path: o.path, message: 'is empty' }]);
+    let node: unknown = doc;
+    let walked = '';
+    for (let i = 0; i < parts.length; i++) {
+      const part = parts[i]!;
+      const last = i === parts.length - 1;
+      const container = node as Record<string, unknown> | unknown[];
+      let slot: string | number;
+      if (Array.isArray(container)) {
+        const byName = container.findIndex((item) => (item as { name?: unknown } | null)?.name === part);
+        slot = /^\d+$/.test(part) ? Number(part) : byName;
+        if (slot === -1 || slot >= container.length) {
+          const names = container.map((item, k) => (item as { name?: unknown } | null)?.name ?? k).join(', ');
+          throw new InputError('--set', [
+            { path: o.path, message: `${walked || 'the scenario'} has no item ${show(part)} (items: ${names === '' ? 'none' : names})` },
+          ]);
+        }
+      } else if (container !== null && typeof container === 'object') {
+        if (!Object.prototype.hasOwnProperty.call(container, part)) {
+          const fields = Object.keys(container).join(', ');
+          throw new InputError('--set', [
+            { path: o.path, message: `unknown path: ${walked || 'the scenario'} has no field ${show(part)} (fields: ${fields})` },
+          ]);
+        }
+        slot = part;
+      } else {
+        throw new InputError('--set', [{ path: o.path, message: `unknown path: ${walked} is ${show(container)}, not an object` }]);
+      }
+      walked += typeof slot === 'number' ? `[${slot}]` : walked === '' ? slot : `.${slot}`;
+      if (last) (container as Record<string | number, unknown>)[slot] = o.value;
+      else node = (container as Record<string | number, unknown>)[slot];
+    }
+  }
+  return normalizeScenario(doc, '--set');
+}

@@ -1,0 +1,80 @@
+/**
+ * The scenario format, as the simulation sees it after defaults are filled
+ * in. The JSON Schema (docs/schema/scenario.schema.json) describes what a
+ * user may write; `normalizeScenario` turns that into this shape. All
+ * durations are in milliseconds, named with an `Ms` suffix.
+ */
+export interface Scenario {
+  name: string;
+  summary: string;
+  seed: number;
+  budget: { maxEvents: number; maxTimeMs: number };
+  machines: MachineSpec[];
+  network: { latencyMinMs: number; latencyMaxMs: number; loss: number };
+  store: StoreSpec;
+  resource: { machine: string; fencing: boolean };
+  clients: ClientSpec[];
+  faults: FaultSpec[];
+}
+
+export interface MachineSpec {
+  name: string;
+  clockOffsetMs: number;
+  clockDriftPpm: number;
+}
+
+export type StoreSpec = RedisSpec;
+
+export interface RedisSpec {
+  kind: 'redis';
+  /** The store node's name, used in the trace and by store faults. */
+  name: string;
+  machine: string;
+  /** What survives a restart: nothing, the AOF fsynced every second, or every write. */
+  persistence: 'none' | 'aof-everysec' | 'aof-always';
+  /** The first fencing token the INCR counter hands out. */
+  fencingTokenStart: number;
+}
+
+export type AcquireMode = 'try' | 'blocking';
+export type AcquireMethod = 'atomic' | 'exists-then-set';
+export type ReleaseMethod = 'token-checked' | 'plain-del';
+
+export interface ClientSpec {
+  name: string;
+  machine: string;
+  startMs: number;
+  key: string;
+  ttlMs: number;
+  acquire: {
+    mode: AcquireMode;
+    method: AcquireMethod;
+    /** Try mode: further attempts after a refusal. */
+    retries: number;
+    retryDelayMs: number;
+    /** Blocking mode: give up after this long; null waits for ever (bounded by the run's budget). */
+    waitTimeoutMs: number | null;
+  };
+  /** Time spent working while holding the lock, before each write. */
+  workMs: number;
+  /** Refresh the lease this often while working; null never refreshes. */
+  refreshEveryMs: number | null;
+  /** Check the remaining lifetime by the client's own clock before writing. */
+  checkRemaining: boolean;
+  writes: number;
+  release: { method: ReleaseMethod; inFinally: boolean };
+  iterations: number;
+  thinkMs: number;
+  requestTimeoutMs: number;
+}
+
+export type FaultSpec =
+  | { kind: 'pause'; atMs: number; target: string; durationMs: number }
+  | { kind: 'crash'; atMs: number; target: string }
+  | { kind: 'store-restart'; atMs: number; target: string; downMs: number }
+  | { kind: 'partition'; atMs: number; durationMs: number; groups: string[][] }
+  | { kind: 'clock-jump'; atMs: number; machine: string; byMs: number }
+  | { kind: 'clock-drift'; atMs: number; machine: string; driftPpm: number }
+  | { kind: 'latency-spike'; atMs: number; durationMs: number; extraMs: number; machines: string[] | null };
+
+export type FaultKind = FaultSpec['kind'];

@@ -1,0 +1,248 @@
+import type { RedisSpec } from '../scenario/types.js';
+import { US_PER_S } from '../time.js';
+import type { Timer } from '../kernel/kernel.js';
+import type { Caller } from '../world/endpoint.js';
+import type { Machine } from '../world/machine.js';
+import type { World } from '../world/world.js';
+import type { Capabilities, LockOp, LockReply, StoreNode } from './types.js';
+
+export const REDIS_CAPABILITIES: Capabilities = {
+  scope: 'remote',
+  blocking: false,
+  expiring: true,
+  sharing: true,
+  fencingToken: 'INCR counter beside the key',
+  losesLockWhen: ['TTL expires', 'restart without persistence', 'server clock jumps forward', 'another client DELs it'],
+};
+
+interface Version {
+  /** Server clock when this version was written (for AOF fsync loss). */
+  readonly writtenLocalUs: number;
+  readonly expiresLocalUs: number;
+}
+
+interface Entry {
+  readonly owner: string;
+  readonly client: string;
+  readonly fence: number;
+  /** Newest last; older versions are kept only as long as an AOF crash could roll back to them. */
+  versions: Version[];
+  /** The pending expiry, re-planned whenever the expiry or the server clock changes. */
+  timer: Timer | undefined;
+}
+
+/**
+ * One Redis server, as STORES.md describes it: `SET key token NX PX ttl`
+ * acquires; release and refresh compare the token in a Lua script first;
+ * expiry is an absolute time on the server's own clock (so a clock jump
+ * moves it, and it keeps passing while the server is down); a restart keeps
+ * only what persistence wrote; an INCR counter per key is the fencing token.
+ */
+export class RedisNode implements StoreNode {
+  readonly name: string;
+  readonly machine: Machine;
+  private readonly keys = new Map<string, Entry>();
+  /** Fencing counters by key, with their recent values for AOF rollback. */
+  private readonly counters = new Map<string, Version & { value: number }>();
+  private readonly counterHistory = new Map<string, Array<{ writtenLocalUs: number; value: number }>>();
+  private up = true;
+
+  constructor(
+    private readonly world: World,
+    private readonly spec: RedisSpec,
+  ) {
+    this.name = spec.name;
+    this.machine = world.machine(spec.machine);
+    this.machine.onClockChange(() => this.replanAll());
+  }
+
+  isUp(): boolean {
+    return this.up;
+  }
+
+  private get localNow(): number {
+    return this.machine.clock.read(this.world.nowUs);
+  }
+
+  handle(req: LockOp, caller: Caller): LockReply {
+    this.expireIfDue(req.key);
+    const entry = this.keys.get(req.key);
+    switch (req.op) {
+      case 'get':
+        return { ok: true, holder: entry?.owner ?? null };
+      case 'acquire':
+        if (entry !== undefined) {
+          if (entry.owner !== req.owner) return { ok: false, holder: entry.owner };
+          // Symfony's save script: the same token again only extends the lease.
+          this.extend(req.key, entry, req.ttlUs, caller);
+          return { ok: true, fence: entry.fence };
+        }
+        return { ok: true, fence: this.grant(req.key, req.owner, req.ttlUs, caller) };
+      case 'set':
+        if (entry !== undefined && entry.owner !== req.owner) {
+          this.drop(req.key, entry, 'lock.overwritten', `SET by ${caller.process} overwrote it`, { peer: caller.process, msg: caller.msg });
+        }
+        return { ok: true, fence: this.grant(req.key, req.owner, req.ttlUs, caller) };
+      case 'refresh':
+        if (entry === undefined || entry.owner !== req.owner) return { ok: false, holder: entry?.owner ?? null };
+        this.extend(req.key, entry, req.ttlUs, caller);
+        return { ok: true, fence: entry.fence };
+      case 'release':
+        if (entry === undefined || entry.owner !== req.owner) return { ok: false, holder: entry?.owner ?? null };
+        this.drop(req.key, entry, 'lock.released', 'released', { peer: caller.process, msg: caller.msg });
+        return { ok: true };
+      case 'del':
+        if (entry === undefined) return { ok: false, holder: null };
+        if (entry.owner === req.owner) this.drop(req.key, entry, 'lock.released', 'released', { peer: caller.process, msg: caller.msg });
+        else this.drop(req.key, entry, 'lock.deleted', `plain DEL by ${caller.process}`, { peer: caller.process, msg: caller.msg });
+        return { ok: true };
+    }
+  }
+
+  restart(downUs: number): void {
+    if (!this.up) return;
+    this.up = false;
+    const lost = this.crashLosses();
+    this.world.record('store.down', this.name, this.machine, { reason: 'restart', data: { persistence: this.spec.persistence, keysLost: lost } });
+    this.world.kernel.after(downUs, () => {
+      this.up = true;
+      this.world.record('store.up', this.name, this.machine, { data: { keysKept: this.keys.size } });
+      for (const key of [...this.keys.keys()]) this.expireIfDue(key);
+    });
+  }
+
+  /**
+   * Applies what a crash loses under the configured persistence and returns
+   * how many keys were lost. With `aof-everysec` the AOF is fsynced once a
+   * second, so writes since the last whole second of the server's clock are
+   * gone: a key granted since then disappears, a refresh since then is undone.
+   */
+  private crashLosses(): number {
+    const mode = this.spec.persistence;
+    if (mode === 'aof-always') return 0;
+    let lost = 0;
+    if (mode === 'none') {
+      for (const [key, entry] of [...this.keys]) {
+        this.drop(key, entry, 'lock.lost', 'restart without persistence', {});
+        lost++;
+      }
+      this.counters.clear();
+      this.counterHistory.clear();
+      return lost;
+    }
+    const syncedUpTo = Math.floor(this.localNow / US_PER_S) * US_PER_S;
+    for (const [key, entry] of [...this.keys]) {
+      const durable = entry.versions.filter((v) => v.writtenLocalUs <= syncedUpTo);
+      if (durable.length === 0) {
+        this.drop(key, entry, 'lock.lost', 'restart lost writes since the last AOF fsync', {});
+        lost++;
+      } else if (durable.length < entry.versions.length) {
+        entry.versions = durable;
+        this.plan(key, entry);
+      }
+    }
+    for (const [key, history] of this.counterHistory) {
+      const durable = history.filter((h) => h.writtenLocalUs <= syncedUpTo);
+      const last = durable[durable.length - 1];
+      if (last === undefined) this.counters.delete(key);
+      else this.counters.set(key, { writtenLocalUs: last.writtenLocalUs, expiresLocalUs: Infinity, value: last.value });
+      this.counterHistory.set(key, durable);
+    }
+    return lost;
+  }
+
+  private nextFence(key: string): number {
+    const prev = this.counters.get(key)?.value ?? this.spec.fencingTokenStart - 1;
+    const value = prev + 1;
+    const now = this.localNow;
+    this.counters.set(key, { writtenLocalUs: now, expiresLocalUs: Infinity, value });
+    if (this.spec.persistence === 'aof-everysec') {
+      const history = this.counterHistory.get(key) ?? [];
+      history.push({ writtenLocalUs: now, value });
+      pruneHistory(history, now);
+      this.counterHistory.set(key, history);
+    }
+    return value;
+  }
+
+  private grant(key: string, owner: string, ttlUs: number, caller: Caller): number {
+    const fence = this.nextFence(key);
+    const now = this.localNow;
+    const entry: Entry = { owner, client: caller.process, fence, versions: [{ writtenLocalUs: now, expiresLocalUs: now + ttlUs }], timer: undefined };
+    this.keys.set(key, entry);
+    this.world.record('lock.granted', this.name, this.machine, {
+      key,
+      owner,
+      fence,
+      ttlUs,
+      peer: caller.process,
+      msg: caller.msg,
+      data: { expiresLocalUs: now + ttlUs },
+    });
+    this.plan(key, entry);
+    return fence;
+  }
+
+  private extend(key: string, entry: Entry, ttlUs: number, caller: Caller): void {
+    const now = this.localNow;
+    entry.versions.push({ writtenLocalUs: now, expiresLocalUs: now + ttlUs });
+    if (this.spec.persistence === 'aof-everysec') pruneHistory(entry.versions, now);
+    else entry.versions.splice(0, entry.versions.length - 1);
+    this.world.record('lock.refreshed', this.name, this.machine, {
+      key,
+      owner: entry.owner,
+      fence: entry.fence,
+      ttlUs,
+      peer: caller.process,
+      msg: caller.msg,
+      data: { expiresLocalUs: now + ttlUs },
+    });
+    this.plan(key, entry);
+  }
+
+  private drop(key: string, entry: Entry, kind: string, reason: string, extra: { peer?: string; msg?: number }): void {
+    this.keys.delete(key);
+    this.world.kernel.cancel(entry.timer);
+    this.world.record(kind, this.name, this.machine, {
+      key,
+      owner: entry.owner,
+      fence: entry.fence,
+      peer: extra.peer ?? entry.client,
+      ...(extra.msg === undefined ? {} : { msg: extra.msg }),
+      reason,
+    });
+  }
+
+  private expiresAt(entry: Entry): number {
+    return entry.versions[entry.versions.length - 1]!.expiresLocalUs;
+  }
+
+  private expireIfDue(key: string): void {
+    const entry = this.keys.get(key);
+    if (entry !== undefined && this.localNow >= this.expiresAt(entry)) this.drop(key, entry, 'lock.expired', 'TTL ran out on the server clock', {});
+  }
+
+  /** Plans the expiry of `entry` for the true time at which the server's clock reaches it. */
+  private plan(key: string, entry: Entry): void {
+    this.world.kernel.cancel(entry.timer);
+    const at = this.machine.clock.trueTimeAt(this.expiresAt(entry), this.world.nowUs);
+    entry.timer = this.world.kernel.at(at, () => {
+      if (this.keys.get(key) !== entry) return;
+      if (this.localNow >= this.expiresAt(entry)) this.drop(key, entry, 'lock.expired', 'TTL ran out on the server clock', {});
+      else this.plan(key, entry);
+    });
+  }
+
+  private replanAll(): void {
+    for (const [key, entry] of this.keys) this.plan(key, entry);
+  }
+}
+
+/**
+ * Keeps what an AOF crash could roll back to: every write of the last two
+ * seconds and the newest one before them. Older writes are certainly on disk
+ * and superseded.
+ */
+function pruneHistory(history: Array<{ writtenLocalUs: number }>, nowLocalUs: number): void {
+  while (history.length > 1 && history[1]!.writtenLocalUs <= nowLocalUs - 2 * US_PER_S) history.shift();
+}

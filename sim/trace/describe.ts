@@ -1,0 +1,178 @@
+import { formatDuration, formatInstant } from '../time.js';
+import type { TraceEvent } from './types.js';
+
+/** How an event is drawn and coloured: what kind of thing happened. */
+export type EventTone = 'request' | 'belief-gain' | 'belief-loss' | 'truth' | 'truth-loss' | 'fault' | 'write-ok' | 'write-bad' | 'info';
+
+const TONES: Readonly<Record<string, EventTone>> = {
+  'acquire.ok': 'belief-gain',
+  'refresh.ok': 'belief-gain',
+  'check.ok': 'belief-gain',
+  'refresh.failed': 'belief-loss',
+  'check.expired': 'belief-loss',
+  'write.refused': 'belief-loss',
+  'release.skipped': 'belief-loss',
+  'acquire.giveup': 'belief-loss',
+  'lock.granted': 'truth',
+  'lock.refreshed': 'truth',
+  'lock.released': 'truth',
+  'lock.expired': 'truth-loss',
+  'lock.deleted': 'truth-loss',
+  'lock.overwritten': 'truth-loss',
+  'lock.lost': 'truth-loss',
+  'store.down': 'fault',
+  'store.up': 'fault',
+  'process.pause': 'fault',
+  'process.resume': 'fault',
+  'process.crash': 'fault',
+  'partition.start': 'fault',
+  'partition.end': 'fault',
+  'clock.jump': 'fault',
+  'clock.drift': 'fault',
+  'latency.start': 'fault',
+  'latency.end': 'fault',
+  'msg.lost': 'fault',
+  'write.accepted': 'write-ok',
+  'write.rejected': 'write-bad',
+};
+
+export function toneOf(e: TraceEvent): EventTone {
+  return TONES[e.kind] ?? (e.kind.endsWith('.request') ? 'request' : 'info');
+}
+
+const num = (e: TraceEvent, name: string): number | undefined => {
+  const v = e.data?.[name];
+  return typeof v === 'number' ? v : undefined;
+};
+const str = (e: TraceEvent, name: string): string | undefined => {
+  const v = e.data?.[name];
+  return typeof v === 'string' ? v : undefined;
+};
+const token = (e: TraceEvent): string => (e.fence === undefined ? '' : `, fencing token ${e.fence}`);
+const ttl = (e: TraceEvent): string => (e.ttlUs === undefined ? '' : ` (ttl ${formatDuration(e.ttlUs)})`);
+
+/**
+ * One plain sentence saying what an event means, for the terminal timeline
+ * and the lab's side panel. Unknown kinds fall back to their name, so a
+ * newer trace still reads.
+ */
+export function describe(e: TraceEvent): string {
+  const key = e.key ?? 'the lock';
+  const attempt = num(e, 'attempt');
+  const again = attempt !== undefined && attempt > 1 ? ` (attempt ${attempt})` : '';
+  switch (e.kind) {
+    case 'client.start':
+      return 'starts';
+    case 'client.done':
+      return 'finishes';
+    case 'exists.request':
+      return `asks ${e.peer ?? 'the store'} whether ${key} is free${again}`;
+    case 'exists.reply':
+      return e.data?.free === true ? `hears ${key} is free` : `hears ${key} is taken`;
+    case 'acquire.request':
+      return str(e, 'method') === 'set' ? `sets ${key}${ttl(e)} without checking again${again}` : `asks ${e.peer ?? 'the store'} for ${key}${ttl(e)}${again}`;
+    case 'acquire.ok':
+      return `acquires ${key} as ${e.owner ?? '?'}${token(e)}`;
+    case 'acquire.denied': {
+      const holder = str(e, 'holder');
+      return `is refused: ${key} is held${holder === undefined ? '' : ` by ${holder}`}`;
+    }
+    case 'acquire.timeout':
+      return 'hears nothing in time (the lock may or may not have been set)';
+    case 'acquire.error':
+      return 'cannot connect: refused';
+    case 'acquire.giveup':
+      return `gives up after ${num(e, 'attempts') ?? '?'} attempt${num(e, 'attempts') === 1 ? '' : 's'}`;
+    case 'work.start':
+      return `works for ${formatDuration(num(e, 'workUs') ?? 0)}`;
+    case 'refresh.request':
+      return `asks to extend ${key}${ttl(e)}`;
+    case 'refresh.ok':
+      return `extended ${key}`;
+    case 'refresh.failed':
+      return `could not extend ${key} (${e.reason ?? 'failed'}): stops believing`;
+    case 'check.ok':
+      return `checks its lease: ${formatDuration(num(e, 'ttlLeftUs') ?? 0)} left by its own clock`;
+    case 'check.expired':
+      return `checks its lease: ran out ${formatDuration(-(num(e, 'ttlLeftUs') ?? 0))} ago by its own clock, so it skips the write`;
+    case 'write.request':
+      return `writes to the resource${e.fence === undefined ? ' (no fencing token)' : ` with fencing token ${e.fence}`}`;
+    case 'write.done':
+      return 'hears its write was accepted';
+    case 'write.refused':
+      return 'hears its write was rejected (fenced): stops believing';
+    case 'write.timeout':
+      return 'hears nothing back from the resource';
+    case 'release.request':
+      return str(e, 'method') === 'plain-del' ? `deletes ${key} with a plain DEL` : `releases ${key} (token-checked)`;
+    case 'release.ok':
+      return 'hears the release succeeded';
+    case 'release.failed':
+      return `hears the release failed: ${e.reason ?? 'not the owner'}`;
+    case 'release.skipped':
+      return `never releases ${key}: no finally after "${e.reason ?? 'an error'}"`;
+    case 'release.timeout':
+      return 'hears nothing back about its release';
+    case 'release.error':
+      return 'cannot connect to release';
+    case 'process.pause':
+      return `PAUSES for ${formatDuration(num(e, 'durationUs') ?? 0)} (GC stall)`;
+    case 'process.resume':
+      return 'resumes, unaware time has passed';
+    case 'process.crash':
+      return 'CRASHES';
+    case 'lock.granted':
+      return `grants ${key} to ${e.owner ?? '?'}${token(e)}, expiring at its clock ${formatInstant(num(e, 'expiresLocalUs') ?? 0)}`;
+    case 'lock.refreshed':
+      return `extends ${key} for ${e.owner ?? '?'} to its clock ${formatInstant(num(e, 'expiresLocalUs') ?? 0)}`;
+    case 'lock.released':
+      return `deletes ${key} held by ${e.owner ?? '?'} at its owner's request`;
+    case 'lock.expired':
+      return `EXPIRES ${key} held by ${e.owner ?? '?'}`;
+    case 'lock.deleted':
+      return `DELETES ${key} held by ${e.owner ?? '?'}: ${e.reason ?? 'deleted'}`;
+    case 'lock.overwritten':
+      return `OVERWRITES ${key} held by ${e.owner ?? '?'}: ${e.reason ?? 'overwritten'}`;
+    case 'lock.lost':
+      return `LOSES ${key} held by ${e.owner ?? '?'}: ${e.reason ?? 'lost'}`;
+    case 'store.down':
+      return `GOES DOWN (persistence ${str(e, 'persistence') ?? '?'}, ${num(e, 'keysLost') ?? 0} key(s) lost)`;
+    case 'store.up':
+      return `is back up with ${num(e, 'keysKept') ?? 0} key(s)`;
+    case 'write.accepted':
+      return `accepts the write from ${e.owner ?? '?'}${e.fence === undefined ? '' : ` (token ${e.fence})`}`;
+    case 'write.rejected': {
+      const highest = num(e, 'highestFence');
+      const why = e.fence !== undefined && highest !== undefined && highest >= 0 ? `token ${e.fence} < ${highest}` : (e.reason ?? 'fenced');
+      return `REJECTS the write from ${e.owner ?? '?'}: ${why}`;
+    }
+    case 'msg.lost':
+      return `drops message #${e.msg ?? '?'} to ${e.peer ?? '?'} (${e.reason ?? 'lost'})`;
+    case 'partition.start':
+      return `PARTITION begins: ${str(e, 'groups') ?? ''}`;
+    case 'partition.end':
+      return `partition heals: ${str(e, 'groups') ?? ''}`;
+    case 'clock.jump': {
+      const by = num(e, 'byUs') ?? 0;
+      return `CLOCK on ${e.machine} jumps ${by >= 0 ? 'forward' : 'back'} ${formatDuration(Math.abs(by))}`;
+    }
+    case 'clock.drift':
+      return `clock on ${e.machine} now drifts ${num(e, 'driftPpm') ?? 0} ppm`;
+    case 'latency.start':
+      return `LATENCY +${formatDuration(num(e, 'extraUs') ?? 0)} for ${str(e, 'machines') ?? 'all'}`;
+    case 'latency.end':
+      return `latency back to normal for ${str(e, 'machines') ?? 'all'}`;
+    default:
+      return e.kind;
+  }
+}
+
+/** What a client believes, briefly: "holds A:1 (33), 9.998 s left". */
+export function describeBelief(e: TraceEvent): string {
+  const b = e.believes;
+  if (b === undefined) return '';
+  if (!b.holds) return 'holds nothing';
+  const fence = b.fence === undefined ? '' : ` #${b.fence}`;
+  const left = b.ttlLeftUs === undefined ? '' : b.ttlLeftUs >= 0 ? `, ${formatDuration(b.ttlLeftUs)} left` : `, expired ${formatDuration(-b.ttlLeftUs)} ago`;
+  return `holds ${b.owner ?? '?'}${fence}${left}`;
+}

@@ -1,0 +1,53 @@
+import { sha256 } from '@noble/hashes/sha2.js';
+import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
+import traceSchema from '../../docs/schema/trace.schema.json';
+import { InputError, type InputIssue } from '../errors.js';
+import { compileSchema } from '../scenario/schema-check.js';
+import type { TraceDocument } from './types.js';
+
+const checkShape = compileSchema(traceSchema);
+
+const TOP_LEVEL = ['schema', 'source', 'scenario', 'seed', 'stop', 'events', 'verdict'] as const;
+
+/**
+ * Writes a trace as JSON with one event per line: valid JSON, readable in a
+ * diff, and the same bytes for the same run on every engine.
+ */
+export function serializeTrace(doc: TraceDocument): string {
+  const parts = TOP_LEVEL.map((k) => {
+    if (k === 'events') {
+      const lines = doc.events.map((e) => `    ${JSON.stringify(e)}`);
+      return `  "events": [${lines.length === 0 ? '' : `\n${lines.join(',\n')}\n  `}]`;
+    }
+    return `  ${JSON.stringify(k)}: ${JSON.stringify(doc[k])}`;
+  });
+  return `{\n${parts.join(',\n')}\n}\n`;
+}
+
+/** The sha256 of the serialized trace, in hex: the run's fingerprint. */
+export function traceHash(doc: TraceDocument): string {
+  return bytesToHex(sha256(utf8ToBytes(serializeTrace(doc))));
+}
+
+/**
+ * Checks that `data` is a trace of this schema version, with events in
+ * order. Throws an InputError naming `source` and the bad paths.
+ */
+export function validateTrace(data: unknown, source: string): TraceDocument {
+  const schemaVersion = (data as { schema?: unknown } | null)?.schema;
+  if (data !== null && typeof data === 'object' && schemaVersion !== undefined && schemaVersion !== 'locklab.trace/1') {
+    throw new InputError(source, [{ path: 'schema', message: `this Locklab reads trace schema "locklab.trace/1", got ${JSON.stringify(schemaVersion)}` }]);
+  }
+  const issues = checkShape(data);
+  if (issues.length > 0) throw new InputError(source, issues.slice(0, 20));
+  const doc = data as TraceDocument;
+  const order: InputIssue[] = [];
+  let prev = 0;
+  doc.events.forEach((e, i) => {
+    if (e.seq !== i) order.push({ path: `events[${i}].seq`, message: `expected ${i} (events are numbered in order), got ${e.seq}` });
+    if (e.timeUs < prev) order.push({ path: `events[${i}].timeUs`, message: `goes back in time (${e.timeUs} after ${prev})` });
+    prev = Math.max(prev, e.timeUs);
+  });
+  if (order.length > 0) throw new InputError(source, order.slice(0, 20));
+  return doc;
+}

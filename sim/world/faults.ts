@@ -1,0 +1,74 @@
+import type { Client } from '../clients/lifecycle.js';
+import type { FaultSpec } from '../scenario/types.js';
+import type { StoreNode } from '../stores/types.js';
+import { msToUs } from '../time.js';
+import type { World } from './world.js';
+
+/** Everything a fault can be aimed at, by name. */
+export interface FaultTargets {
+  readonly clients: ReadonlyMap<string, Client>;
+  readonly nodes: ReadonlyMap<string, StoreNode>;
+}
+
+/**
+ * Schedules the scenario's faults. Each is plain data; this turns it into
+ * kernel events at the stated true times and records what happened.
+ */
+export function scheduleFaults(world: World, faults: readonly FaultSpec[], targets: FaultTargets): void {
+  faults.forEach((f, index) => {
+    const atUs = msToUs(f.atMs);
+    world.kernel.at(atUs, () => inject(world, f, index, targets));
+  });
+}
+
+function inject(world: World, f: FaultSpec, index: number, targets: FaultTargets): void {
+  const data = { fault: index };
+  switch (f.kind) {
+    case 'pause':
+      targets.clients.get(f.target)?.pause(msToUs(f.durationMs));
+      return;
+    case 'crash':
+      targets.clients.get(f.target)?.crash();
+      return;
+    case 'store-restart':
+      targets.nodes.get(f.target)?.restart(msToUs(f.downMs));
+      return;
+    case 'partition': {
+      const groups = f.groups.map((g) => g.join(' ')).join(' | ');
+      world.network.addPartition(index, f.groups);
+      world.recordGlobal('partition.start', 'faults', 'net', { data: { ...data, groups } });
+      world.kernel.after(msToUs(f.durationMs), () => {
+        world.network.removePartition(index);
+        world.recordGlobal('partition.end', 'faults', 'net', { data: { ...data, groups } });
+      });
+      return;
+    }
+    case 'clock-jump': {
+      const m = world.machine(f.machine);
+      const byUs = msToUs(f.byMs);
+      m.clock.jump(world.nowUs, byUs);
+      world.record('clock.jump', 'faults', m, { data: { ...data, byUs } });
+      m.clockChanged();
+      return;
+    }
+    case 'clock-drift': {
+      const m = world.machine(f.machine);
+      m.clock.setDrift(world.nowUs, f.driftPpm);
+      world.record('clock.drift', 'faults', m, { data: { ...data, driftPpm: f.driftPpm } });
+      m.clockChanged();
+      return;
+    }
+    case 'latency-spike': {
+      const extraUs = msToUs(f.extraMs);
+      const machines = f.machines ?? undefined;
+      const scope = machines === undefined ? 'all' : machines.join(' ');
+      world.network.addSpike(index, extraUs, machines);
+      world.recordGlobal('latency.start', 'faults', 'net', { data: { ...data, extraUs, machines: scope } });
+      world.kernel.after(msToUs(f.durationMs), () => {
+        world.network.removeSpike(index);
+        world.recordGlobal('latency.end', 'faults', 'net', { data: { ...data, machines: scope } });
+      });
+      return;
+    }
+  }
+}

@@ -1,0 +1,99 @@
+import type { Rng, RngStreams } from '../kernel/rng.js';
+
+/** Latency between two processes on the same machine (loopback), in microseconds. */
+export const LOOPBACK_US = 50;
+
+export interface NetworkConfig {
+  readonly latencyMinUs: number;
+  readonly latencyMaxUs: number;
+  /** Probability that a message between two machines is dropped. */
+  readonly loss: number;
+}
+
+interface Partition {
+  readonly id: number;
+  readonly groups: ReadonlyArray<ReadonlySet<string>>;
+}
+
+interface Spike {
+  readonly id: number;
+  readonly extraUs: number;
+  /** Machines whose traffic is slowed; undefined means every machine. */
+  readonly machines: ReadonlySet<string> | undefined;
+}
+
+export type Delivery = { readonly delivered: true; readonly delayUs: number } | { readonly delivered: false; readonly reason: 'partition' | 'loss' };
+
+/**
+ * Decides, for each message, whether it arrives and how long it takes.
+ * Latency is drawn from one seeded stream per (sender, receiver) pair, so
+ * traffic between two machines never shifts the draws of another pair.
+ */
+export class Network {
+  private readonly partitions: Partition[] = [];
+  private readonly spikes: Spike[] = [];
+  private readonly linkRng = new Map<string, Rng>();
+
+  constructor(
+    private readonly config: NetworkConfig,
+    private readonly streams: RngStreams,
+  ) {}
+
+  /** Whether `a` and `b` can reach each other now. */
+  connected(a: string, b: string): boolean {
+    if (a === b) return true;
+    for (const p of this.partitions) {
+      let ga = -1;
+      let gb = -1;
+      p.groups.forEach((g, i) => {
+        if (g.has(a)) ga = i;
+        if (g.has(b)) gb = i;
+      });
+      if (ga !== -1 && gb !== -1 && ga !== gb) return false;
+    }
+    return true;
+  }
+
+  /** Decides the fate of one message sent now from machine `from` to machine `to`. */
+  send(from: string, to: string): Delivery {
+    if (!this.connected(from, to)) return { delivered: false, reason: 'partition' };
+    let delayUs = LOOPBACK_US;
+    if (from !== to) {
+      const rng = this.rngFor(from, to);
+      if (rng.chance(this.config.loss)) return { delivered: false, reason: 'loss' };
+      delayUs = rng.int(this.config.latencyMinUs, this.config.latencyMaxUs);
+    }
+    for (const s of this.spikes) {
+      if (s.machines === undefined || s.machines.has(from) || s.machines.has(to)) delayUs += s.extraUs;
+    }
+    return { delivered: true, delayUs };
+  }
+
+  addPartition(id: number, groups: ReadonlyArray<ReadonlyArray<string>>): void {
+    this.partitions.push({ id, groups: groups.map((g) => new Set(g)) });
+  }
+
+  removePartition(id: number): void {
+    const i = this.partitions.findIndex((p) => p.id === id);
+    if (i !== -1) this.partitions.splice(i, 1);
+  }
+
+  addSpike(id: number, extraUs: number, machines: ReadonlyArray<string> | undefined): void {
+    this.spikes.push({ id, extraUs, machines: machines === undefined ? undefined : new Set(machines) });
+  }
+
+  removeSpike(id: number): void {
+    const i = this.spikes.findIndex((s) => s.id === id);
+    if (i !== -1) this.spikes.splice(i, 1);
+  }
+
+  private rngFor(from: string, to: string): Rng {
+    const name = `net:${from}->${to}`;
+    let rng = this.linkRng.get(name);
+    if (rng === undefined) {
+      rng = this.streams.stream(name);
+      this.linkRng.set(name, rng);
+    }
+    return rng;
+  }
+}

@@ -1,0 +1,23 @@
+import type { Endpoint, CallResult } from './endpoint.js';
+
+/** What a process script asks the runtime to do. */
+export type Effect =
+  | { readonly k: 'sleep'; readonly localUs: number }
+  | { readonly k: 'call'; readonly to: Endpoint; readonly request: unknown; readonly timeoutLocalUs: number; readonly msg: number };
+
+/** A process script: a generator that yields effects and receives their results. */
+export type Script<T> = Generator<Effect, T, unknown>;
+
+/** Sleeps for a duration measured by the process's machine clock. */
+export function* sleep(localUs: number): Script<void> {
+  yield { k: 'sleep', localUs };
+}
+
+/**
+ * Sends a request and waits for its reply, a refusal or the timeout. `msg`
+ * (from World.newMsg) ties the request, its handling and the reply together
+ * in the trace.
+ */
+export function* call<Req, Rep>(to: Endpoint<Req, Rep>, request: Req, timeoutLocalUs: number, msg: number): Script<CallResult<Rep>> {
+  return (yield { k: 'call', to: to as Endpoint, request, timeoutLocalUs, msg }) as CallResult<Rep>;
+}

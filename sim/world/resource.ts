@@ -1,0 +1,58 @@
+import type { Caller, Endpoint } from './endpoint.js';
+import type { Machine } from './machine.js';
+import type { World } from './world.js';
+
+export interface WriteRequest {
+  readonly owner: string;
+  /** The fencing token the writer holds, if its store gave one. */
+  readonly fence: number | undefined;
+}
+
+export interface WriteReply {
+  readonly accepted: boolean;
+  readonly highestFence: number | null;
+}
+
+/**
+ * The protected storage. It records every write; with fencing on it rejects
+ * a write whose token is lower than the highest it has accepted (or that
+ * carries no token at all), as Kleppmann's storage service does.
+ */
+export class Resource implements Endpoint<WriteRequest, WriteReply> {
+  readonly name = 'resource';
+  readonly machine: Machine;
+  private highestFence: number | null = null;
+  private version = 0;
+
+  constructor(
+    private readonly world: World,
+    machine: string,
+    private readonly fencing: boolean,
+  ) {
+    this.machine = world.machine(machine);
+  }
+
+  isUp(): boolean {
+    return true;
+  }
+
+  handle(req: WriteRequest, caller: Caller): WriteReply {
+    const fields = { owner: req.owner, ...(req.fence === undefined ? {} : { fence: req.fence }), peer: caller.process, msg: caller.msg };
+    if (this.fencing) {
+      const reason =
+        req.fence === undefined
+          ? 'no fencing token'
+          : this.highestFence !== null && req.fence < this.highestFence
+            ? 'token lower than the highest seen'
+            : undefined;
+      if (reason !== undefined) {
+        this.world.record('write.rejected', this.name, this.machine, { ...fields, reason, data: { highestFence: this.highestFence ?? -1 } });
+        return { accepted: false, highestFence: this.highestFence };
+      }
+    }
+    if (req.fence !== undefined && (this.highestFence === null || req.fence > this.highestFence)) this.highestFence = req.fence;
+    this.version++;
+    this.world.record('write.accepted', this.name, this.machine, { ...fields, data: { version: this.version } });
+    return { accepted: true, highestFence: this.highestFence };
+  }
+}
