@@ -117,7 +117,10 @@ export function check(events: readonly TraceEvent[]): Verdict {
   }
 
   const doubleOwnership = overlaps(beliefs, lastUs);
-  const outcome = staleWrites.some((w) => w.accepted) ? 'unsafe' : doubleOwnership.length > 0 || staleWrites.length > 0 ? 'fenced' : 'safe';
+  // The outcome judges the resource: damage is a stale write it accepted. Double
+  // ownership without any stale write (say, the late holder checked its lease
+  // and skipped its write) is reported, but did no harm.
+  const outcome = staleWrites.some((w) => w.accepted) ? 'unsafe' : staleWrites.length > 0 ? 'fenced' : 'safe';
   return { outcome, doubleOwnership, staleWrites, lostLocks, summary: summarize(outcome, doubleOwnership, staleWrites, lostLocks) };
 }
 
@@ -180,7 +183,8 @@ function summarize(outcome: Verdict['outcome'], doubles: readonly DoubleOwnershi
     const result = w.accepted ? 'was ACCEPTED: the resource is corrupted' : 'was rejected by fencing';
     lines.push(`${w.client}'s write ${token} at ${formatInstant(w.timeUs)} ${result}; ${w.why}.`);
   }
-  if (outcome === 'safe') lines.push('No double ownership and no stale write: mutual exclusion held.');
+  if (outcome === 'safe' && doubles.length === 0) lines.push('No double ownership and no stale write: mutual exclusion held.');
+  if (outcome === 'safe' && doubles.length > 0) lines.push('Mutual exclusion failed for a while, but no stale write reached the resource.');
   if (outcome === 'fenced') lines.push('Mutual exclusion failed, but fencing rejected every stale write: the resource is intact.');
   return lines;
 }

@@ -1,8 +1,9 @@
 /** The checker's findings, in DESIGN.md's vocabulary. Times are true microseconds. */
 export interface Verdict {
   /**
-   * unsafe: some stale write was accepted. fenced: locks overlapped or went
-   * stale, but every stale write was rejected. safe: neither happened.
+   * unsafe: some stale write was accepted. fenced: there were stale writes
+   * and fencing rejected every one. safe: no stale write reached the
+   * resource (double ownership, if any, is still listed).
    */
   outcome: 'safe' | 'fenced' | 'unsafe';
   doubleOwnership: DoubleOwnership[];

@@ -88,8 +88,8 @@ function formatRow(
 }
 
 const OUTCOME_TEXT: Readonly<Record<Verdict['outcome'], string>> = {
-  safe: 'SAFE: mutual exclusion held',
-  fenced: 'FENCED: mutual exclusion failed, but fencing rejected every stale write',
+  safe: 'SAFE: no stale write reached the resource',
+  fenced: 'FENCED: stale writes happened, and fencing rejected every one',
   unsafe: 'UNSAFE: a stale write was accepted and the resource is corrupted',
 };
 

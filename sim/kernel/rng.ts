@@ -1,4 +1,4 @@
-import seedrandom from 'seedrandom';
+import alea from 'seedrandom/lib/alea.js';
 
 /** A seeded stream of uniform numbers in [0, 1). */
 export interface Rng {
@@ -31,7 +31,7 @@ export class RngStreams {
 }
 
 export function makeRng(seedText: string): Rng {
-  const prng = seedrandom.alea(seedText);
+  const prng = alea(seedText);
   return {
     next: () => prng(),
     int: (min, max) => min + Math.floor(prng() * (max - min + 1)),

@@ -4,7 +4,7 @@
  * Between changes the clock reads `anchorLocal + elapsed + elapsed × drift`,
  * where elapsed is true time since the anchor and drift is in parts per
  * million. A jump or a change of drift re-anchors the clock at that moment.
- * Everything is integer microseconds, truncated toward zero, so a reading is
+ * Everything is integer microseconds, rounded down, so a reading is
  * the same on every engine.
  */
 export class LocalClock {
@@ -24,7 +24,7 @@ export class LocalClock {
   /** The clock's reading at true time `trueUs` (not before the last change). */
   read(trueUs: number): number {
     const elapsed = trueUs - this.anchorTrueUs;
-    return this.anchorLocalUs + elapsed + Math.trunc((elapsed * this.ppm) / 1_000_000);
+    return this.anchorLocalUs + elapsed + Math.floor((elapsed * this.ppm) / 1_000_000);
   }
 
   /** Steps the clock by `byUs` (negative steps it back), as NTP or an operator might. */
@@ -49,7 +49,7 @@ export class LocalClock {
     const rate = 1_000_000 + this.ppm;
     let t = this.anchorTrueUs + Math.ceil(((localUs - this.anchorLocalUs) * 1_000_000) / rate);
     if (t < fromTrueUs) t = fromTrueUs;
-    // Truncation in read() can leave the estimate a microsecond short.
+    // Rounding in read() can leave the estimate a microsecond off either way.
     while (this.read(t) < localUs) t++;
     while (t > fromTrueUs && this.read(t - 1) >= localUs) t--;
     return t;

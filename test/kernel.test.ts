@@ -1,0 +1,101 @@
+import { describe, expect, it } from 'vitest';
+import { Kernel } from '../sim/kernel/kernel.js';
+import { EventQueue } from '../sim/kernel/queue.js';
+import { RngStreams } from '../sim/kernel/rng.js';
+
+const budget = { maxEvents: 1_000_000, maxTimeUs: 1_000_000_000 };
+
+describe('kernel', () => {
+  it('fires events in time order, and in scheduling order within the same microsecond', () => {
+    const k = new Kernel();
+    const seen: string[] = [];
+    k.at(30, () => seen.push('c'));
+    k.at(10, () => seen.push('a1'));
+    k.at(20, () => seen.push('b'));
+    k.at(10, () => seen.push('a2'));
+    k.at(10, () => k.at(10, () => seen.push('a3 scheduled during a1-a2')));
+    const stop = k.run(budget);
+    expect(seen).toEqual(['a1', 'a2', 'a3 scheduled during a1-a2', 'b', 'c']);
+    expect(stop).toEqual({ reason: 'completed', events: 6, timeUs: 30 });
+  });
+
+  it('never schedules into the past: a time before now fires now', () => {
+    const k = new Kernel();
+    const times: number[] = [];
+    k.at(100, () => k.at(5, () => times.push(k.nowUs)));
+    k.run(budget);
+    expect(times).toEqual([100]);
+  });
+
+  it('skips cancelled events without advancing time or counting them', () => {
+    const k = new Kernel();
+    const seen: number[] = [];
+    k.at(10, () => seen.push(10));
+    const t = k.at(50, () => seen.push(50));
+    k.cancel(t);
+    const stop = k.run(budget);
+    expect(seen).toEqual([10]);
+    expect(stop).toEqual({ reason: 'completed', events: 1, timeUs: 10 });
+  });
+
+  it('stops at the event budget with that reason', () => {
+    const k = new Kernel();
+    const tick = (): void => {
+      k.after(1, tick);
+    };
+    k.at(0, tick);
+    expect(k.run({ maxEvents: 1000, maxTimeUs: 1e12 })).toEqual({ reason: 'event-budget', events: 1000, timeUs: 999 });
+  });
+
+  it('stops at the time budget without firing later events', () => {
+    const k = new Kernel();
+    let fired = 0;
+    const tick = (): void => {
+      fired++;
+      k.after(100, tick);
+    };
+    k.at(0, tick);
+    const stop = k.run({ maxEvents: 1e9, maxTimeUs: 1000 });
+    expect(stop.reason).toBe('time-budget');
+    expect(fired).toBe(11);
+    expect(stop.timeUs).toBe(1000);
+  });
+
+  it('EventQueue pops a random mix in (time, seq) order', () => {
+    const q = new EventQueue();
+    const rng = new RngStreams(9).stream('q');
+    for (let seq = 0; seq < 2000; seq++) q.push({ timeUs: rng.int(0, 50), seq, fire: () => {}, cancelled: false });
+    let prev = { timeUs: -1, seq: -1 };
+    while (q.size > 0) {
+      const item = q.pop()!;
+      expect(item.timeUs > prev.timeUs || (item.timeUs === prev.timeUs && item.seq > prev.seq)).toBe(true);
+      prev = item;
+    }
+  });
+});
+
+describe('seeded streams', () => {
+  it('give the same draws for the same seed and name', () => {
+    const a = new RngStreams(42).stream('client:A');
+    const b = new RngStreams(42).stream('client:A');
+    expect(Array.from({ length: 5 }, () => a.next())).toEqual(Array.from({ length: 5 }, () => b.next()));
+  });
+
+  it('keep each entity independent: drawing from one stream leaves another unchanged', () => {
+    const alone = new RngStreams(42);
+    const busy = new RngStreams(42);
+    for (let i = 0; i < 100; i++) busy.stream('client:B').next();
+    expect(busy.stream('client:A').next()).toBe(alone.stream('client:A').next());
+  });
+
+  it('differ between seeds', () => {
+    expect(new RngStreams(1).stream('x').next()).not.toBe(new RngStreams(2).stream('x').next());
+  });
+
+  it('int() stays within its bounds, both included', () => {
+    const r = new RngStreams(3).stream('int');
+    const seen = new Set<number>();
+    for (let i = 0; i < 1000; i++) seen.add(r.int(-2, 2));
+    expect([...seen].sort((x, y) => x - y)).toEqual([-2, -1, 0, 1, 2]);
+  });
+});
