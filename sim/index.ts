@@ -11,3 +11,4 @@ export type { Scenario, ClientSpec, FaultSpec } from './scenario/types.js';
 export type { TraceDocument, TraceEvent, Belief } from './trace/types.js';
 export type { Verdict } from './check/verdict.js';
 export { STORE_TABLE, type StoreRow } from './stores/registry.js';
+export { parseJson } from './json.js';

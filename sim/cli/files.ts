@@ -1,6 +1,7 @@
 import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { InputError } from '../errors.js';
+import { parseJson } from '../json.js';
 
 /** Reads and parses a JSON file, turning every failure into a message that names the file. */
 export function readJsonFile(file: string): unknown {
@@ -20,28 +21,6 @@ export function readJsonFile(file: string): unknown {
     throw new InputError(file, [{ path: '', message: why }]);
   }
   return parseJson(text, file);
-}
-
-/** JSON.parse with the error placed at a line and column. */
-export function parseJson(text: string, source: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch (err) {
-    const message = (err as Error).message;
-    const pos = /position (\d+)/.exec(message);
-    let where = '';
-    if (pos !== null) {
-      const before = text.slice(0, Number(pos[1]));
-      const line = before.split('\n').length;
-      const column = before.length - before.lastIndexOf('\n');
-      where = ` at line ${line}, column ${column}`;
-    }
-    const what = message
-      .replace(/^JSON\.parse: /, '')
-      .replace(/ in JSON at position \d+.*$/, '')
-      .replace(/ \(line \d+ column \d+\)$/, '');
-    throw new InputError(source, [{ path: '', message: `not valid JSON${where}: ${what}` }]);
-  }
 }
 
 /**

@@ -35,6 +35,11 @@ export function traceHash(doc: TraceDocument): string {
  */
 export function validateTrace(data: unknown, source: string): TraceDocument {
   const schemaVersion = (data as { schema?: unknown } | null)?.schema;
+  if (data !== null && typeof data === 'object' && !Array.isArray(data) && schemaVersion === undefined) {
+    const looksLikeScenario = 'clients' in data && 'machines' in data;
+    const hint = looksLikeScenario ? 'this is a scenario, not a trace: run it with `locklab run`' : 'not a Locklab trace';
+    throw new InputError(source, [{ path: 'schema', message: `is required but missing (${hint})` }]);
+  }
   if (data !== null && typeof data === 'object' && schemaVersion !== undefined && schemaVersion !== 'locklab.trace/1') {
     throw new InputError(source, [{ path: 'schema', message: `this Locklab reads trace schema "locklab.trace/1", got ${JSON.stringify(schemaVersion)}` }]);
   }

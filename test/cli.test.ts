@@ -1,0 +1,237 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { BUILTIN_SCENARIOS } from '../sim/scenarios/index.js';
+import { cli } from './support/cli.js';
+
+let dir: string;
+const base = BUILTIN_SCENARIOS['pause-past-expiry'] as Record<string, unknown>;
+
+/** Writes a scenario file derived from pause-past-expiry, changed by `edit`. */
+function scenarioFile(name: string, edit: (s: Record<string, unknown>) => void): string {
+  const s = structuredClone(base);
+  edit(s);
+  const file = join(dir, name);
+  writeFileSync(file, JSON.stringify(s, null, 2));
+  return file;
+}
+
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'locklab-cli-'));
+});
+
+/** A user's mistake: exit 2, one clear line per problem naming where, and no stack trace. */
+function expectBadInput(r: { code: number; out: string; err: string }, ...fragments: string[]): void {
+  expect(r.code).toBe(2);
+  expect(r.out).toBe('');
+  for (const f of fragments) expect(r.err).toContain(f);
+  expect(r.err).not.toMatch(/\n\s+at /);
+  expect(r.err.trim().split('\n').length).toBeLessThanOrEqual(3);
+}
+
+describe('locklab run', () => {
+  it('prints the aligned timeline and ends with the verdict; exit 0 even when unsafe', async () => {
+    const r = await cli('run', 'pause-past-expiry');
+    expect(r.code).toBe(0);
+    expect(r.out).toContain('true time  local clock  actor');
+    expect(r.out).toMatch(/grants job to A:1, fencing token 33/);
+    expect(r.out).toMatch(/accepts the write from A:1 \(token 33\) {2}← STALE WRITE ACCEPTED/);
+    expect(r.out).toContain('▲ double ownership: A and B both believe they hold job');
+    expect(r.out).toContain('Verdict: UNSAFE');
+    expect(r.out).toContain('Reproduce: locklab run pause-past-expiry --seed 7');
+    expect(r.out).not.toContain('\u001b[');
+  });
+
+  it('--set resource.fencing=true makes the same story fenced', async () => {
+    const r = await cli('run', 'pause-past-expiry', '--set', 'resource.fencing=true');
+    expect(r.code).toBe(0);
+    expect(r.out).toContain('REJECTS the write from A:1: token 33 < 34');
+    expect(r.out).toContain('Verdict: FENCED');
+  });
+
+  it('--fail-on unsafe exits 1 for an unsafe run and 0 for a fenced one', async () => {
+    expect((await cli('run', 'pause-past-expiry', '--fail-on', 'unsafe')).code).toBe(1);
+    expect((await cli('run', 'pause-past-expiry', '--fail-on', 'unsafe', '--set', 'resource.fencing=true')).code).toBe(0);
+    expect((await cli('run', 'pause-past-expiry', '--fail-on', 'fenced', '--set', 'resource.fencing=true')).code).toBe(1);
+  });
+
+  it('--json prints the trace document with scenario, seed, events and verdict', async () => {
+    const r = await cli('run', 'pause-past-expiry', '--json', '--seed', '12');
+    const doc = JSON.parse(r.out) as Record<string, unknown>;
+    expect(Object.keys(doc)).toEqual(['schema', 'source', 'scenario', 'seed', 'stop', 'events', 'verdict']);
+    expect(doc.seed).toBe(12);
+    expect(Object.keys(doc.verdict as object)).toEqual(expect.arrayContaining(['outcome', 'doubleOwnership', 'staleWrites', 'lostLocks']));
+  });
+
+  it('--out writes the trace, and `check` reads it back to the same verdict', async () => {
+    const out = join(dir, 'trace.json');
+    const r = await cli('run', 'pause-past-expiry', '--out', out);
+    expect(r.code).toBe(0);
+    expect(r.out).toContain(`Trace written to ${out}`);
+    const c = await cli('check', out, '--json');
+    expect(c.code).toBe(0);
+    expect(JSON.parse(c.out)).toEqual((JSON.parse(readFileSync(out, 'utf8')) as { verdict: unknown }).verdict);
+    expect((await cli('check', out)).out).toContain('Verdict: UNSAFE');
+    expect((await cli('check', out, '--fail-on', 'unsafe')).code).toBe(1);
+  });
+
+  it('--out into a missing directory fails cleanly and leaves nothing behind', async () => {
+    const r = await cli('run', 'pause-past-expiry', '--out', join(dir, 'missing', 'trace.json'));
+    expectBadInput(r, 'cannot write: its directory does not exist');
+  });
+
+  it('--out never leaves a temporary file beside the trace', async () => {
+    const sub = mkdtempSync(join(dir, 'out-'));
+    await cli('run', 'crash-without-release', '--out', join(sub, 't.json'));
+    expect(readdirSync(sub)).toEqual(['t.json']);
+  });
+
+  it('runs a scenario file given by path', async () => {
+    const file = scenarioFile('ok.json', (s) => (s.name = 'my-story'));
+    const r = await cli('run', file);
+    expect(r.code).toBe(0);
+    expect(r.out).toContain('my-story');
+  });
+
+  it('stops a scenario that would run for ever at its budget, says so, and exits 3', async () => {
+    const file = scenarioFile('forever.json', (s) => {
+      s.budget = { maxEvents: 5000 };
+      s.faults = [];
+      s.clients = [
+        { name: 'A', machine: 'app1', ttlMs: 600000, workMs: 500000 },
+        { name: 'B', machine: 'app2', acquire: { mode: 'blocking' } },
+      ];
+    });
+    const r = await cli('run', file);
+    expect(r.code).toBe(3);
+    expect(r.out).toContain('Run stopped at its event budget (5000 events)');
+  });
+});
+
+describe('bad input: one clear line naming the file and path, exit 2, no stack trace', () => {
+  it('malformed JSON', async () => {
+    const file = join(dir, 'broken.json');
+    writeFileSync(file, '{\n  "name": "x",\n  "machines": [}\n');
+    expectBadInput(await cli('run', file), `${file}: not valid JSON at line 3, column 16: a value was expected`);
+  });
+
+  it('a file that does not exist', async () => {
+    expectBadInput(await cli('run', join(dir, 'nope.json')), 'nope.json: no such file');
+  });
+
+  it('an unknown built-in name', async () => {
+    expectBadInput(
+      await cli('run', 'pause-past-expirty'),
+      'pause-past-expirty: no such file, and no built-in scenario of that name (built-ins: pause-past-expiry,',
+    );
+  });
+
+  it('an unknown store kind', async () => {
+    const file = scenarioFile('store.json', (s) => (s.store = { kind: 'mysql', machine: 'db' }));
+    expectBadInput(await cli('run', file), `${file}: store.kind: unknown store kind "mysql"; expected one of: redis`);
+  });
+
+  it('an unknown fault kind', async () => {
+    const file = scenarioFile('fault.json', (s) => (s.faults = [{ kind: 'meteor', atMs: 5 }]));
+    expectBadInput(
+      await cli('run', file),
+      `${file}: faults[0].kind: unknown fault kind "meteor"; expected one of: pause, crash, store-restart, partition, clock-jump, clock-drift, latency-spike`,
+    );
+  });
+
+  it('a fault aimed at a client that does not exist', async () => {
+    const file = scenarioFile('target.json', (s) => (s.faults = [{ kind: 'pause', target: 'Z', atMs: 1, durationMs: 5 }]));
+    expectBadInput(await cli('run', file), `${file}: faults[0].target: no client named "Z" (clients: A, B)`);
+  });
+
+  it('a zero or negative TTL', async () => {
+    const zero = scenarioFile('ttl0.json', (s) => ((s.clients as Array<Record<string, unknown>>)[0]!.ttlMs = 0));
+    expectBadInput(await cli('run', zero), `${zero}: clients[0].ttlMs: must be > 0, got 0`);
+    const negative = scenarioFile('ttl-.json', (s) => ((s.clients as Array<Record<string, unknown>>)[1]!.ttlMs = -5));
+    expectBadInput(await cli('run', negative), `${negative}: clients[1].ttlMs: must be > 0, got -5`);
+  });
+
+  it('a duration that is not a number', async () => {
+    const file = scenarioFile('dur.json', (s) => ((s.faults as Array<Record<string, unknown>>)[0]!.durationMs = '15s'));
+    expectBadInput(await cli('run', file), `${file}: faults[0].durationMs: expected a number, got "15s"`);
+  });
+
+  it('an unknown field', async () => {
+    const file = scenarioFile('field.json', (s) => ((s.clients as Array<Record<string, unknown>>)[0]!.ttl = 5));
+    expectBadInput(await cli('run', file), `${file}: clients[0].ttl: unknown field; expected one of: name, machine, startMs, key, ttlMs`);
+  });
+
+  it('a seed that is not an integer', async () => {
+    for (const seed of ['abc', '1.5', '-3']) {
+      const r = await cli('run', 'pause-past-expiry', '--seed', seed);
+      expectBadInput(r, `argument '${seed}' is invalid. expected a whole number from 0 to 4294967295`);
+    }
+  });
+
+  it('an unknown --set path', async () => {
+    expectBadInput(
+      await cli('run', 'pause-past-expiry', '--set', 'resource.fencin=true'),
+      '--set: resource.fencin: unknown path: resource has no field "fencin" (fields: machine, fencing)',
+    );
+    expectBadInput(await cli('run', 'pause-past-expiry', '--set', 'clients.Z.ttlMs=5'), '--set: clients.Z.ttlMs: clients has no item "Z" (items: A, B)');
+  });
+
+  it('a --set value of the wrong type', async () => {
+    expectBadInput(await cli('run', 'pause-past-expiry', '--set', 'clients.A.ttlMs=soon'), '--set: clients[0].ttlMs: expected a number, got "soon"');
+  });
+
+  it('an unknown option or command', async () => {
+    expect((await cli('run', 'pause-past-expiry', '--colour')).code).toBe(2);
+    expect((await cli('frobnicate')).code).toBe(2);
+  });
+
+  it('check on something that is not a trace', async () => {
+    const file = scenarioFile('not-a-trace.json', () => {});
+    const r = await cli('check', file);
+    expect(r.code).toBe(2);
+    expect(r.err).toBe(`locklab: ${file}: schema: is required but missing (this is a scenario, not a trace: run it with \`locklab run\`)\n`);
+  });
+
+  it('check on a trace whose events go back in time', async () => {
+    const out = join(dir, 'bent.json');
+    await cli('run', 'pause-past-expiry', '--out', out);
+    const doc = JSON.parse(readFileSync(out, 'utf8')) as { events: Array<{ timeUs: number }> };
+    doc.events[3]!.timeUs = 0;
+    writeFileSync(out, JSON.stringify(doc));
+    expectBadInput(await cli('check', out), `${out}: events[3].timeUs: goes back in time`);
+  });
+});
+
+describe('locklab scenarios and help', () => {
+  it('lists the built-in scenarios with a one-line summary', async () => {
+    const r = await cli('scenarios');
+    expect(r.code).toBe(0);
+    for (const name of ['pause-past-expiry', 'crash-without-release', 'exists-then-set-race', 'release-by-plain-del'])
+      expect(r.out).toMatch(new RegExp(`^${name} +redis +\\S`, 'm'));
+    const json = JSON.parse((await cli('scenarios', '--json')).out) as Array<{ name: string }>;
+    expect(json.map((s) => s.name)).toContain('pause-past-expiry');
+  });
+
+  it('has --help everywhere', async () => {
+    for (const argv of [['--help'], ['run', '--help'], ['check', '--help'], ['scenarios', '--help']]) {
+      const r = await cli(...argv);
+      expect(r.code).toBe(0);
+      expect(r.out).toContain('Usage: locklab');
+    }
+    expect((await cli('run', '--help')).out).toContain('Exit codes: 0 the run completed');
+  });
+});
+
+describe('the installed command', () => {
+  it('runs through its bin script: exit codes and streams as documented', () => {
+    const bin = new URL('../sim/cli/bin.mjs', import.meta.url).pathname;
+    const ok = spawnSync(process.execPath, [bin, 'run', 'crash-without-release'], { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
+    expect(ok.status).toBe(0);
+    expect(ok.stdout).toContain('Verdict: SAFE');
+    const bad = spawnSync(process.execPath, [bin, 'run', 'pause-past-expiry', '--seed', 'x'], { encoding: 'utf8' });
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).not.toMatch(/\n\s+at /);
+  });
+});
