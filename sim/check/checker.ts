@@ -13,6 +13,8 @@ const HOLD_ENDS: Readonly<Record<string, string>> = {
 
 interface Holding {
   readonly key: string;
+  /** Position among the holdings of the same key, which are in start order. */
+  keyIndex: number;
   readonly owner: string;
   readonly client: string;
   readonly startUs: number;
@@ -70,6 +72,7 @@ export function check(events: readonly TraceEvent[]): Verdict {
     if (e.kind === 'lock.granted' && e.owner !== undefined && e.key !== undefined) {
       const h: Holding = {
         key: e.key,
+        keyIndex: holdingsByKey.get(e.key)?.length ?? 0,
         owner: e.owner,
         client: e.peer ?? clientOf(e.owner),
         startUs: e.timeUs,
@@ -136,7 +139,7 @@ function staleness(write: TraceEvent, byOwner: ReadonlyMap<string, readonly Hold
     return `its lock had ended at ${formatInstant(mine.endUs)} (${mine.how ?? 'ended'}${detail})`;
   }
   const sameKey = byKey.get(mine.key) ?? [];
-  for (let i = sameKey.indexOf(mine) + 1; i < sameKey.length && sameKey[i]!.startUs <= t; i++) {
+  for (let i = mine.keyIndex + 1; i < sameKey.length && sameKey[i]!.startUs <= t; i++) {
     const newer = sameKey[i]!;
     if (newer.owner !== owner) return `${newer.client} had been granted the lock at ${formatInstant(newer.startUs)}`;
   }

@@ -3,7 +3,7 @@ import type { ClientSpec } from '../scenario/types.js';
 import type { LockOp, LockReply, StoreNode } from '../stores/types.js';
 import { msToUs, US_PER_MS } from '../time.js';
 import type { CallResult, Endpoint } from '../world/endpoint.js';
-import { call, sleep, type Script } from '../world/process.js';
+import type { Effect, Script } from '../world/process.js';
 import type { WriteReply, WriteRequest } from '../world/resource.js';
 import type { Process, World } from '../world/world.js';
 import type { Belief } from '../trace/types.js';
@@ -12,6 +12,14 @@ import type { EventFields } from '../trace/recorder.js';
 /** Symfony's Lock::acquire(true) polls a non-blocking store about every 100 ms, ±10 ms. */
 export const POLL_INTERVAL_US = 100 * US_PER_MS;
 export const POLL_JITTER_US = 10 * US_PER_MS;
+
+const NO_FIELDS: EventFields = {};
+
+/** A sleep by the client's clock, yielded directly: `yield* sleep()` would cost a generator per step. */
+function pause(localUs: number): Effect {
+  return { k: 'sleep', localUs };
+}
+const NOT_HOLDING: Belief = Object.freeze({ holds: false });
 
 /** What a client holds, as far as it knows. */
 interface Lease {
@@ -31,7 +39,9 @@ interface Lease {
 export class Client {
   private lease: Lease | undefined;
   private readonly process: Process;
-  private readonly rng: Rng;
+  /** Made on first use: most clients never poll, and a stream costs a seeding. */
+  private rngStream: Rng | undefined;
+  private readonly requestTimeoutUs: number;
 
   constructor(
     private readonly world: World,
@@ -39,9 +49,14 @@ export class Client {
     private readonly store: StoreNode,
     private readonly resource: Endpoint<WriteRequest, WriteReply>,
   ) {
-    this.rng = world.rng.stream(`client:${spec.name}`);
+    this.requestTimeoutUs = msToUs(spec.requestTimeoutMs);
     this.process = world.spawn(spec.name, world.machine(spec.machine), () => this.run(), msToUs(spec.startMs));
     this.process.onResume = () => this.emit('process.resume');
+  }
+
+  private get rng(): Rng {
+    this.rngStream ??= this.world.rng.stream(`client:${this.spec.name}`);
+    return this.rngStream;
   }
 
   get name(): string {
@@ -50,9 +65,10 @@ export class Client {
 
   belief(): Belief {
     const lease = this.lease;
-    if (lease === undefined) return { holds: false };
-    const base = { holds: true, owner: lease.owner, ttlLeftUs: lease.expiresLocalUs - this.process.localNow() };
-    return lease.fence === undefined ? base : { ...base, fence: lease.fence };
+    if (lease === undefined) return NOT_HOLDING;
+    const ttlLeftUs = lease.expiresLocalUs - this.process.localNow();
+    // Key order matters: traces are compared byte for byte.
+    return lease.fence === undefined ? { holds: true, owner: lease.owner, ttlLeftUs } : { holds: true, owner: lease.owner, fence: lease.fence, ttlLeftUs };
   }
 
   pause(durationUs: number): void {
@@ -68,20 +84,15 @@ export class Client {
     this.emit('process.crash');
   }
 
-  private emit(kind: string, fields: EventFields = {}): void {
-    this.world.record(kind, this.spec.name, this.process.machine, { key: this.spec.key, ...fields, believes: this.belief() });
-  }
-
-  private ownerFields(owner: string): { owner: string; fence?: number } {
-    const fence = this.lease?.fence;
-    return fence === undefined ? { owner } : { owner, fence };
+  private emit(kind: string, fields: EventFields = NO_FIELDS): void {
+    this.world.record(kind, this.spec.name, this.process.machine, fields, this.spec.key, this.belief());
   }
 
   private *run(): Script<void> {
     const spec = this.spec;
     this.emit('client.start');
     for (let iteration = 1; iteration <= spec.iterations; iteration++) {
-      if (iteration > 1 && spec.thinkMs > 0) yield* sleep(msToUs(spec.thinkMs));
+      if (iteration > 1 && spec.thinkMs > 0) yield pause(msToUs(spec.thinkMs));
       const owner = `${spec.name}:${iteration}`;
       const acquired = yield* this.acquire(owner);
       if (!acquired) continue;
@@ -99,8 +110,11 @@ export class Client {
 
   private *request(op: LockOp, kind: string, fields: EventFields): Script<CallResult<LockReply>> {
     const msg = this.world.newMsg();
-    this.emit(kind, { ...fields, peer: this.store.name, msg });
-    return yield* call(this.store, op, msToUs(this.spec.requestTimeoutMs), msg);
+    fields.peer = this.store.name;
+    fields.msg = msg;
+    this.emit(kind, fields);
+    // Yielded directly rather than through call(): one generator frame fewer on the hottest path.
+    return (yield { k: 'call', to: this.store as Endpoint, request: op, timeoutLocalUs: this.requestTimeoutUs, msg }) as CallResult<LockReply>;
   }
 
   /** Tries to take the lock; returns whether this client now believes it holds it. */
@@ -133,12 +147,12 @@ export class Client {
       if (result.status === 'reply' && result.reply.ok) {
         const fence = result.reply.fence;
         this.lease = { owner, fence, expiresLocalUs: requestLocal! + ttlUs };
-        this.emit('acquire.ok', { ...this.ownerFields(owner), ttlUs, msg: result.msg });
+        this.emit('acquire.ok', { owner, fence, ttlUs, msg: result.msg });
         return true;
       }
       if (result.status === 'reply') {
         const holder = result.reply.holder;
-        this.emit('acquire.denied', { owner, msg: result.msg, ...(holder === undefined || holder === null ? {} : { data: { holder } }) });
+        this.emit('acquire.denied', { owner, msg: result.msg, data: holder === undefined || holder === null ? undefined : { holder } });
       } else {
         this.emit(result.status === 'timeout' ? 'acquire.timeout' : 'acquire.error', { owner, msg: result.msg, reason: result.status });
       }
@@ -148,14 +162,14 @@ export class Client {
           this.emit('acquire.giveup', { owner, data: { attempts: attempt } });
           return false;
         }
-        yield* sleep(msToUs(spec.acquire.retryDelayMs));
+        yield pause(msToUs(spec.acquire.retryDelayMs));
       } else {
         const waited = this.process.localNow() - startLocal;
         if (spec.acquire.waitTimeoutMs !== null && waited >= msToUs(spec.acquire.waitTimeoutMs)) {
           this.emit('acquire.giveup', { owner, data: { attempts: attempt, waitedUs: waited } });
           return false;
         }
-        yield* sleep(POLL_INTERVAL_US + this.rng.int(-POLL_JITTER_US, POLL_JITTER_US));
+        yield pause(POLL_INTERVAL_US + this.rng.int(-POLL_JITTER_US, POLL_JITTER_US));
       }
     }
   }
@@ -175,7 +189,7 @@ export class Client {
           this.emit('check.expired', { owner: lease.owner, data: { ttlLeftUs: leftUs } });
           return 'lease expired by the client clock';
         }
-        this.emit('check.ok', { ...this.ownerFields(lease.owner), data: { ttlLeftUs: leftUs } });
+        this.emit('check.ok', { owner: lease.owner, fence: lease.fence, data: { ttlLeftUs: leftUs } });
       }
       if (round < spec.writes) {
         const failure = yield* this.write();
@@ -189,10 +203,10 @@ export class Client {
     const spec = this.spec;
     let remainingUs = msToUs(spec.workMs);
     const everyUs = spec.refreshEveryMs === null ? 0 : msToUs(spec.refreshEveryMs);
-    this.emit('work.start', { ...this.ownerFields(this.lease!.owner), data: { workUs: remainingUs } });
+    this.emit('work.start', { owner: this.lease!.owner, fence: this.lease!.fence, data: { workUs: remainingUs } });
     while (remainingUs > 0) {
       const chunk = everyUs > 0 ? Math.min(everyUs, remainingUs) : remainingUs;
-      yield* sleep(chunk);
+      yield pause(chunk);
       remainingUs -= chunk;
       if (everyUs > 0 && remainingUs > 0) {
         const failure = yield* this.refresh();
@@ -207,12 +221,13 @@ export class Client {
     const ttlUs = msToUs(this.spec.ttlMs);
     const requestLocal = this.process.localNow();
     const r = yield* this.request({ op: 'refresh', key: this.spec.key, owner: lease.owner, ttlUs }, 'refresh.request', {
-      ...this.ownerFields(lease.owner),
+      owner: lease.owner,
+      fence: lease.fence,
       ttlUs,
     });
     if (r.status === 'reply' && r.reply.ok) {
       lease.expiresLocalUs = requestLocal + ttlUs;
-      this.emit('refresh.ok', { ...this.ownerFields(lease.owner), ttlUs, msg: r.msg });
+      this.emit('refresh.ok', { owner: lease.owner, fence: lease.fence, ttlUs, msg: r.msg });
       return undefined;
     }
     this.lease = undefined;
@@ -224,19 +239,25 @@ export class Client {
   private *write(): Script<string | undefined> {
     const lease = this.lease!;
     const msg = this.world.newMsg();
-    this.emit('write.request', { ...this.ownerFields(lease.owner), peer: this.resource.name, msg });
-    const r = yield* call(this.resource, { owner: lease.owner, fence: lease.fence }, msToUs(this.spec.requestTimeoutMs), msg);
+    this.emit('write.request', { owner: lease.owner, fence: lease.fence, peer: this.resource.name, msg });
+    const r = (yield {
+      k: 'call',
+      to: this.resource as Endpoint,
+      request: { owner: lease.owner, fence: lease.fence },
+      timeoutLocalUs: this.requestTimeoutUs,
+      msg,
+    }) as CallResult<WriteReply>;
     if (r.status === 'reply' && r.reply.accepted) {
-      this.emit('write.done', { ...this.ownerFields(lease.owner), msg });
+      this.emit('write.done', { owner: lease.owner, fence: lease.fence, msg });
       return undefined;
     }
     if (r.status === 'reply') {
       // The storage refused our token: someone newer holds the lock.
       this.lease = undefined;
-      this.emit('write.refused', { owner: lease.owner, ...(lease.fence === undefined ? {} : { fence: lease.fence }), msg, reason: 'fenced' });
+      this.emit('write.refused', { owner: lease.owner, fence: lease.fence, msg, reason: 'fenced' });
       return 'write rejected by fencing';
     }
-    this.emit('write.timeout', { ...this.ownerFields(lease.owner), msg, reason: r.status });
+    this.emit('write.timeout', { owner: lease.owner, fence: lease.fence, msg, reason: r.status });
     return `write ${r.status}`;
   }
 
@@ -245,8 +266,7 @@ export class Client {
     this.lease = undefined;
     const op: LockOp = method === 'plain-del' ? { op: 'del', key: this.spec.key, owner } : { op: 'release', key: this.spec.key, owner };
     const r = yield* this.request(op, 'release.request', { owner, data: { method } });
-    if (r.status === 'reply')
-      this.emit(r.reply.ok ? 'release.ok' : 'release.failed', { owner, msg: r.msg, ...(r.reply.ok ? {} : { reason: 'not the owner' }) });
+    if (r.status === 'reply') this.emit(r.reply.ok ? 'release.ok' : 'release.failed', { owner, msg: r.msg, reason: r.reply.ok ? undefined : 'not the owner' });
     else this.emit(r.status === 'timeout' ? 'release.timeout' : 'release.error', { owner, msg: r.msg, reason: r.status });
   }
 }

@@ -31,10 +31,26 @@ export class RngStreams {
 }
 
 export function makeRng(seedText: string): Rng {
-  const prng = alea(seedText);
-  return {
-    next: () => prng(),
-    int: (min, max) => min + Math.floor(prng() * (max - min + 1)),
-    chance: (probability) => probability > 0 && prng() < probability,
-  };
+  return new AleaStream(seedText);
+}
+
+/** A class rather than an object of closures: cheaper to make, and runs make several. */
+class AleaStream implements Rng {
+  private readonly prng: () => number;
+
+  constructor(seedText: string) {
+    this.prng = alea(seedText);
+  }
+
+  next(): number {
+    return this.prng();
+  }
+
+  int(min: number, max: number): number {
+    return min + Math.floor(this.prng() * (max - min + 1));
+  }
+
+  chance(probability: number): boolean {
+    return probability > 0 && this.prng() < probability;
+  }
 }

@@ -208,7 +208,7 @@ export class RedisNode implements StoreNode {
       owner: entry.owner,
       fence: entry.fence,
       peer: extra.peer ?? entry.client,
-      ...(extra.msg === undefined ? {} : { msg: extra.msg }),
+      msg: extra.msg,
       reason,
     });
   }

@@ -1,17 +1,20 @@
 import type { Belief, TraceEvent } from './types.js';
 
-/** The optional parts of an event, as the simulation hands them to the recorder. */
+/**
+ * The optional parts of an event, as the simulation hands them to the
+ * recorder. An undefined field is simply left out of the trace.
+ */
 export interface EventFields {
-  localUs?: number;
-  key?: string;
-  owner?: string;
-  fence?: number;
-  ttlUs?: number;
-  peer?: string;
-  msg?: number;
-  reason?: string;
-  believes?: Belief;
-  data?: Record<string, number | string | boolean>;
+  localUs?: number | undefined;
+  key?: string | undefined;
+  owner?: string | undefined;
+  fence?: number | undefined;
+  ttlUs?: number | undefined;
+  peer?: string | undefined;
+  msg?: number | undefined;
+  reason?: string | undefined;
+  believes?: Belief | undefined;
+  data?: Record<string, number | string | boolean> | undefined;
 }
 
 /**
@@ -21,27 +24,41 @@ export interface EventFields {
 export class Recorder {
   readonly events: TraceEvent[] = [];
 
-  record(timeUs: number, kind: string, actor: string, machine: string, f: EventFields = {}): TraceEvent {
-    const e: TraceEvent = { seq: this.events.length, timeUs, kind, actor, machine };
-    if (f.localUs !== undefined) e.localUs = f.localUs;
-    if (f.key !== undefined) e.key = f.key;
-    if (f.owner !== undefined) e.owner = f.owner;
-    if (f.fence !== undefined) e.fence = f.fence;
-    if (f.ttlUs !== undefined) e.ttlUs = f.ttlUs;
-    if (f.peer !== undefined) e.peer = f.peer;
-    if (f.msg !== undefined) e.msg = f.msg;
-    if (f.reason !== undefined) e.reason = f.reason;
-    if (f.believes !== undefined) e.believes = normalizeBelief(f.believes);
-    if (f.data !== undefined) e.data = f.data;
+  /**
+   * Records one event. `key` and `believes` are passed apart from `f` so that
+   * callers need not copy `f` to add them.
+   */
+  record(
+    timeUs: number,
+    kind: string,
+    actor: string,
+    machine: string,
+    localUs: number | undefined,
+    f: EventFields,
+    key: string | undefined,
+    believes: Belief | undefined,
+  ): TraceEvent {
+    // Every event gets every field, in the one canonical order, with undefined
+    // where absent: one object shape keeps the engine fast, and JSON leaves
+    // undefined fields out, so the bytes are as if they were never there.
+    const e = {
+      seq: this.events.length,
+      timeUs,
+      kind,
+      actor,
+      machine,
+      localUs,
+      key,
+      owner: f.owner,
+      fence: f.fence,
+      ttlUs: f.ttlUs,
+      peer: f.peer,
+      msg: f.msg,
+      reason: f.reason,
+      believes,
+      data: f.data,
+    } as TraceEvent;
     this.events.push(e);
     return e;
   }
-}
-
-function normalizeBelief(b: Belief): Belief {
-  const out: { holds: boolean; owner?: string; fence?: number; ttlLeftUs?: number } = { holds: b.holds };
-  if (b.owner !== undefined) out.owner = b.owner;
-  if (b.fence !== undefined) out.fence = b.fence;
-  if (b.ttlLeftUs !== undefined) out.ttlLeftUs = b.ttlLeftUs;
-  return out;
 }

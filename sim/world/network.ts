@@ -24,6 +24,10 @@ interface Spike {
 
 export type Delivery = { readonly delivered: true; readonly delayUs: number } | { readonly delivered: false; readonly reason: 'partition' | 'loss' };
 
+/** `delayUs` answers for a message cut off by a partition, or dropped at random. */
+export const CUT = -1;
+export const DROPPED = -2;
+
 /**
  * Decides, for each message, whether it arrives and how long it takes.
  * Latency is drawn from one seeded stream per (sender, receiver) pair, so
@@ -32,7 +36,8 @@ export type Delivery = { readonly delivered: true; readonly delayUs: number } | 
 export class Network {
   private readonly partitions: Partition[] = [];
   private readonly spikes: Spike[] = [];
-  private readonly linkRng = new Map<string, Rng>();
+  /** Streams by sender, then receiver: no string is built per message. */
+  private readonly linkRng = new Map<string, Map<string, Rng>>();
 
   constructor(
     private readonly config: NetworkConfig,
@@ -56,17 +61,28 @@ export class Network {
 
   /** Decides the fate of one message sent now from machine `from` to machine `to`. */
   send(from: string, to: string): Delivery {
-    if (!this.connected(from, to)) return { delivered: false, reason: 'partition' };
+    const d = this.delayUs(from, to);
+    if (d === CUT) return { delivered: false, reason: 'partition' };
+    if (d === DROPPED) return { delivered: false, reason: 'loss' };
+    return { delivered: true, delayUs: d };
+  }
+
+  /**
+   * The same decision without allocating, for the hot path: the latency in
+   * microseconds, or CUT, or DROPPED.
+   */
+  delayUs(from: string, to: string): number {
+    if (this.partitions.length > 0 && !this.connected(from, to)) return CUT;
     let delayUs = LOOPBACK_US;
     if (from !== to) {
       const rng = this.rngFor(from, to);
-      if (rng.chance(this.config.loss)) return { delivered: false, reason: 'loss' };
+      if (rng.chance(this.config.loss)) return DROPPED;
       delayUs = rng.int(this.config.latencyMinUs, this.config.latencyMaxUs);
     }
     for (const s of this.spikes) {
       if (s.machines === undefined || s.machines.has(from) || s.machines.has(to)) delayUs += s.extraUs;
     }
-    return { delivered: true, delayUs };
+    return delayUs;
   }
 
   addPartition(id: number, groups: ReadonlyArray<ReadonlyArray<string>>): void {
@@ -88,11 +104,15 @@ export class Network {
   }
 
   private rngFor(from: string, to: string): Rng {
-    const name = `net:${from}->${to}`;
-    let rng = this.linkRng.get(name);
+    let byReceiver = this.linkRng.get(from);
+    if (byReceiver === undefined) {
+      byReceiver = new Map();
+      this.linkRng.set(from, byReceiver);
+    }
+    let rng = byReceiver.get(to);
     if (rng === undefined) {
-      rng = this.streams.stream(name);
-      this.linkRng.set(name, rng);
+      rng = this.streams.stream(`net:${from}->${to}`);
+      byReceiver.set(to, rng);
     }
     return rng;
   }

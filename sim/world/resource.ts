@@ -37,7 +37,6 @@ export class Resource implements Endpoint<WriteRequest, WriteReply> {
   }
 
   handle(req: WriteRequest, caller: Caller): WriteReply {
-    const fields = { owner: req.owner, ...(req.fence === undefined ? {} : { fence: req.fence }), peer: caller.process, msg: caller.msg };
     if (this.fencing) {
       const reason =
         req.fence === undefined
@@ -46,13 +45,26 @@ export class Resource implements Endpoint<WriteRequest, WriteReply> {
             ? 'token lower than the highest seen'
             : undefined;
       if (reason !== undefined) {
-        this.world.record('write.rejected', this.name, this.machine, { ...fields, reason, data: { highestFence: this.highestFence ?? -1 } });
+        this.world.record('write.rejected', this.name, this.machine, {
+          owner: req.owner,
+          fence: req.fence,
+          peer: caller.process,
+          msg: caller.msg,
+          reason,
+          data: { highestFence: this.highestFence ?? -1 },
+        });
         return { accepted: false, highestFence: this.highestFence };
       }
     }
     if (req.fence !== undefined && (this.highestFence === null || req.fence > this.highestFence)) this.highestFence = req.fence;
     this.version++;
-    this.world.record('write.accepted', this.name, this.machine, { ...fields, data: { version: this.version } });
+    this.world.record('write.accepted', this.name, this.machine, {
+      owner: req.owner,
+      fence: req.fence,
+      peer: caller.process,
+      msg: caller.msg,
+      data: { version: this.version },
+    });
     return { accepted: true, highestFence: this.highestFence };
   }
 }

@@ -1,9 +1,12 @@
 import { Kernel, type Timer } from '../kernel/kernel.js';
 import { RngStreams } from '../kernel/rng.js';
 import { Recorder, type EventFields } from '../trace/recorder.js';
-import type { CallResult, Endpoint } from './endpoint.js';
+import type { Belief } from '../trace/types.js';
+
+const NO_FIELDS: EventFields = {};
+import type { Caller, CallResult, Endpoint } from './endpoint.js';
 import { Machine } from './machine.js';
-import { Network, type NetworkConfig } from './network.js';
+import { CUT, Network, type NetworkConfig } from './network.js';
 import type { Effect, Script } from './process.js';
 
 /**
@@ -49,14 +52,14 @@ export class World {
   }
 
   /** Records a trace event stamped with the current true time and `machine`'s clock. */
-  record(kind: string, actor: string, machine: Machine, fields: EventFields = {}): void {
+  record(kind: string, actor: string, machine: Machine, fields: EventFields = NO_FIELDS, key?: string, believes?: Belief): void {
     const now = this.kernel.nowUs;
-    this.trace.record(now, kind, actor, machine.name, { localUs: machine.clock.read(now), ...fields });
+    this.trace.record(now, kind, actor, machine.name, machine.clock.read(now), fields, key ?? fields.key, believes ?? fields.believes);
   }
 
   /** Records an event that belongs to no machine's clock (network, fault injector). */
-  recordGlobal(kind: string, actor: string, machine: string, fields: EventFields = {}): void {
-    this.trace.record(this.kernel.nowUs, kind, actor, machine, fields);
+  recordGlobal(kind: string, actor: string, machine: string, fields: EventFields = NO_FIELDS): void {
+    this.trace.record(this.kernel.nowUs, kind, actor, machine, undefined, fields, fields.key, fields.believes);
   }
 
   spawn(name: string, machine: Machine, script: (p: Process) => Script<void>, atUs: number): Process {
@@ -80,42 +83,61 @@ export class World {
    * a timeout is handed to `done` exactly once, by true time order.
    */
   call(p: Process, to: Endpoint, request: unknown, timeoutLocalUs: number, msg: number, done: (r: CallResult<unknown>) => void): void {
-    let settled = false;
-    const settle = (r: CallResult<unknown>): void => {
-      if (settled) return;
-      settled = true;
-      this.kernel.cancel(timeout);
-      done(r);
-    };
-    const out = this.network.send(p.machine.name, to.machine.name);
-    if (!out.delivered) {
-      this.recordGlobal('msg.lost', 'net', p.machine.name, { peer: to.name, msg, reason: out.reason });
-    } else {
-      this.kernel.after(out.delayUs, () => {
-        if (!to.isUp()) {
-          this.reply(to, p, msg, () => settle({ status: 'refused', msg }));
-          return;
-        }
-        const reply = to.handle(request, { process: p.name, machine: p.machine.name, msg });
-        this.reply(to, p, msg, () => settle({ status: 'reply', reply, msg }));
-      });
-    }
+    const pending = new PendingCall(this, p, to, request, msg, done);
+    const delayUs = this.network.delayUs(p.machine.name, to.machine.name);
+    if (delayUs >= 0) this.kernel.after(delayUs, () => pending.arrive());
+    else this.recordGlobal('msg.lost', 'net', p.machine.name, { peer: to.name, msg, reason: delayUs === CUT ? 'partition' : 'loss' });
     // Scheduled after the delivery, so a reply landing on the same microsecond wins the tie.
-    const timeout: Timer = this.kernel.after(p.machine.clock.trueDuration(timeoutLocalUs), () => settle({ status: 'timeout', msg }));
+    pending.timeout = this.kernel.after(p.machine.clock.trueDuration(timeoutLocalUs), () => pending.settle({ status: 'timeout', msg }));
   }
 
   /** A fresh message id for a request about to be sent. */
   newMsg(): number {
     return this.nextMsg++;
   }
+}
 
-  private reply(from: Endpoint, p: Process, msg: number, arrive: () => void): void {
-    const back = this.network.send(from.machine.name, p.machine.name);
-    if (!back.delivered) {
-      this.recordGlobal('msg.lost', 'net', from.machine.name, { peer: p.name, msg, reason: back.reason });
+/**
+ * One request in flight: its delivery, the handling at the far end, the
+ * reply's way back, and its timeout. It is also the `Caller` the endpoint
+ * sees, which saves an object per request.
+ */
+class PendingCall implements Caller {
+  timeout: Timer | undefined;
+  readonly process: string;
+  readonly machine: string;
+  private settled = false;
+  private result: CallResult<unknown> | undefined;
+
+  constructor(
+    private readonly world: World,
+    private readonly p: Process,
+    private readonly to: Endpoint,
+    private readonly request: unknown,
+    readonly msg: number,
+    private readonly done: (r: CallResult<unknown>) => void,
+  ) {
+    this.process = p.name;
+    this.machine = p.machine.name;
+  }
+
+  /** The request reaches the endpoint, which handles it (or refuses the connection) and replies. */
+  arrive(): void {
+    const { world, to, msg } = this;
+    this.result = to.isUp() ? { status: 'reply', reply: to.handle(this.request, this), msg } : { status: 'refused', msg };
+    const delayUs = world.network.delayUs(to.machine.name, this.machine);
+    if (delayUs < 0) {
+      world.recordGlobal('msg.lost', 'net', to.machine.name, { peer: this.process, msg, reason: delayUs === CUT ? 'partition' : 'loss' });
       return;
     }
-    this.kernel.after(back.delayUs, arrive);
+    world.kernel.after(delayUs, () => this.settle(this.result!));
+  }
+
+  settle(r: CallResult<unknown>): void {
+    if (this.settled) return;
+    this.settled = true;
+    this.world.kernel.cancel(this.timeout);
+    this.done(r);
   }
 }
 

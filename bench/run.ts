@@ -1,0 +1,76 @@
+/**
+ * `npm run bench`: prints the performance figures as JSON. Every figure is
+ * the median of several repetitions, with the spread, because these machines
+ * are shared and noisy. Targets are printed beside the figures, never
+ * asserted in unit tests.
+ */
+import { existsSync } from 'node:fs';
+import { performance } from 'node:perf_hooks';
+import { normalizeScenario } from '../sim/scenario/normalize.js';
+import { runScenario } from '../sim/run.js';
+import { BUILTIN_SCENARIOS } from '../sim/scenarios/index.js';
+import { contentionScenario } from './contention.js';
+
+interface Stat {
+  median: number;
+  min: number;
+  max: number;
+  samples: number;
+}
+
+function stat(values: number[]): Stat {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  const median = sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+  return { median: Math.round(median), min: Math.round(sorted[0]!), max: Math.round(sorted[sorted.length - 1]!), samples: values.length };
+}
+
+/** Kernel events per second of a whole run (simulation, trace recording and checker) on the contention workload. */
+function contention(reps: number): { eventsPerSec: Stat; kernelEvents: number; traceEvents: number; outcome: string } {
+  const scenario = normalizeScenario(contentionScenario(), 'bench-contention');
+  runScenario(scenario); // warm-up
+  const rates: number[] = [];
+  let last = runScenario(scenario);
+  for (let i = 0; i < reps; i++) {
+    const t0 = performance.now();
+    last = runScenario(scenario);
+    const seconds = (performance.now() - t0) / 1000;
+    rates.push(last.stop.events / seconds);
+  }
+  return { eventsPerSec: stat(rates), kernelEvents: last.stop.events, traceEvents: last.events.length, outcome: last.verdict.outcome };
+}
+
+/** Whole pause-past-expiry runs per second, each with a different seed, checker included. */
+export function runsPerSec(name: string, reps: number, raw: unknown = BUILTIN_SCENARIOS[name]): Stat {
+  const scenario = normalizeScenario(raw, name);
+  const batch = 2000;
+  for (let s = 0; s < batch; s++) runScenario(scenario, s); // warm-up
+  const rates: number[] = [];
+  for (let i = 0; i < reps; i++) {
+    const t0 = performance.now();
+    for (let s = 0; s < batch; s++) runScenario(scenario, s);
+    rates.push(batch / ((performance.now() - t0) / 1000));
+  }
+  return stat(rates);
+}
+
+async function main(): Promise<void> {
+  const withBrowser = !process.argv.includes('--no-browser');
+  const report: Record<string, unknown> = {
+    node: process.version,
+    kernel: {
+      workload: 'bench-contention: 40 clients, 200 acquisitions each, one key, blocking, 60 random pauses',
+      targetEventsPerSec: 1_000_000,
+      ...contention(7),
+    },
+    pausePastExpiry: { targetRunsPerSec: 20_000, runsPerSec: runsPerSec('pause-past-expiry', 7) },
+  };
+  const browserBench = new URL('./browser.ts', import.meta.url);
+  if (withBrowser && existsSync(browserBench)) {
+    const mod = (await import(browserBench.href)) as { runBrowserBench: () => Promise<Record<string, unknown>> };
+    report.browser = await mod.runBrowserBench();
+  }
+  process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+}
+
+await main();
