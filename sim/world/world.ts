@@ -4,7 +4,7 @@ import { Recorder, type EventFields } from '../trace/recorder.js';
 import type { Belief } from '../trace/types.js';
 
 const NO_FIELDS: EventFields = {};
-import type { Caller, CallResult, Endpoint } from './endpoint.js';
+import { DEFER, type Caller, type CallResult, type Endpoint } from './endpoint.js';
 import { Machine } from './machine.js';
 import { CUT, Network, type NetworkConfig } from './network.js';
 import type { Effect, Script } from './process.js';
@@ -107,7 +107,6 @@ class PendingCall implements Caller {
   readonly process: string;
   readonly machine: string;
   private settled = false;
-  private result: CallResult<unknown> | undefined;
 
   constructor(
     private readonly world: World,
@@ -121,16 +120,29 @@ class PendingCall implements Caller {
     this.machine = p.machine.name;
   }
 
-  /** The request reaches the endpoint, which handles it (or refuses the connection) and replies. */
+  /** The request reaches the endpoint, which handles it (or refuses the connection) and replies, now or later. */
   arrive(): void {
+    const { to, msg } = this;
+    if (!to.isUp()) {
+      this.send({ status: 'refused', msg });
+      return;
+    }
+    const reply = to.handle(this.request, this);
+    if (reply !== DEFER) this.send({ status: 'reply', reply, msg });
+  }
+
+  respond(reply: unknown): void {
+    this.send({ status: 'reply', reply, msg: this.msg });
+  }
+
+  private send(result: CallResult<unknown>): void {
     const { world, to, msg } = this;
-    this.result = to.isUp() ? { status: 'reply', reply: to.handle(this.request, this), msg } : { status: 'refused', msg };
     const delayUs = world.network.delayUs(to.machine.name, this.machine);
     if (delayUs < 0) {
       world.recordGlobal('msg.lost', 'net', to.machine.name, { peer: this.process, msg, reason: delayUs === CUT ? 'partition' : 'loss' });
       return;
     }
-    world.kernel.after(delayUs, () => this.settle(this.result!));
+    world.kernel.after(delayUs, () => this.settle(result));
   }
 
   settle(r: CallResult<unknown>): void {
@@ -142,18 +154,20 @@ class PendingCall implements Caller {
 }
 
 /**
- * A process running a script. A paused process keeps its timers and its
- * sockets: whatever completes while it is stopped is handed to it when it
- * resumes, the way a GC pause or SIGSTOP behaves. A crashed process is gone.
+ * A process: one or more threads of script on a machine. A paused process
+ * keeps its timers and its sockets: whatever completes while it is stopped is
+ * handed to its threads when it resumes, the way a GC pause or SIGSTOP
+ * behaves — which also stops a lock library's heartbeat thread. A crashed
+ * process is gone, threads and all.
  */
 export class Process {
   alive = true;
   private started = false;
   private pausedUntilUs = -1;
-  private script: Script<void> | undefined;
-  /** Identifies the effect being waited on, so late results are ignored. */
-  private waitToken = 0;
-  private deferred: { value: unknown } | undefined;
+  private readonly threads: Thread[] = [];
+
+  /** Set by the owner of the process to record the end of a pause. */
+  onResume: (() => void) | undefined;
 
   constructor(
     readonly world: World,
@@ -165,6 +179,10 @@ export class Process {
     return this.world.nowUs < this.pausedUntilUs;
   }
 
+  get hasStarted(): boolean {
+    return this.started;
+  }
+
   /** The process's machine clock now. */
   localNow(): number {
     return this.machine.clock.read(this.world.nowUs);
@@ -173,12 +191,15 @@ export class Process {
   start(script: Script<void>): void {
     if (!this.alive) return;
     this.started = true;
-    this.script = script;
-    if (this.paused) {
-      this.deferred = { value: undefined };
-      return;
-    }
-    this.step(undefined);
+    this.thread(script);
+  }
+
+  /** Runs another script in this process, now: a lock library's background thread (heartbeats, keep-alives). */
+  thread(script: Script<void>): void {
+    if (!this.alive) return;
+    const t = new Thread(this, script);
+    this.threads.push(t);
+    t.wake(t.token, undefined);
   }
 
   pause(durationUs: number): void {
@@ -192,32 +213,55 @@ export class Process {
   crash(): void {
     if (!this.alive) return;
     this.alive = false;
-    this.deferred = undefined;
-    this.script = undefined;
+    for (const t of this.threads) t.stop();
+    this.threads.length = 0;
     this.world.processExited(this);
-  }
-
-  get hasStarted(): boolean {
-    return this.started;
   }
 
   private maybeResume(): void {
     if (!this.alive || this.paused) return;
     this.onResume?.();
-    const d = this.deferred;
-    if (d !== undefined) {
-      this.deferred = undefined;
-      this.step(d.value);
-    }
+    // Threads resume in the order they were started, so the run stays deterministic.
+    for (const t of [...this.threads]) t.resume();
   }
 
-  /** Set by the owner of the process to record the end of a pause. */
-  onResume: (() => void) | undefined;
+  /** @internal A thread finished its script. */
+  ended(t: Thread): void {
+    const i = this.threads.indexOf(t);
+    if (i !== -1) this.threads.splice(i, 1);
+  }
+}
 
-  private wake(token: number, value: unknown): void {
-    if (!this.alive || token !== this.waitToken) return;
-    this.waitToken++;
-    if (this.paused) {
+/** One script in a process, waiting on at most one effect at a time. */
+class Thread {
+  /** Identifies the effect being waited on, so late results are ignored. */
+  token = 0;
+  private script: Script<void> | undefined;
+  private deferred: { value: unknown } | undefined;
+
+  constructor(
+    private readonly process: Process,
+    script: Script<void>,
+  ) {
+    this.script = script;
+  }
+
+  stop(): void {
+    this.script = undefined;
+    this.deferred = undefined;
+  }
+
+  resume(): void {
+    const d = this.deferred;
+    if (d === undefined) return;
+    this.deferred = undefined;
+    this.step(d.value);
+  }
+
+  wake(token: number, value: unknown): void {
+    if (!this.process.alive || token !== this.token) return;
+    this.token++;
+    if (this.process.paused) {
       this.deferred = { value };
       return;
     }
@@ -230,17 +274,39 @@ export class Process {
     const r = script.next(value);
     if (r.done === true) {
       this.script = undefined;
+      this.process.ended(this);
       return;
     }
     this.perform(r.value);
   }
 
   private perform(effect: Effect): void {
-    const token = this.waitToken;
-    if (effect.k === 'sleep') {
-      this.world.kernel.after(this.machine.clock.trueDuration(effect.localUs), () => this.wake(token, undefined));
-    } else {
-      this.world.call(this, effect.to, effect.request, effect.timeoutLocalUs, effect.msg, (r) => this.wake(token, r));
+    const token = this.token;
+    const p = this.process;
+    const world = p.world;
+    switch (effect.k) {
+      case 'sleep':
+        world.kernel.after(p.machine.clock.trueDuration(effect.localUs), () => this.wake(token, undefined));
+        return;
+      case 'call':
+        world.call(p, effect.to, effect.request, effect.timeoutLocalUs, effect.msg, (r) => this.wake(token, r));
+        return;
+      case 'callAll': {
+        // Every request goes out at once; the thread resumes when the last has settled.
+        const results: Array<CallResult<unknown>> = new Array<CallResult<unknown>>(effect.calls.length);
+        let left = effect.calls.length;
+        if (left === 0) {
+          world.kernel.after(0, () => this.wake(token, results));
+          return;
+        }
+        effect.calls.forEach((c, i) =>
+          world.call(p, c.to, c.request, c.timeoutLocalUs, c.msg, (r) => {
+            results[i] = r;
+            if (--left === 0) this.wake(token, results);
+          }),
+        );
+        return;
+      }
     }
   }
 }

@@ -22,7 +22,9 @@ export class RedisHarness {
   at(atUs: number, client: string, op: LockOp): LockReply {
     this.advance(atUs);
     if (!this.node.isUp()) throw new Error('node is down');
-    return this.node.handle(op, { process: client, machine: 'app', msg: ++this.msg });
+    const reply = this.node.handle(op, { process: client, machine: 'app', msg: ++this.msg, respond: () => {} });
+    if (typeof reply === 'symbol') throw new Error('Redis never defers a reply');
+    return reply;
   }
 
   /** Runs every event up to and including true time `atUs`. */

@@ -1,0 +1,79 @@
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { BUILTIN_SCENARIOS, normalizeScenario, runScenario, serializeTrace } from '../../sim/index.js';
+import { describeBrowser, ready, screenshot, startLab, type Lab } from './harness.js';
+
+describeBrowser('fork and compare', () => {
+  let lab: Lab;
+  beforeAll(async () => {
+    lab = await startLab();
+  });
+  afterAll(async () => {
+    await lab?.close();
+  });
+
+  it('forks from the playhead with a pause added there, and shows both runs on one axis, parting where they differ', async () => {
+    const page = await lab.page('#/lab?s=crash-without-release&t=4');
+    await ready(page);
+    await expect.poll(() => page.getByTestId('current-event').textContent()).toContain('Event 5 of');
+    await page.getByTestId('fork-open').click();
+    const dialog = page.getByTestId('fork-dialog');
+    await dialog.getByLabel(/Add a fault at/).check();
+    await dialog.getByLabel('Fault', { exact: true }).selectOption('store-restart');
+    await dialog.getByTestId('fork-run').click();
+    await expect.poll(() => page.locator('figure.timeline').count()).toBe(2);
+    await expect.poll(() => page.getByTestId('divergence').textContent()).toContain('The runs part at');
+    expect(await page.locator('[data-mark="divergence"]').count()).toBe(2);
+    expect(await page.locator('figure.timeline').nth(1).locator('figcaption').textContent()).toContain('add a store-restart');
+    expect(await page.locator('figure.timeline').nth(1).locator('[data-mark="store-down"]').count()).toBe(1);
+    await screenshot(page, 'fork-store-restart');
+    // The fork is the same scenario plus overrides, so it has a link too.
+    await expect.poll(() => page.url()).toContain('b=1');
+    expect(page.url()).toContain('bset=faults');
+    expect(lab.errors).toEqual([]);
+  });
+
+  it('compares fencing off with fencing on, one time axis, one playhead', async () => {
+    const page = await lab.page('#/lab?s=pause-past-expiry');
+    await ready(page);
+    await page.getByRole('button', { name: 'Compare' }).click();
+    await expect.poll(() => page.locator('figure.timeline').count()).toBe(2);
+    const [a, b] = [page.locator('figure.timeline').nth(0), page.locator('figure.timeline').nth(1)];
+    await expect.poll(() => b.getAttribute('data-outcome')).toBe('fenced');
+    expect(await a.getAttribute('data-outcome')).toBe('unsafe');
+    expect(await a.locator('[data-mark="write"][data-outcome="stale-accepted"]').count()).toBe(1);
+    expect(await b.locator('[data-mark="write"][data-outcome="rejected"]').count()).toBe(1);
+    await page.locator('main').click({ position: { x: 5, y: 5 } });
+    await page.keyboard.press('End');
+    const pa = await a.locator('[data-mark="playhead"]').getAttribute('data-us');
+    const pb = await b.locator('[data-mark="playhead"]').getAttribute('data-us');
+    expect(pa).toBe(pb);
+    await screenshot(page, 'compare-fencing');
+  });
+
+  it('compares with a trace recorded on real servers, loaded from a file', async () => {
+    const doc = runScenario(normalizeScenario(BUILTIN_SCENARIOS['pause-past-expiry'], 'x'), 9);
+    const real = serializeTrace({ ...doc, source: 'real' });
+    const page = await lab.page('#/lab?s=pause-past-expiry');
+    await ready(page);
+    await page.getByRole('button', { name: 'Compare' }).click();
+    await expect.poll(() => page.locator('figure.timeline').count()).toBe(2);
+    await page.getByTestId('compare-file').setInputFiles({ name: 'redis-real.trace.json', mimeType: 'application/json', buffer: Buffer.from(real) });
+    const b = page.locator('figure.timeline').nth(1);
+    await expect.poll(() => b.locator('figcaption').textContent()).toContain('recorded on real servers');
+    expect(await b.locator('figcaption').textContent()).toContain('redis-real.trace.json');
+  });
+
+  it('refuses a damaged trace file with the path of what is wrong, rendering nothing from it', async () => {
+    const doc = runScenario(normalizeScenario(BUILTIN_SCENARIOS['pause-past-expiry'], 'x'), 7);
+    const events = doc.events.map((e, i) => (i === 3 ? { ...e, seq: 99, kind: '<script>window.__pwned=1</script>' } : e));
+    const page = await lab.page('#/lab?s=pause-past-expiry');
+    await ready(page);
+    await page.getByTestId('open-trace').setInputFiles({ name: 'broken.trace.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify({ ...doc, events })) });
+    const notice = page.getByTestId('notice');
+    await expect.poll(() => notice.textContent()).toContain('broken.trace.json: events[3].kind');
+    expect(await page.locator('main script').count()).toBe(0);
+    expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
+    // The lab keeps the trace it had.
+    expect(await page.locator('[data-mark="double-ownership"]').count()).toBe(1);
+  });
+});

@@ -1,0 +1,80 @@
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { describeBrowser, ready, startLab, type Lab } from './harness.js';
+
+describeBrowser('keyboard-only use', () => {
+  let lab: Lab;
+  beforeAll(async () => {
+    lab = await startLab();
+  });
+  afterAll(async () => {
+    await lab?.close();
+  });
+
+  it('every transport verb has a key: play, pause, speed, zoom, pan, arrows, help', async () => {
+    const page = await lab.page('#/lab?s=pause-past-expiry');
+    await ready(page);
+    const state = () => page.evaluate(() => {
+      const s = window.__locklab!.ui.getState();
+      return { playing: s.playing, speed: s.speed, domain: s.domain, arrows: s.arrows, cursor: s.cursor, helpOpen: s.helpOpen, theme: s.theme };
+    });
+    await page.locator('main').click({ position: { x: 5, y: 5 } });
+    await page.keyboard.press(']');
+    await page.keyboard.press(']');
+    expect((await state()).speed).toBe(10);
+    await page.keyboard.press('[');
+    expect((await state()).speed).toBe(5);
+    await page.keyboard.press('+');
+    const zoomed = (await state()).domain;
+    expect(zoomed).not.toBeNull();
+    await page.keyboard.press('.');
+    expect((await state()).domain![0]).toBeGreaterThan(zoomed![0]);
+    await page.keyboard.press('0');
+    expect((await state()).domain).toBeNull();
+    await page.keyboard.press('a');
+    expect((await state()).arrows).toBe(true);
+    await expect.poll(() => page.locator('[data-mark="arrow"]').count()).toBeGreaterThan(5);
+
+    // Play at a high speed runs to the end and stops by itself.
+    for (let i = 0; i < 3; i++) await page.keyboard.press(']');
+    await page.keyboard.press(' ');
+    expect((await state()).playing).toBe(true);
+    await expect.poll(() => state().then((s) => s.playing), { timeout: 10_000 }).toBe(false);
+    expect((await state()).cursor).toBe(31);
+    await page.keyboard.press('Home');
+    await page.keyboard.press(' ');
+    await page.keyboard.press(' ');
+    expect((await state()).playing).toBe(false);
+
+    await page.keyboard.press('?');
+    await page.getByTestId('help').waitFor({ state: 'visible' });
+    expect(await page.getByTestId('help').textContent()).toContain('Step one event forward');
+    await page.keyboard.press('Escape');
+    await expect.poll(() => state().then((s) => s.helpOpen)).toBe(false);
+    await page.keyboard.press('t');
+    expect((await state()).theme).toBe('dark');
+    await page.keyboard.press('2');
+    await page.locator('[data-client-card]').first().waitFor();
+    await page.keyboard.press('1');
+    await ready(page);
+  });
+
+  it('Tab reaches the views and the controls, and Enter uses them', async () => {
+    const page = await lab.page('#/lab?s=pause-past-expiry');
+    await ready(page);
+    await page.keyboard.press('Tab'); // the skip link
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Sandbox');
+    await page.keyboard.press('Enter');
+    await page.locator('[data-client-card]').first().waitFor();
+    await page.keyboard.press('Shift+Tab');
+    await page.keyboard.press('Enter');
+    await ready(page);
+    // The fencing checkbox toggles with Space, and arrow keys still step afterwards.
+    await page.getByTestId('fencing-toggle').focus();
+    await page.keyboard.press('Space');
+    await expect.poll(() => page.getByTestId('verdict').getAttribute('data-outcome')).toBe('fenced');
+    await page.keyboard.press('ArrowRight');
+    await expect.poll(() => page.getByTestId('current-event').textContent()).toContain('Event 1 of 32');
+  });
+});

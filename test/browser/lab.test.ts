@@ -1,0 +1,73 @@
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { describeBrowser, ready, screenshot, startLab, type Lab } from './harness.js';
+
+describeBrowser('the lab replays pause-past-expiry', () => {
+  let lab: Lab;
+  beforeAll(async () => {
+    lab = await startLab();
+  });
+  afterAll(async () => {
+    await lab?.close();
+  });
+
+  it('shows the double-ownership band and the accepted stale write, then the rejected one with fencing on', async () => {
+    const page = await lab.page('#/lab?s=pause-past-expiry');
+    await ready(page);
+    const band = page.locator('[data-mark="double-ownership"]');
+    await expect.poll(() => band.count()).toBe(1);
+    expect(await band.getAttribute('data-from')).toBe('11008650');
+    const stale = page.locator('[data-mark="write"][data-outcome="stale-accepted"]');
+    await expect.poll(() => stale.count()).toBe(1);
+    expect(await stale.getAttribute('data-fence')).toBe('33');
+    await expect.poll(() => page.getByTestId('verdict').getAttribute('data-outcome')).toBe('unsafe');
+    await screenshot(page, 'lab-pause-past-expiry');
+
+    await page.getByTestId('fencing-toggle').check();
+    const rejected = page.locator('[data-mark="write"][data-outcome="rejected"]');
+    await expect.poll(() => rejected.count()).toBe(1);
+    expect(await rejected.getAttribute('data-fence')).toBe('33');
+    expect(await page.locator('[data-mark="write"][data-outcome="stale-accepted"]').count()).toBe(0);
+    await expect.poll(() => page.getByTestId('verdict').getAttribute('data-outcome')).toBe('fenced');
+    // The band is still there: fencing does not stop two clients believing, it stops the damage.
+    expect(await page.locator('[data-mark="double-ownership"]').count()).toBe(1);
+    await screenshot(page, 'lab-pause-past-expiry-fenced');
+    expect(lab.errors).toEqual([]);
+  });
+
+  it('steps forward and back one event at a time, by key and by button, and the side panel follows', async () => {
+    const page = await lab.page('#/lab?s=pause-past-expiry');
+    await ready(page);
+    const now = page.getByTestId('current-event');
+    await expect.poll(() => now.textContent()).toContain('Before the first event');
+    await page.locator('main').click({ position: { x: 5, y: 5 } });
+    await page.keyboard.press('ArrowRight');
+    await expect.poll(() => now.textContent()).toContain('Event 1 of 32');
+    expect(await now.textContent()).toContain('A@app1 starts');
+    await page.keyboard.press('ArrowRight');
+    await page.keyboard.press('ArrowRight');
+    await page.keyboard.press('ArrowRight');
+    await expect.poll(() => now.textContent()).toContain('Event 4 of 32');
+    expect(await now.textContent()).toContain('acquires job as A:1, fencing token 33');
+    const rowA = page.locator('[data-testid="belief-table"] tr[data-client="A"]');
+    expect(await rowA.getAttribute('data-believes')).toBe('true');
+    expect(await rowA.getAttribute('data-holds')).toBe('true');
+    await page.keyboard.press('ArrowLeft');
+    await expect.poll(() => now.textContent()).toContain('Event 3 of 32');
+    expect(await rowA.getAttribute('data-believes')).toBe('false');
+    await page.getByRole('button', { name: 'Step one event forward (→)' }).click();
+    await expect.poll(() => now.textContent()).toContain('Event 4 of 32');
+    await page.getByRole('button', { name: 'Step one event back (←)' }).click();
+    await expect.poll(() => now.textContent()).toContain('Event 3 of 32');
+
+    // At the stale write (event 28) A believes, with its TTL long gone by its own clock, while the store holds nothing for it.
+    await page.keyboard.press('End');
+    for (let i = 0; i < 4; i++) await page.keyboard.press('ArrowLeft');
+    await expect.poll(() => now.textContent()).toContain('Event 28 of 32');
+    expect(await now.textContent()).toContain('accepts the write from A:1 (token 33)');
+    expect(await rowA.getAttribute('data-believes')).toBe('true');
+    expect(await rowA.getAttribute('data-holds')).toBe('false');
+    expect(await rowA.textContent()).toContain('ran out 6.001 s ago');
+    await screenshot(page, 'lab-at-stale-write');
+    expect(lab.errors).toEqual([]);
+  });
+});

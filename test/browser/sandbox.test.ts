@@ -1,0 +1,79 @@
+import { readFile } from 'node:fs/promises';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { describeBrowser, ready, screenshot, startLab, type Lab } from './harness.js';
+
+describeBrowser('the sandbox', () => {
+  let lab: Lab;
+  beforeAll(async () => {
+    lab = await startLab();
+  });
+  afterAll(async () => {
+    await lab?.close();
+  });
+
+  it('builds a scenario from the forms, runs it in the browser and shows the verdict', async () => {
+    const page = await lab.page('#/sandbox');
+    await page.getByRole('button', { name: 'Blank scenario' }).click();
+    const a = page.locator('[data-client-card="A"]');
+    await a.getByLabel('TTL (ms)').fill('2000');
+    await a.getByLabel('Work per write (ms)').fill('3000');
+    await page.getByRole('button', { name: 'Add a client' }).click();
+    const b = page.locator('[data-client-card="B"]');
+    await b.getByLabel('Machine').selectOption('app2');
+    await b.getByLabel('Starts at (ms)').fill('1000');
+    await b.getByLabel('Retries', { exact: true }).fill('10');
+    await b.getByLabel('Retry delay (ms)').fill('500');
+    await b.getByLabel('Work per write (ms)').fill('200');
+    await page.getByLabel('New fault').selectOption('clock-jump');
+    await page.getByRole('button', { name: 'Add fault' }).click();
+    await page.locator('[data-fault-row="0"]').getByLabel('At (ms)').fill('2500');
+    await page.locator('[data-fault-row="0"]').getByLabel('Jump by (ms)').fill('100');
+    await page.getByTestId('sandbox-run').click();
+    await expect.poll(() => page.getByTestId('verdict').getAttribute('data-outcome')).toBe('unsafe');
+    await ready(page);
+    expect(await page.locator('[data-mark="write"][data-outcome="stale-accepted"]').count()).toBe(1);
+    expect(await page.locator('[data-mark="clock.jump"]').count()).toBeGreaterThan(0);
+    await screenshot(page, 'sandbox-unsafe');
+
+    await page.getByLabel('Fencing: the resource rejects lower tokens').check();
+    await page.getByTestId('sandbox-run').click();
+    await expect.poll(() => page.getByTestId('verdict').getAttribute('data-outcome')).toBe('fenced');
+
+    await page.getByRole('button', { name: 'Open in the Lab to step through it' }).click();
+    await ready(page);
+    await expect.poll(() => page.locator('[data-mark="write"][data-outcome="rejected"]').count()).toBe(1);
+    expect(lab.errors).toEqual([]);
+  });
+
+  it('lists each problem with its path when the form is not valid, and runs nothing', async () => {
+    const page = await lab.page('#/sandbox');
+    await page.getByRole('button', { name: 'Blank scenario' }).click();
+    await page.locator('[data-client-card="A"]').getByLabel('TTL (ms)').fill('0');
+    await page.getByTestId('sandbox-run').click();
+    const issues = page.getByTestId('sandbox-issues');
+    await expect.poll(() => issues.textContent()).toContain('clients[0].ttlMs');
+    expect(await issues.textContent()).toContain('must be > 0');
+    expect(await page.getByTestId('verdict').count()).toBe(0);
+  });
+
+  it('imports a scenario file, shows a bad one’s issues as text, and exports what it holds', async () => {
+    const page = await lab.page('#/sandbox');
+    await page.getByRole('button', { name: 'Blank scenario' }).waitFor();
+    const bad = { name: 'x', machines: [{ name: 'm' }], store: { kind: 'etcd', machine: 'm' }, clients: [{ name: '<img src=x onerror="window.__pwned=1">', machine: 'm' }] };
+    await page.getByTestId('import-scenario').setInputFiles({ name: 'bad.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(bad)) });
+    const issues = page.getByTestId('sandbox-issues');
+    await expect.poll(() => issues.textContent()).toContain('bad.json: store.kind');
+    expect(await issues.textContent()).toContain('clients[0].name');
+    expect(await page.locator('img').count()).toBe(0);
+    expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
+
+    const good = { name: 'imported-one', machines: [{ name: 'a' }, { name: 'db' }], store: { kind: 'redis', machine: 'db' }, clients: [{ name: 'Solo', machine: 'a', ttlMs: 1234 }] };
+    await page.getByTestId('import-scenario').setInputFiles({ name: 'good.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(good)) });
+    await expect.poll(() => page.locator('[data-client-card="Solo"]').count()).toBe(1);
+    expect(await page.locator('[data-client-card="Solo"]').getByLabel('TTL (ms)').inputValue()).toBe('1234');
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export scenario' }).click()]);
+    const exported = JSON.parse(await readFile((await download.path())!, 'utf8')) as { name: string; clients: { ttlMs: number }[] };
+    expect(exported.name).toBe('imported-one');
+    expect(exported.clients[0]!.ttlMs).toBe(1234);
+  });
+});
