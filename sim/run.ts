@@ -1,8 +1,7 @@
 import { check } from './check/checker.js';
 import { Client } from './clients/lifecycle.js';
 import type { Scenario } from './scenario/types.js';
-import { RedisNode } from './stores/redis.js';
-import type { StoreNode } from './stores/types.js';
+import { storeKind } from './stores/registry.js';
 import { msToUs } from './time.js';
 import { TRACE_SCHEMA, type TraceDocument } from './trace/types.js';
 import { scheduleFaults } from './world/faults.js';
@@ -21,11 +20,12 @@ export function runScenario(scenario: Scenario, seed: number = scenario.seed): T
   });
   for (const m of scenario.machines) world.addMachine(m.name, msToUs(m.clockOffsetMs), m.clockDriftPpm);
 
-  const node: StoreNode = new RedisNode(world, scenario.store);
-  const nodes = new Map<string, StoreNode>([[node.name, node]]);
+  const kind = storeKind(scenario.store.kind);
+  if (kind === undefined) throw new Error(`no store kind ${scenario.store.kind}: normalize the scenario first`);
+  const store = kind.create(world, scenario.store, scenario);
   const resource = new Resource(world, scenario.resource.machine, scenario.resource.fencing);
-  const clients = new Map(scenario.clients.map((spec) => [spec.name, new Client(world, spec, node, resource)] as const));
-  scheduleFaults(world, scenario.faults, { clients, nodes });
+  const clients = new Map(scenario.clients.map((spec) => [spec.name, new Client(world, spec, store.driver(spec), kind.capabilities, resource)] as const));
+  scheduleFaults(world, scenario.faults, { clients, store });
 
   const stop = world.kernel.run({ maxEvents: scenario.budget.maxEvents, maxTimeUs: msToUs(scenario.budget.maxTimeMs) });
   const events = world.trace.events;

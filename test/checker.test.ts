@@ -129,4 +129,62 @@ describe('checker', () => {
       { numRuns: 300 },
     );
   });
+
+  it('a lock on a group of nodes is held while a quorum of them hold it, and lost when it drops below', () => {
+    const g = { group: 'redlock', quorum: 2 };
+    const t = new TraceBuilder()
+      .granted(0, 'A:1', 'job', 'r1', g)
+      .granted(5, 'A:1', 'job', 'r2', g)
+      .believes(6, 'A', 'A:1')
+      .granted(7, 'A:1', 'job', 'r3', g)
+      .ended(50, 'lock.expired', 'A:1', 'job', 'r1', g)
+      .ended(60, 'lock.lost', 'A:1', 'job', 'r3', g)
+      .write(70, 'A:1', true);
+    const v = check(t.events);
+    // Two of three still held after r1 expired; r3's loss at 60 dropped it to one.
+    expect(v.lostLocks).toEqual([{ key: 'job', client: 'A', owner: 'A:1', atUs: 60, how: 'lost', reason: 'lost' }]);
+    expect(v.staleWrites.map((w) => w.why)).toEqual(['its lock had ended at 0.000 s (lost: lost)']);
+  });
+
+  it('two holders of a majority each are both holding: the earlier one is superseded', () => {
+    const g = { group: 'redlock', quorum: 2 };
+    const t = new TraceBuilder()
+      .granted(0, 'A:1', 'job', 'r1', g)
+      .granted(1, 'A:1', 'job', 'r2', g)
+      .ended(10, 'lock.lost', 'A:1', 'job', 'r2', g)
+      .granted(11, 'A:1', 'job', 'r3', g)
+      .granted(20, 'B:1', 'job', 'r2', g)
+      .granted(21, 'B:1', 'job', 'r4', g)
+      .write(30, 'A:1', true);
+    expect(check(t.events).staleWrites.map((w) => w.why)).toEqual(['B had been granted the lock at 0.000 s']);
+  });
+
+  it('shared (read) locks overlap without double ownership, and do not supersede a writer', () => {
+    const t = new TraceBuilder()
+      .granted(0, 'R:1', 'job', 'pg', { shared: true })
+      .believesShared(1, 'R', 'R:1')
+      .granted(2, 'S:1', 'job', 'pg', { shared: true })
+      .believesShared(3, 'S', 'S:1');
+    expect(check(t.events).doubleOwnership).toEqual([]);
+    const w = new TraceBuilder()
+      .granted(0, 'A:1')
+      .believes(1, 'A', 'A:1')
+      .granted(2, 'R:1', 'job', 'redis2', { shared: true })
+      .believesShared(3, 'R', 'R:1')
+      .write(5, 'A:1', true);
+    const v = check(w.events);
+    expect(v.staleWrites).toEqual([]);
+    expect(v.doubleOwnership.map((d) => d.clients)).toEqual([['A', 'R']]);
+  });
+
+  it('judges the key the client protects, even when stores see it under other names', () => {
+    const t = new TraceBuilder()
+      .granted(0, 'A:1', 'v1:job')
+      .believes(1, 'A', 'A:1')
+      .granted(2, 'B:1', 'v2:job')
+      .believes(3, 'B', 'B:1')
+      .write(4, 'B:1', true)
+      .write(5, 'A:1', true);
+    expect(check(t.events).staleWrites.map((w) => w.owner)).toEqual(['A:1']);
+  });
 });

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { BUILTIN_SCENARIOS } from '../sim/scenarios/index.js';
 import { cli } from './support/cli.js';
+import { STORE_KINDS, STORE_TABLE } from '../sim/stores/registry.js';
 
 let dir: string;
 const base = BUILTIN_SCENARIOS['pause-past-expiry'] as Record<string, unknown>;
@@ -221,6 +222,24 @@ describe('locklab scenarios and help', () => {
       expect(r.out).toContain('Usage: locklab');
     }
     expect((await cli('run', '--help')).out).toContain('Exit codes: 0 the run completed');
+  });
+});
+
+describe('locklab stores', () => {
+  it('prints the capability table, one row per store kind', async () => {
+    const r = await cli('stores');
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(/^store +scope +blocking +expiring +sharing +fencing token +hazard scenario/m);
+    for (const row of STORE_TABLE) expect(r.out).toMatch(new RegExp(`^${row.name} +${row.scope} +(yes|no) `, 'm'));
+  });
+
+  it('--json prints an array of objects, one per store, each with a name', async () => {
+    const rows = JSON.parse((await cli('stores', '--json')).out) as Array<Record<string, unknown>>;
+    expect(rows.map((r) => r.name)).toEqual(STORE_KINDS.map((k) => k.kind));
+    for (const r of rows)
+      expect(Object.keys(r)).toEqual(
+        expect.arrayContaining(['name', 'scope', 'blocking', 'expiring', 'sharing', 'fencingToken', 'losesLockWhen', 'hazardScenario']),
+      );
   });
 });
 

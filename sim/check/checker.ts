@@ -12,7 +12,10 @@ const HOLD_ENDS: Readonly<Record<string, string>> = {
 };
 
 interface Holding {
+  /** The protected resource's key, as the client names it (a store may see it under a prefix). */
   readonly key: string;
+  /** A shared (read) lock: held beside others, never superseding them. */
+  readonly shared: boolean;
   /** Position among the holdings of the same key, which are in start order. */
   keyIndex: number;
   readonly owner: string;
@@ -25,10 +28,23 @@ interface Holding {
 
 interface BeliefInterval {
   readonly key: string;
+  readonly shared: boolean;
   readonly client: string;
   readonly owner: string;
   readonly startUs: number;
   endUs: number | undefined;
+}
+
+/** The group a store node belongs to (`data.group`), or the node itself. */
+function groupOf(e: TraceEvent): string {
+  const g = e.data?.group;
+  return typeof g === 'string' ? g : e.actor;
+}
+
+/** How many nodes of the group must hold for the lock to be held (`data.quorum`, default 1). */
+function quorumOf(e: TraceEvent): number {
+  const q = e.data?.quorum;
+  return typeof q === 'number' ? q : 1;
 }
 
 /** Maps an owner token to its client: tokens are written `client:n`. */
@@ -43,7 +59,15 @@ function clientOf(owner: string): string {
  * way.
  */
 export function check(events: readonly TraceEvent[]): Verdict {
-  const holdings: Holding[] = [];
+  // The key a client protects, by owner token: stores may see another key (a prefix, a path).
+  const ownerKey = new Map<string, string>();
+  for (const e of events) if (e.believes?.owner !== undefined && e.key !== undefined && !ownerKey.has(e.believes.owner)) ownerKey.set(e.believes.owner, e.key);
+
+  // Truth is kept per store node, then combined per group: the lock is held
+  // while at least `quorum` nodes of its group hold it (1 of 1 for a single
+  // node; a majority for Redlock; all stores for a unanimous Combined store).
+  const nodeHeld = new Set<string>();
+  const groupCount = new Map<string, number>();
   const openHolding = new Map<string, Holding>();
   const holdingsByKey = new Map<string, Holding[]>();
   const holdingsByOwner = new Map<string, Holding[]>();
@@ -64,34 +88,47 @@ export function check(events: readonly TraceEvent[]): Verdict {
         openBelief.delete(e.actor);
       }
       if (b.holds && b.owner !== undefined && !openBelief.has(e.actor)) {
-        const interval: BeliefInterval = { key: e.key ?? '', client: e.actor, owner: b.owner, startUs: e.timeUs, endUs: undefined };
+        const interval: BeliefInterval = { key: e.key ?? '', shared: b.shared === true, client: e.actor, owner: b.owner, startUs: e.timeUs, endUs: undefined };
         beliefs.push(interval);
         openBelief.set(e.actor, interval);
       }
     }
     if (e.kind === 'lock.granted' && e.owner !== undefined && e.key !== undefined) {
-      const h: Holding = {
-        key: e.key,
-        keyIndex: holdingsByKey.get(e.key)?.length ?? 0,
-        owner: e.owner,
-        client: e.peer ?? clientOf(e.owner),
-        startUs: e.timeUs,
-        endUs: undefined,
-        how: undefined,
-        endReason: undefined,
-      };
-      holdings.push(h);
-      openHolding.set(`${e.actor}\u0000${e.owner}`, h);
-      push(holdingsByKey, e.key, h);
-      push(holdingsByOwner, e.owner, h);
+      const nodeId = `${e.actor}\u0000${e.owner}`;
+      if (nodeHeld.has(nodeId)) continue;
+      nodeHeld.add(nodeId);
+      const groupId = `${groupOf(e)}\u0000${e.owner}`;
+      const count = (groupCount.get(groupId) ?? 0) + 1;
+      groupCount.set(groupId, count);
+      if (count >= quorumOf(e) && !openHolding.has(groupId)) {
+        const key = ownerKey.get(e.owner) ?? e.key;
+        const h: Holding = {
+          key,
+          shared: e.data?.shared === true,
+          keyIndex: holdingsByKey.get(key)?.length ?? 0,
+          owner: e.owner,
+          client: e.peer ?? clientOf(e.owner),
+          startUs: e.timeUs,
+          endUs: undefined,
+          how: undefined,
+          endReason: undefined,
+        };
+        openHolding.set(groupId, h);
+        push(holdingsByKey, key, h);
+        push(holdingsByOwner, e.owner, h);
+      }
     } else if (HOLD_ENDS[e.kind] !== undefined && e.owner !== undefined) {
-      const id = `${e.actor}\u0000${e.owner}`;
-      const h = openHolding.get(id);
-      if (h !== undefined) {
+      const nodeId = `${e.actor}\u0000${e.owner}`;
+      if (!nodeHeld.delete(nodeId)) continue;
+      const groupId = `${groupOf(e)}\u0000${e.owner}`;
+      const count = (groupCount.get(groupId) ?? 1) - 1;
+      groupCount.set(groupId, count);
+      const h = openHolding.get(groupId);
+      if (h !== undefined && count < quorumOf(e)) {
         h.endUs = e.timeUs;
         h.how = HOLD_ENDS[e.kind];
         h.endReason = e.reason;
-        openHolding.delete(id);
+        openHolding.delete(groupId);
         if (h.how !== 'released') pendingLoss.push({ holding: h, atUs: e.timeUs });
       }
     } else if ((e.kind === 'write.accepted' || e.kind === 'write.rejected') && e.owner !== undefined) {
@@ -141,7 +178,7 @@ function staleness(write: TraceEvent, byOwner: ReadonlyMap<string, readonly Hold
   const sameKey = byKey.get(mine.key) ?? [];
   for (let i = mine.keyIndex + 1; i < sameKey.length && sameKey[i]!.startUs <= t; i++) {
     const newer = sameKey[i]!;
-    if (newer.owner !== owner) return `${newer.client} had been granted the lock at ${formatInstant(newer.startUs)}`;
+    if (newer.owner !== owner && !newer.shared) return `${newer.client} had been granted the lock at ${formatInstant(newer.startUs)}`;
   }
   return undefined;
 }
@@ -162,7 +199,7 @@ function overlaps(beliefs: readonly BeliefInterval[], lastUs: number): DoubleOwn
       if ((active[i]!.endUs ?? lastUs) <= b.startUs) active.splice(i, 1);
     }
     for (const a of active) {
-      if (a.key !== b.key || a.client === b.client) continue;
+      if (a.key !== b.key || a.client === b.client || (a.shared && b.shared)) continue;
       const toUs = Math.min(a.endUs ?? lastUs, b.endUs ?? lastUs);
       if (toUs > b.startUs) out.push({ key: a.key, fromUs: b.startUs, toUs, clients: [a.client, b.client], owners: [a.owner, b.owner] });
     }

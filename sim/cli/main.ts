@@ -9,6 +9,7 @@ import { applyOverrides, parseOverride, type Override } from '../scenario/set.js
 import type { Scenario } from '../scenario/types.js';
 import { BUILTIN_NAMES, BUILTIN_SCENARIOS } from '../scenarios/index.js';
 import { check } from '../check/checker.js';
+import { STORE_TABLE } from '../stores/registry.js';
 import { serializeTrace, validateTrace } from '../trace/io.js';
 import type { TraceDocument } from '../trace/types.js';
 import { readJsonFile, writeFileAtomic } from './files.js';
@@ -152,6 +153,30 @@ Exit codes: 0 the run completed (whatever its outcome), 1 the outcome met --fail
       }
       const w = Math.max(...list.map((s) => s.name.length));
       for (const s of list) io.out(`${c.bold(s.name.padEnd(w))}  ${c.dim(s.store.padEnd(6))}  ${s.summary}\n`);
+    });
+
+  program
+    .command('stores')
+    .description('Print the capability table of the modelled lock stores.')
+    .option('--json', 'print the table as JSON: an array of objects, one per store, each with a "name"')
+    .action((opts: { json?: boolean }) => {
+      if (opts.json === true) {
+        io.out(`${JSON.stringify(STORE_TABLE, null, 2)}\n`);
+        return;
+      }
+      const yes = (b: boolean): string => (b ? 'yes' : 'no');
+      const rows = STORE_TABLE.map((r) => [r.name, r.scope, yes(r.blocking), yes(r.expiring), yes(r.sharing), r.fencingToken ?? 'none', r.hazardScenario]);
+      const head = ['store', 'scope', 'blocking', 'expiring', 'sharing', 'fencing token', 'hazard scenario'];
+      const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+      const line = (cells: string[]): string =>
+        cells
+          .map((cell, i) => cell.padEnd(widths[i]!))
+          .join('  ')
+          .trimEnd();
+      io.out(`${c.bold(line(head))}\n`);
+      for (const r of rows) io.out(`${line(r)}\n`);
+      io.out('\nLoses the lock without a release when:\n');
+      for (const r of STORE_TABLE) io.out(`  ${c.bold(r.name)}: ${r.losesLockWhen.join('; ')}\n`);
     });
 
   try {

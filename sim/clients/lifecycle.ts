@@ -1,9 +1,9 @@
 import type { Rng } from '../kernel/rng.js';
 import type { ClientSpec } from '../scenario/types.js';
-import type { LockOp, LockReply, StoreNode } from '../stores/types.js';
+import type { AcquireResult, Capabilities, ClientIo, LockDriver, LockOp, LockReply } from '../stores/types.js';
 import { msToUs, US_PER_MS } from '../time.js';
 import type { CallResult, Endpoint } from '../world/endpoint.js';
-import type { Effect, Script } from '../world/process.js';
+import type { Effect, OutgoingCall, Script } from '../world/process.js';
 import type { WriteReply, WriteRequest } from '../world/resource.js';
 import type { Process, World } from '../world/world.js';
 import type { Belief } from '../trace/types.js';
@@ -14,39 +14,43 @@ export const POLL_INTERVAL_US = 100 * US_PER_MS;
 export const POLL_JITTER_US = 10 * US_PER_MS;
 
 const NO_FIELDS: EventFields = {};
+const NOT_HOLDING: Belief = Object.freeze({ holds: false });
 
 /** A sleep by the client's clock, yielded directly: `yield* sleep()` would cost a generator per step. */
 function pause(localUs: number): Effect {
   return { k: 'sleep', localUs };
 }
-const NOT_HOLDING: Belief = Object.freeze({ holds: false });
 
 /** What a client holds, as far as it knows. */
 interface Lease {
+  readonly key: string;
   readonly owner: string;
   readonly fence: number | undefined;
-  /** By the client's own clock: the time of the request plus the TTL, as Symfony's Key computes it. */
-  expiresLocalUs: number;
+  readonly shared: boolean;
+  /** By the client's own clock; null for a lock that does not expire. */
+  expiresLocalUs: number | null;
 }
 
 /**
  * One client running the lock lifecycle: acquire (try with retries, or
- * blocking), work (refreshing as configured), check the remaining lifetime,
- * write to the resource with the fencing token, release in a finally — or
- * one of the classic mistakes the spec selects. Every step is recorded with
- * what the client believes at that moment.
+ * blocking — in the store when it can block, by polling when it cannot), work
+ * (refreshing as configured), check the remaining lifetime, write to the
+ * resource with the fencing token, release in a finally — or one of the
+ * classic mistakes the spec selects. The store's own protocol is the
+ * driver's business. Every step is recorded with what the client believes.
  */
-export class Client {
+export class Client implements ClientIo {
   private lease: Lease | undefined;
   private readonly process: Process;
   /** Made on first use: most clients never poll, and a stream costs a seeding. */
   private rngStream: Rng | undefined;
-  private readonly requestTimeoutUs: number;
+  readonly requestTimeoutUs: number;
 
   constructor(
-    private readonly world: World,
+    readonly world: World,
     private readonly spec: ClientSpec,
-    private readonly store: StoreNode,
+    private readonly driver: LockDriver,
+    private readonly capabilities: Capabilities,
     private readonly resource: Endpoint<WriteRequest, WriteReply>,
   ) {
     this.requestTimeoutUs = msToUs(spec.requestTimeoutMs);
@@ -54,21 +58,40 @@ export class Client {
     this.process.onResume = () => this.emit('process.resume');
   }
 
-  private get rng(): Rng {
-    this.rngStream ??= this.world.rng.stream(`client:${this.spec.name}`);
-    return this.rngStream;
+  get client(): string {
+    return this.spec.name;
+  }
+
+  get machine(): string {
+    return this.spec.machine;
   }
 
   get name(): string {
     return this.spec.name;
   }
 
+  get alive(): boolean {
+    return this.process.alive;
+  }
+
+  rng(): Rng {
+    this.rngStream ??= this.world.rng.stream(`client:${this.spec.name}`);
+    return this.rngStream;
+  }
+
+  localNow(): number {
+    return this.process.localNow();
+  }
+
   belief(): Belief {
     const lease = this.lease;
     if (lease === undefined) return NOT_HOLDING;
-    const ttlLeftUs = lease.expiresLocalUs - this.process.localNow();
     // Key order matters: traces are compared byte for byte.
-    return lease.fence === undefined ? { holds: true, owner: lease.owner, ttlLeftUs } : { holds: true, owner: lease.owner, fence: lease.fence, ttlLeftUs };
+    const b: { holds: true; owner: string; fence?: number; shared?: boolean; ttlLeftUs?: number } = { holds: true, owner: lease.owner };
+    if (lease.fence !== undefined) b.fence = lease.fence;
+    if (lease.shared) b.shared = true;
+    if (lease.expiresLocalUs !== null) b.ttlLeftUs = lease.expiresLocalUs - this.process.localNow();
+    return b;
   }
 
   pause(durationUs: number): void {
@@ -84,13 +107,42 @@ export class Client {
     this.emit('process.crash');
   }
 
-  private emit(kind: string, fields: EventFields = NO_FIELDS): void {
+  /** A deploy changed this client's store settings. */
+  reconfigure(patch: Record<string, unknown>): void {
+    this.driver.reconfigure?.(patch);
+  }
+
+  emit(kind: string, fields: EventFields = NO_FIELDS): void {
     this.world.record(kind, this.spec.name, this.process.machine, fields, this.spec.key, this.belief());
+  }
+
+  *request(node: Endpoint<LockOp, LockReply>, op: LockOp, kind: string, fields: EventFields, timeoutLocalUs?: number): Script<CallResult<LockReply>> {
+    const msg = this.world.newMsg();
+    fields.peer = node.name;
+    fields.msg = msg;
+    this.emit(kind, fields);
+    return (yield { k: 'call', to: node as Endpoint, request: op, timeoutLocalUs: timeoutLocalUs ?? this.requestTimeoutUs, msg }) as CallResult<LockReply>;
+  }
+
+  *requestAll(
+    calls: ReadonlyArray<{ node: Endpoint<LockOp, LockReply>; op: LockOp }>,
+    kind: string,
+    fields: EventFields,
+    timeoutLocalUs?: number,
+  ): Script<Array<CallResult<LockReply>>> {
+    const out: OutgoingCall[] = calls.map((c) => {
+      const msg = this.world.newMsg();
+      this.emit(kind, { ...fields, peer: c.node.name, msg });
+      return { to: c.node as Endpoint, request: c.op, timeoutLocalUs: timeoutLocalUs ?? this.requestTimeoutUs, msg };
+    });
+    return (yield { k: 'callAll', calls: out }) as Array<CallResult<LockReply>>;
   }
 
   private *run(): Script<void> {
     const spec = this.spec;
     this.emit('client.start');
+    const background = this.driver.background?.(this);
+    if (background !== undefined) this.process.thread(background);
     for (let iteration = 1; iteration <= spec.iterations; iteration++) {
       if (iteration > 1 && spec.thinkMs > 0) yield pause(msToUs(spec.thinkMs));
       const owner = `${spec.name}:${iteration}`;
@@ -98,7 +150,7 @@ export class Client {
       if (!acquired) continue;
       const failure = yield* this.useLock();
       if (failure !== undefined && !spec.release.inFinally) {
-        // Without a finally the error skips the release; the key waits out its TTL.
+        // Without a finally the error skips the release; the lock waits out its TTL (or the process).
         this.lease = undefined;
         this.emit('release.skipped', { owner, reason: failure });
         continue;
@@ -108,53 +160,44 @@ export class Client {
     this.emit('client.done');
   }
 
-  private *request(op: LockOp, kind: string, fields: EventFields): Script<CallResult<LockReply>> {
-    const msg = this.world.newMsg();
-    fields.peer = this.store.name;
-    fields.msg = msg;
-    this.emit(kind, fields);
-    // Yielded directly rather than through call(): one generator frame fewer on the hottest path.
-    return (yield { k: 'call', to: this.store as Endpoint, request: op, timeoutLocalUs: this.requestTimeoutUs, msg }) as CallResult<LockReply>;
-  }
-
   /** Tries to take the lock; returns whether this client now believes it holds it. */
   private *acquire(owner: string): Script<boolean> {
     const spec = this.spec;
     const key = spec.key;
     const ttlUs = msToUs(spec.ttlMs);
     const startLocal = this.process.localNow();
+    const nativeWait = spec.acquire.mode === 'blocking' && this.capabilities.blocking;
+    const waitUs = nativeWait ? (spec.acquire.waitTimeoutMs === null ? null : msToUs(spec.acquire.waitTimeoutMs)) : undefined;
     for (let attempt = 1; ; attempt++) {
-      const data = { attempt };
-      let result: CallResult<LockReply>;
-      let requestLocal: number;
-      if (spec.acquire.method === 'exists-then-set') {
-        const seen = yield* this.request({ op: 'get', key }, 'exists.request', { owner, data });
-        if (seen.status === 'reply' && seen.reply.holder === null) {
-          this.emit('exists.reply', { owner, msg: seen.msg, data: { free: true } });
-          requestLocal = this.process.localNow();
-          result = yield* this.request({ op: 'set', key, owner, ttlUs }, 'acquire.request', { owner, ttlUs, data: { attempt, method: 'set' } });
-        } else if (seen.status === 'reply') {
-          this.emit('exists.reply', { owner, msg: seen.msg, data: { free: false } });
-          result = { status: 'reply', reply: { ok: false, holder: seen.reply.holder ?? null }, msg: seen.msg };
+      const args = { key, owner, ttlUs, shared: spec.acquire.shared, waitUs, attempt };
+      const requestLocal = this.process.localNow();
+      let result: AcquireResult;
+      if (spec.acquire.method === 'exists-then-set' && this.driver.get !== undefined && this.driver.set !== undefined) {
+        const seen = yield* this.driver.get(this, key, owner, attempt);
+        if (seen.result.status !== 'reply') {
+          result = { status: seen.result.status, msg: seen.result.msg, reason: seen.result.status };
+        } else if (seen.holder === null) {
+          this.emit('exists.reply', { owner, msg: seen.result.msg, data: { free: true } });
+          result = yield* this.driver.set(this, args);
         } else {
-          result = seen;
+          this.emit('exists.reply', { owner, msg: seen.result.msg, data: { free: false } });
+          result = { status: 'denied', msg: seen.result.msg, holder: seen.holder };
         }
       } else {
-        requestLocal = this.process.localNow();
-        result = yield* this.request({ op: 'acquire', key, owner, ttlUs }, 'acquire.request', { owner, ttlUs, data });
+        result = yield* this.driver.acquire(this, args);
       }
 
-      if (result.status === 'reply' && result.reply.ok) {
-        const fence = result.reply.fence;
-        this.lease = { owner, fence, expiresLocalUs: requestLocal! + ttlUs };
-        this.emit('acquire.ok', { owner, fence, ttlUs, msg: result.msg });
+      if (result.status === 'ok') {
+        const expiresLocalUs = result.expiresLocalUs === undefined ? requestLocal + ttlUs : result.expiresLocalUs;
+        this.lease = { key, owner, fence: result.fence, shared: spec.acquire.shared, expiresLocalUs };
+        this.emit('acquire.ok', { owner, fence: result.fence, ttlUs: expiresLocalUs === null ? undefined : ttlUs, msg: result.msg });
         return true;
       }
-      if (result.status === 'reply') {
-        const holder = result.reply.holder;
-        this.emit('acquire.denied', { owner, msg: result.msg, data: holder === undefined || holder === null ? undefined : { holder } });
+      if (result.status === 'denied') {
+        const holder = result.holder;
+        this.emit('acquire.denied', { owner, msg: result.msg, reason: result.reason, data: holder === undefined || holder === null ? undefined : { holder } });
       } else {
-        this.emit(result.status === 'timeout' ? 'acquire.timeout' : 'acquire.error', { owner, msg: result.msg, reason: result.status });
+        this.emit(result.status === 'timeout' ? 'acquire.timeout' : 'acquire.error', { owner, msg: result.msg, reason: result.reason ?? result.status });
       }
 
       if (spec.acquire.mode === 'try') {
@@ -169,7 +212,7 @@ export class Client {
           this.emit('acquire.giveup', { owner, data: { attempts: attempt, waitedUs: waited } });
           return false;
         }
-        yield pause(POLL_INTERVAL_US + this.rng.int(-POLL_JITTER_US, POLL_JITTER_US));
+        yield pause(POLL_INTERVAL_US + this.rng().int(-POLL_JITTER_US, POLL_JITTER_US));
       }
     }
   }
@@ -183,13 +226,16 @@ export class Client {
       if (failure !== undefined) return failure;
       if (spec.checkRemaining) {
         const lease = this.lease!;
-        const leftUs = lease.expiresLocalUs - this.process.localNow();
-        if (leftUs <= 0) {
-          this.lease = undefined;
-          this.emit('check.expired', { owner: lease.owner, data: { ttlLeftUs: leftUs } });
-          return 'lease expired by the client clock';
+        // A lock without expiry has nothing to run out; there is nothing to check by the clock.
+        if (lease.expiresLocalUs !== null) {
+          const leftUs = lease.expiresLocalUs - this.process.localNow();
+          if (leftUs <= 0) {
+            this.lease = undefined;
+            this.emit('check.expired', { owner: lease.owner, data: { ttlLeftUs: leftUs } });
+            return 'lease expired by the client clock';
+          }
+          this.emit('check.ok', { owner: lease.owner, fence: lease.fence, data: { ttlLeftUs: leftUs } });
         }
-        this.emit('check.ok', { owner: lease.owner, fence: lease.fence, data: { ttlLeftUs: leftUs } });
       }
       if (round < spec.writes) {
         const failure = yield* this.write();
@@ -220,18 +266,14 @@ export class Client {
     const lease = this.lease!;
     const ttlUs = msToUs(this.spec.ttlMs);
     const requestLocal = this.process.localNow();
-    const r = yield* this.request({ op: 'refresh', key: this.spec.key, owner: lease.owner, ttlUs }, 'refresh.request', {
-      owner: lease.owner,
-      fence: lease.fence,
-      ttlUs,
-    });
-    if (r.status === 'reply' && r.reply.ok) {
-      lease.expiresLocalUs = requestLocal + ttlUs;
+    const r = yield* this.driver.refresh(this, lease, ttlUs);
+    if (r.status === 'ok') {
+      if (lease.expiresLocalUs !== null) lease.expiresLocalUs = requestLocal + ttlUs;
       this.emit('refresh.ok', { owner: lease.owner, fence: lease.fence, ttlUs, msg: r.msg });
       return undefined;
     }
     this.lease = undefined;
-    const reason = r.status === 'reply' ? 'not the owner any more' : r.status;
+    const reason = r.reason ?? r.status;
     this.emit('refresh.failed', { owner: lease.owner, msg: r.msg, reason });
     return `refresh failed: ${reason}`;
   }
@@ -262,11 +304,10 @@ export class Client {
   }
 
   private *release(owner: string): Script<void> {
-    const method = this.spec.release.method;
+    const fence = this.lease?.fence;
     this.lease = undefined;
-    const op: LockOp = method === 'plain-del' ? { op: 'del', key: this.spec.key, owner } : { op: 'release', key: this.spec.key, owner };
-    const r = yield* this.request(op, 'release.request', { owner, data: { method } });
-    if (r.status === 'reply') this.emit(r.reply.ok ? 'release.ok' : 'release.failed', { owner, msg: r.msg, reason: r.reply.ok ? undefined : 'not the owner' });
-    else this.emit(r.status === 'timeout' ? 'release.timeout' : 'release.error', { owner, msg: r.msg, reason: r.status });
+    const r = yield* this.driver.release(this, { key: this.spec.key, owner, fence }, this.spec.release.method);
+    if (r.status === 'ok' || r.status === 'failed') this.emit(r.status === 'ok' ? 'release.ok' : 'release.failed', { owner, msg: r.msg, reason: r.reason });
+    else this.emit(r.status === 'timeout' ? 'release.timeout' : 'release.error', { owner, msg: r.msg, reason: r.reason ?? r.status });
   }
 }

@@ -1,9 +1,10 @@
-import scenarioSchema from '../../docs/schema/scenario.schema.json';
 import { InputError, show, type InputIssue } from '../errors.js';
+import { storeKind } from '../stores/registry.js';
 import { compileSchema } from './schema-check.js';
-import type { ClientSpec, FaultSpec, MachineSpec, Scenario, StoreSpec } from './types.js';
+import { scenarioSchema } from './schema.js';
+import { GENERIC_FAULTS, type ClientSpec, type FaultSpec, type MachineSpec, type Scenario, type StoreSpecBase } from './types.js';
 
-const checkShape = compileSchema(scenarioSchema);
+let checkShape: ((data: unknown) => InputIssue[]) | undefined;
 
 /* The input as the schema admits it: everything the schema gives a default for may be missing. */
 interface Input {
@@ -13,7 +14,7 @@ interface Input {
   budget?: { maxEvents?: number; maxTimeMs?: number };
   machines: Array<{ name: string; clockOffsetMs?: number; clockDriftPpm?: number }>;
   network?: { latencyMinMs?: number; latencyMaxMs?: number; loss?: number };
-  store: { kind: 'redis'; name?: string; machine: string; persistence?: StoreSpec['persistence']; fencingTokenStart?: number };
+  store: Record<string, unknown> & { kind: string };
   resource?: { machine?: string; fencing?: boolean };
   clients: ClientInput[];
   faults?: Array<Record<string, unknown> & { kind: FaultSpec['kind'] }>;
@@ -44,6 +45,8 @@ export const DEFAULT_SEED = 1;
  * InputError naming `source` and each bad path.
  */
 export function normalizeScenario(data: unknown, source: string): Scenario {
+  // Compiled on first use: the store registry must be complete by then.
+  checkShape ??= compileSchema(scenarioSchema());
   const shapeIssues = checkShape(data);
   if (shapeIssues.length > 0) throw new InputError(source, shapeIssues);
   const input = data as Input;
@@ -53,13 +56,6 @@ export function normalizeScenario(data: unknown, source: string): Scenario {
     clockOffsetMs: m.clockOffsetMs ?? 0,
     clockDriftPpm: m.clockDriftPpm ?? 0,
   }));
-  const store: StoreSpec = {
-    kind: 'redis',
-    name: input.store.name ?? 'redis',
-    machine: input.store.machine,
-    persistence: input.store.persistence ?? 'none',
-    fencingTokenStart: input.store.fencingTokenStart ?? 1,
-  };
   const clients: ClientSpec[] = input.clients.map((c) => ({
     name: c.name,
     machine: c.machine,
@@ -68,6 +64,8 @@ export function normalizeScenario(data: unknown, source: string): Scenario {
     ttlMs: c.ttlMs ?? 300_000,
     acquire: {
       mode: c.acquire?.mode ?? 'try',
+      shared: c.acquire?.shared ?? false,
+      poll: c.acquire?.poll ?? true,
       method: c.acquire?.method ?? 'atomic',
       retries: c.acquire?.retries ?? 0,
       retryDelayMs: c.acquire?.retryDelayMs ?? 100,
@@ -84,7 +82,8 @@ export function normalizeScenario(data: unknown, source: string): Scenario {
   }));
   const faults = (input.faults ?? []).map((f) => normalizeFault(f));
 
-  const scenario: Scenario = {
+  const kind = storeKind(input.store.kind)!;
+  const rest = {
     name: input.name,
     summary: input.summary ?? '',
     seed: input.seed ?? DEFAULT_SEED,
@@ -95,8 +94,26 @@ export function normalizeScenario(data: unknown, source: string): Scenario {
       latencyMaxMs: input.network?.latencyMaxMs ?? 2,
       loss: input.network?.loss ?? 0,
     },
+    clients,
+    faults,
+  };
+  const storeIssues: InputIssue[] = [];
+  const store: StoreSpecBase = kind.normalize(input.store, {
+    scenario: { ...rest, resource: { machine: '', fencing: false } },
+    path: 'store',
+    issues: storeIssues,
+  });
+  if (storeIssues.length > 0) throw new InputError(source, storeIssues);
+  const defaultMachine = typeof store.machine === 'string' ? store.machine : (machines[machines.length - 1]?.name ?? '');
+  const scenario: Scenario = {
+    name: rest.name,
+    summary: rest.summary,
+    seed: rest.seed,
+    budget: rest.budget,
+    machines,
+    network: rest.network,
     store,
-    resource: { machine: input.resource?.machine ?? store.machine, fencing: input.resource?.fencing ?? false },
+    resource: { machine: input.resource?.machine ?? defaultMachine, fencing: input.resource?.fencing ?? false },
     clients,
     faults,
   };
@@ -133,23 +150,50 @@ function checkReferences(s: Scenario): InputIssue[] {
   const machineRef = (name: string, path: string): void => {
     if (!machines.has(name)) issues.push({ path, message: `no machine named ${show(name)} (machines: ${list(machineNames)})` });
   };
-  machineRef(s.store.machine, 'store.machine');
   machineRef(s.resource.machine, 'resource.machine');
-  if (clients.has(s.store.name)) issues.push({ path: 'store.name', message: `${show(s.store.name)} is already a client's name` });
-  s.clients.forEach((c, i) => machineRef(c.machine, `clients[${i}].machine`));
+  const kind = storeKind(s.store.kind)!;
+  const nodeNames = kind.nodeNames(s.store);
+  for (const n of nodeNames) if (clients.has(n)) issues.push({ path: 'store.name', message: `${show(n)} is both a store node's and a client's name` });
+  s.clients.forEach((c, i) => {
+    machineRef(c.machine, `clients[${i}].machine`);
+    checkClientAgainstStore(c, `clients[${i}]`, s.store, issues);
+  });
   if (s.network.latencyMinMs > s.network.latencyMaxMs) {
     issues.push({ path: 'network.latencyMaxMs', message: `must be at least latencyMinMs (${s.network.latencyMinMs}), got ${s.network.latencyMaxMs}` });
   }
 
   s.faults.forEach((f, i) => {
     const at = `faults[${i}]`;
+    if (!GENERIC_FAULTS.includes(f.kind) && !kind.faults.includes(f.kind)) {
+      issues.push({
+        path: `${at}.kind`,
+        message: `the ${kind.kind} store has no fault ${show(f.kind)} (it takes: ${list([...GENERIC_FAULTS, ...kind.faults])})`,
+      });
+      return;
+    }
     switch (f.kind) {
       case 'pause':
       case 'crash':
         if (!clients.has(f.target)) issues.push({ path: `${at}.target`, message: `no client named ${show(f.target)} (clients: ${list(clientNames)})` });
         break;
       case 'store-restart':
-        if (f.target !== s.store.name) issues.push({ path: `${at}.target`, message: `no store node named ${show(f.target)} (store nodes: ${s.store.name})` });
+      case 'eviction':
+      case 'memory-pressure':
+        if (!nodeNames.includes(f.target))
+          issues.push({ path: `${at}.target`, message: `no store node named ${show(f.target)} (store nodes: ${list(nodeNames)})` });
+        break;
+      case 'session-expiry':
+      case 'connection-loss':
+        if (!clients.has(f.target)) issues.push({ path: `${at}.target`, message: `no client named ${show(f.target)} (clients: ${list(clientNames)})` });
+        break;
+      case 'ipc-removal':
+        machineRef(f.machine, `${at}.machine`);
+        break;
+      case 'deploy':
+        f.clients.forEach((c, ci) => {
+          if (!clients.has(c)) issues.push({ path: `${at}.clients[${ci}]`, message: `no client named ${show(c)} (clients: ${list(clientNames)})` });
+        });
+        checkDeployPatch(f.store, `${at}.store`, s.store, issues);
         break;
       case 'partition':
         f.groups.forEach((g, gi) => g.forEach((m, mi) => machineRef(m, `${at}.groups[${gi}][${mi}]`)));
@@ -164,4 +208,31 @@ function checkReferences(s: Scenario): InputIssue[] {
     }
   });
   return issues;
+}
+
+/** A client may only ask a store for what the store can do. */
+function checkClientAgainstStore(c: ClientSpec, at: string, store: StoreSpecBase, issues: InputIssue[]): void {
+  const kind = storeKind(store.kind)!;
+  const caps = kind.capabilities;
+  if (c.acquire.shared && !caps.sharing) issues.push({ path: `${at}.acquire.shared`, message: `the ${kind.kind} store has no shared locks` });
+  if (c.acquire.shared && c.writes > 0) issues.push({ path: `${at}.writes`, message: 'a client holding a shared (read) lock only reads: set writes to 0' });
+  if (c.acquire.mode === 'blocking' && !c.acquire.poll && !caps.blocking) {
+    issues.push({ path: `${at}.acquire.poll`, message: `the ${kind.kind} store cannot block, so a blocking acquire must poll (poll: true)` });
+  }
+  if (c.acquire.method === 'exists-then-set' && !kind.plainGetSet) {
+    issues.push({ path: `${at}.acquire.method`, message: `the ${kind.kind} store has no plain GET and SET to get wrong; use "atomic"` });
+  }
+  if (c.release.method === 'plain-del' && !kind.plainGetSet) {
+    issues.push({ path: `${at}.release.method`, message: `the ${kind.kind} store has no plain DEL; use "token-checked"` });
+  }
+}
+
+/** A deploy's patch may only name fields the store has. */
+function checkDeployPatch(patch: Record<string, unknown>, at: string, store: StoreSpecBase, issues: InputIssue[]): void {
+  for (const field of Object.keys(patch)) {
+    if (field === 'kind' || field === 'name' || !(field in store)) {
+      const fields = Object.keys(store).filter((f) => f !== 'kind' && f !== 'name');
+      issues.push({ path: `${at}.${field}`, message: `a deploy cannot change ${show(field)} of the ${store.kind} store (fields: ${fields.join(', ')})` });
+    }
+  }
 }

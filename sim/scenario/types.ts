@@ -11,7 +11,7 @@ export interface Scenario {
   budget: { maxEvents: number; maxTimeMs: number };
   machines: MachineSpec[];
   network: { latencyMinMs: number; latencyMaxMs: number; loss: number };
-  store: StoreSpec;
+  store: StoreSpecBase;
   resource: { machine: string; fencing: boolean };
   clients: ClientSpec[];
   faults: FaultSpec[];
@@ -23,9 +23,18 @@ export interface MachineSpec {
   clockDriftPpm: number;
 }
 
-export type StoreSpec = RedisSpec;
+/**
+ * A store's settings. `kind` picks the model in sim/stores/registry.ts, and
+ * each model defines (and validates) the rest; `name` names its node, or the
+ * prefix of its nodes' names.
+ */
+export interface StoreSpecBase {
+  kind: string;
+  name: string;
+  [field: string]: unknown;
+}
 
-export interface RedisSpec {
+export interface RedisSpec extends StoreSpecBase {
   kind: 'redis';
   /** The store node's name, used in the trace and by store faults. */
   name: string;
@@ -34,6 +43,8 @@ export interface RedisSpec {
   persistence: 'none' | 'aof-everysec' | 'aof-always';
   /** The first fencing token the INCR counter hands out. */
   fencingTokenStart: number;
+  /** Prepended to every key; a deploy may change it. */
+  keyPrefix: string;
 }
 
 export type AcquireMode = 'try' | 'blocking';
@@ -48,6 +59,14 @@ export interface ClientSpec {
   ttlMs: number;
   acquire: {
     mode: AcquireMode;
+    /** Take a shared (read) lock; such a client only reads, so it has no writes. */
+    shared: boolean;
+    /**
+     * Blocking mode: whether the client may fall back to polling (about every
+     * 100 ms, as Symfony does) on a store that cannot block. false demands a
+     * store that blocks natively.
+     */
+    poll: boolean;
     method: AcquireMethod;
     /** Try mode: further attempts after a refusal. */
     retries: number;
@@ -75,6 +94,16 @@ export type FaultSpec =
   | { kind: 'partition'; atMs: number; durationMs: number; groups: string[][] }
   | { kind: 'clock-jump'; atMs: number; machine: string; byMs: number }
   | { kind: 'clock-drift'; atMs: number; machine: string; driftPpm: number }
-  | { kind: 'latency-spike'; atMs: number; durationMs: number; extraMs: number; machines: string[] | null };
+  | { kind: 'latency-spike'; atMs: number; durationMs: number; extraMs: number; machines: string[] | null }
+  // Store-specific faults: only stores that list the kind in their `faults` accept them.
+  | { kind: 'eviction'; atMs: number; target: string; key: string | null }
+  | { kind: 'memory-pressure'; atMs: number; target: string; durationMs: number; writesPerSec: number; itemBytes: number }
+  | { kind: 'session-expiry'; atMs: number; target: string }
+  | { kind: 'connection-loss'; atMs: number; target: string }
+  | { kind: 'ipc-removal'; atMs: number; machine: string }
+  | { kind: 'deploy'; atMs: number; clients: string[]; store: Record<string, unknown> };
 
 export type FaultKind = FaultSpec['kind'];
+
+/** Faults every store accepts; the rest must be listed in the store kind's `faults`. */
+export const GENERIC_FAULTS: readonly FaultKind[] = ['pause', 'crash', 'partition', 'clock-jump', 'clock-drift', 'latency-spike'];

@@ -1,10 +1,12 @@
-import type { RedisSpec } from '../scenario/types.js';
+import type { RedisSpec, Scenario, StoreSpecBase } from '../scenario/types.js';
+import { machineRef } from './checks.js';
+import { SingleNodeDriver } from './single-node-driver.js';
 import { US_PER_S } from '../time.js';
 import type { Timer } from '../kernel/kernel.js';
 import type { Caller } from '../world/endpoint.js';
 import type { Machine } from '../world/machine.js';
 import type { World } from '../world/world.js';
-import type { Capabilities, LockOp, LockReply, StoreNode } from './types.js';
+import type { Capabilities, LockOp, LockReply, StoreCheck, StoreKind, StoreNode } from './types.js';
 
 export const REDIS_CAPABILITIES: Capabilities = {
   scope: 'remote',
@@ -246,3 +248,48 @@ export class RedisNode implements StoreNode {
 function pruneHistory(history: Array<{ writtenLocalUs: number }>, nowLocalUs: number): void {
   while (history.length > 1 && history[1]!.writtenLocalUs <= nowLocalUs - 2 * US_PER_S) history.shift();
 }
+
+/** The Redis store kind: one server, Symfony's RedisStore protocol. */
+export const REDIS: StoreKind = {
+  kind: 'redis',
+  title: 'Redis (single node)',
+  capabilities: REDIS_CAPABILITIES,
+  hazardScenario: 'pause-past-expiry',
+  faults: ['store-restart', 'deploy'],
+  plainGetSet: true,
+  schema: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['kind', 'machine'],
+    description: 'A single Redis server: SET NX PX to acquire, token-checked release and refresh, an INCR counter for fencing tokens.',
+    properties: {
+      kind: { const: 'redis' },
+      name: { $ref: '#/definitions/name', default: 'redis' },
+      machine: { $ref: '#/definitions/name' },
+      persistence: { enum: ['none', 'aof-everysec', 'aof-always'], default: 'none' },
+      fencingTokenStart: { type: 'integer', minimum: 0, maximum: 9007199254740991, default: 1 },
+      keyPrefix: { type: 'string', maxLength: 200, default: '', description: 'Prepended to every key the store sees; a deploy may change it.' },
+    },
+  },
+  normalize(input: Record<string, unknown>, check: StoreCheck): RedisSpec {
+    const spec: RedisSpec = {
+      kind: 'redis',
+      name: (input.name as string | undefined) ?? 'redis',
+      machine: input.machine as string,
+      persistence: (input.persistence as RedisSpec['persistence'] | undefined) ?? 'none',
+      fencingTokenStart: (input.fencingTokenStart as number | undefined) ?? 1,
+      keyPrefix: (input.keyPrefix as string | undefined) ?? '',
+    };
+    machineRef(check, spec.machine, 'machine');
+    return spec;
+  },
+  nodeNames: (spec: StoreSpecBase) => [spec.name],
+  create(world: World, spec: StoreSpecBase, _scenario: Scenario) {
+    const redis = spec as RedisSpec;
+    const node = new RedisNode(world, redis);
+    return {
+      nodes: new Map([[node.name, node]]),
+      driver: () => new SingleNodeDriver(node, redis.keyPrefix, true),
+    };
+  },
+};

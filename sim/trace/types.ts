@@ -10,7 +10,9 @@ export interface Belief {
   readonly holds: boolean;
   readonly owner?: string;
   readonly fence?: number;
-  /** Lease time left by the client's own clock; negative once it has run out. */
+  /** A shared (read) lock. */
+  readonly shared?: boolean;
+  /** Lease time left by the client's own clock; negative once it has run out; absent for locks that do not expire. */
   readonly ttlLeftUs?: number;
 }
 

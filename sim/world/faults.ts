@@ -1,13 +1,13 @@
 import type { Client } from '../clients/lifecycle.js';
 import type { FaultSpec } from '../scenario/types.js';
-import type { StoreNode } from '../stores/types.js';
+import type { StoreInstance } from '../stores/types.js';
 import { msToUs } from '../time.js';
 import type { World } from './world.js';
 
 /** Everything a fault can be aimed at, by name. */
 export interface FaultTargets {
   readonly clients: ReadonlyMap<string, Client>;
-  readonly nodes: ReadonlyMap<string, StoreNode>;
+  readonly store: StoreInstance;
 }
 
 /**
@@ -31,7 +31,19 @@ function inject(world: World, f: FaultSpec, index: number, targets: FaultTargets
       targets.clients.get(f.target)?.crash();
       return;
     case 'store-restart':
-      targets.nodes.get(f.target)?.restart(msToUs(f.downMs));
+      targets.store.nodes.get(f.target)?.restart?.(msToUs(f.downMs));
+      return;
+    case 'deploy':
+      world.recordGlobal('deploy', 'faults', 'net', { data: { ...data, clients: f.clients.join(' '), store: JSON.stringify(f.store) } });
+      for (const c of f.clients) targets.clients.get(c)?.reconfigure(f.store);
+      return;
+    case 'eviction':
+    case 'memory-pressure':
+    case 'session-expiry':
+    case 'connection-loss':
+    case 'ipc-removal':
+      // The scenario check let it through only for stores that list it.
+      targets.store.fault?.(f, index);
       return;
     case 'partition': {
       const groups = f.groups.map((g) => g.join(' ')).join(' | ');

@@ -15,7 +15,7 @@ export class RedisHarness {
 
   constructor(spec: Partial<RedisSpec> = {}) {
     this.world.addMachine('db', 0, 0);
-    this.node = new RedisNode(this.world, { kind: 'redis', name: 'redis', machine: 'db', persistence: 'none', fencingTokenStart: 1, ...spec });
+    this.node = new RedisNode(this.world, { kind: 'redis', name: 'redis', machine: 'db', persistence: 'none', fencingTokenStart: 1, keyPrefix: '', ...spec });
   }
 
   /** Sends `op` as `client` at true time `atUs` (after running the world up to then) and returns the reply. */

@@ -21,8 +21,8 @@ export class TraceBuilder {
     return this.add(timeUs, 'process.crash', client, { key: 'job', believes: { holds: false } });
   }
 
-  granted(timeUs: number, owner: string, key = 'job', node = 'redis'): this {
-    return this.add(timeUs, 'lock.granted', node, { key, owner, peer: owner.split(':')[0]! });
+  granted(timeUs: number, owner: string, key = 'job', node = 'redis', data?: Record<string, number | string | boolean>): this {
+    return this.add(timeUs, 'lock.granted', node, { key, owner, peer: owner.split(':')[0]!, ...(data === undefined ? {} : { data }) });
   }
 
   ended(
@@ -31,8 +31,13 @@ export class TraceBuilder {
     owner: string,
     key = 'job',
     node = 'redis',
+    data?: Record<string, number | string | boolean>,
   ): this {
-    return this.add(timeUs, kind, node, { key, owner, peer: owner.split(':')[0]!, reason: kind.slice(5) });
+    return this.add(timeUs, kind, node, { key, owner, peer: owner.split(':')[0]!, reason: kind.slice(5), ...(data === undefined ? {} : { data }) });
+  }
+
+  believesShared(timeUs: number, client: string, owner: string): this {
+    return this.add(timeUs, 'acquire.ok', client, { key: 'job', owner, believes: { holds: true, owner, shared: true } });
   }
 
   write(timeUs: number, owner: string, accepted: boolean, fence?: number): this {

@@ -1,0 +1,581 @@
+import { STORE_KINDS } from '../stores/registry.js';
+
+/*
+ * The scenario schema, built from parts: the core below, one branch per store
+ * kind from the registry, one per fault kind. `npm run schema` writes it to
+ * docs/schema/scenario.schema.json, and a test keeps that file up to date.
+ */
+
+const FAULTS: Record<string, Record<string, unknown>> = {
+  pauseFault: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['kind', 'atMs', 'target', 'durationMs'],
+    description: 'The client process stops (a GC pause, SIGSTOP); timers and replies wait until it resumes.',
+    properties: {
+      kind: {
+        const: 'pause',
+      },
+      atMs: {
+        $ref: '#/definitions/ms',
+      },
+      target: {
+        $ref: '#/definitions/name',
+      },
+      durationMs: {
+        $ref: '#/definitions/positiveMs',
+      },
+    },
+  },
+  crashFault: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['kind', 'atMs', 'target'],
+    description: 'The client process dies without releasing anything.',
+    properties: {
+      kind: {
+        const: 'crash',
+      },
+      atMs: {
+        $ref: '#/definitions/ms',
+      },
+      target: {
+        $ref: '#/definitions/name',
+      },
+    },
+  },
+  storeRestartFault: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['kind', 'atMs', 'target', 'downMs'],
+    description: 'The store node stops, refuses connections for downMs, and comes back with what its persistence kept.',
+    properties: {
+      kind: {
+        const: 'store-restart',
+      },
+      atMs: {
+        $ref: '#/definitions/ms',
+      },
+      target: {
+        $ref: '#/definitions/name',
+      },
+      downMs: {
+        $ref: '#/definitions/ms',
+      },
+    },
+  },
+  partitionFault: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['kind', 'atMs', 'durationMs', 'groups'],
+    description: 'Machines in different groups cannot reach each other; machines in no group reach everyone.',
+    properties: {
+      kind: {
+        const: 'partition',
+      },
+      atMs: {
+        $ref: '#/definitions/ms',
+      },
+      durationMs: {
+        $ref: '#/definitions/positiveMs',
+      },
+      groups: {
+        type: 'array',
+        minItems: 2,
+        items: {
+          type: 'array',
+          minItems: 1,
+          items: {
+            $ref: '#/definitions/name',
+          },
+        },
+      },
+    },
+  },
+  clockJumpFault: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['kind', 'atMs', 'machine', 'byMs'],
+    description: "The machine's clock steps by byMs (negative: backwards).",
+    properties: {
+      kind: {
+        const: 'clock-jump',
+      },
+      atMs: {
+        $ref: '#/definitions/ms',
+      },
+      machine: {
+        $ref: '#/definitions/name',
+      },
+      byMs: {
+        type: 'number',
+        minimum: -31536000000,
+        maximum: 31536000000,
+      },
+    },
+  },
+  clockDriftFault: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['kind', 'atMs', 'machine', 'driftPpm'],
+    description: "From atMs on, the machine's clock runs at a new rate.",
+    properties: {
+      kind: {
+        const: 'clock-drift',
+      },
+      atMs: {
+        $ref: '#/definitions/ms',
+      },
+      machine: {
+        $ref: '#/definitions/name',
+      },
+      driftPpm: {
+        type: 'number',
+        minimum: -100000,
+        maximum: 100000,
+      },
+    },
+  },
+  latencySpikeFault: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['kind', 'atMs', 'durationMs', 'extraMs'],
+    description: 'Messages sent during the window take extraMs longer; only those to or from `machines` when given.',
+    properties: {
+      kind: {
+        const: 'latency-spike',
+      },
+      atMs: {
+        $ref: '#/definitions/ms',
+      },
+      durationMs: {
+        $ref: '#/definitions/positiveMs',
+      },
+      extraMs: {
+        $ref: '#/definitions/ms',
+      },
+      machines: {
+        type: ['array', 'null'],
+        minItems: 1,
+        items: {
+          $ref: '#/definitions/name',
+        },
+        default: null,
+      },
+    },
+  },
+  evictionFault: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['kind', 'atMs', 'target'],
+    description: 'The store node evicts a key before its expiry (Memcached LRU); key null evicts the least recently used.',
+    properties: {
+      kind: {
+        const: 'eviction',
+      },
+      atMs: {
+        $ref: '#/definitions/ms',
+      },
+      target: {
+        $ref: '#/definitions/name',
+      },
+      key: {
+        type: ['string', 'null'],
+        default: null,
+      },
+    },
+  },
+  memoryPressureFault: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['kind', 'atMs', 'target', 'durationMs', 'writesPerSec', 'itemBytes'],
+    description: "Other traffic fills the store node's memory for a while, so its LRU evicts items, locks included.",
+    properties: {
+      kind: {
+        const: 'memory-pressure',
+      },
+      atMs: {
+        $ref: '#/definitions/ms',
+      },
+      target: {
+        $ref: '#/definitions/name',
+      },
+      durationMs: {
+        $ref: '#/definitions/positiveMs',
+      },
+      writesPerSec: {
+        type: 'number',
+        exclusiveMinimum: 0,
+        maximum: 1000000,
+      },
+      itemBytes: {
+        type: 'integer',
+        minimum: 1,
+        maximum: 1073741824,
+      },
+    },
+  },
+  sessionExpiryFault: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['kind', 'atMs', 'target'],
+    description: "The store ends the client's session or lease (ZooKeeper, etcd), as if its heartbeats had stopped.",
+    properties: {
+      kind: {
+        const: 'session-expiry',
+      },
+      atMs: {
+        $ref: '#/definitions/ms',
+      },
+      target: {
+        $ref: '#/definitions/name',
+      },
+    },
+  },
+  connectionLossFault: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['kind', 'atMs', 'target'],
+    description: "The client's TCP connection to the store drops; the client is not told until it next talks to the store.",
+    properties: {
+      kind: {
+        const: 'connection-loss',
+      },
+      atMs: {
+        $ref: '#/definitions/ms',
+      },
+      target: {
+        $ref: '#/definitions/name',
+      },
+    },
+  },
+  ipcRemovalFault: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['kind', 'atMs', 'machine'],
+    description: "systemd's RemoveIPC=yes deletes the machine's semaphores (the user logged out).",
+    properties: {
+      kind: {
+        const: 'ipc-removal',
+      },
+      atMs: {
+        $ref: '#/definitions/ms',
+      },
+      machine: {
+        $ref: '#/definitions/name',
+      },
+    },
+  },
+  deployFault: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['kind', 'atMs', 'clients', 'store'],
+    description:
+      'A deploy: from atMs the listed clients use the store settings patched with `store` (a new lock directory, key prefix or server), the others keep the old ones.',
+    properties: {
+      kind: {
+        const: 'deploy',
+      },
+      atMs: {
+        $ref: '#/definitions/ms',
+      },
+      clients: {
+        type: 'array',
+        minItems: 1,
+        items: {
+          $ref: '#/definitions/name',
+        },
+      },
+      store: {
+        type: 'object',
+      },
+    },
+  },
+};
+
+const BASE = {
+  $schema: 'http://json-schema.org/draft-07/schema#',
+  $id: 'https://locklab.dev/schema/scenario/1.json',
+  title: 'Locklab scenario',
+  description:
+    'Machines, a lock store, clients running the lock lifecycle, and a schedule of faults. Durations are in milliseconds (fields ending in Ms); fractions of a millisecond are allowed and rounded to whole microseconds.',
+  type: 'object',
+  additionalProperties: false,
+  required: ['name', 'machines', 'store', 'clients'],
+  properties: {
+    $schema: {
+      type: 'string',
+    },
+    name: {
+      type: 'string',
+      minLength: 1,
+      description: 'Short identifier, shown in traces and listings.',
+    },
+    summary: {
+      type: 'string',
+      description: 'One line saying what the scenario shows.',
+    },
+    seed: {
+      $ref: '#/definitions/seed',
+      description: 'Default seed; `locklab run --seed` overrides it.',
+    },
+    budget: {
+      type: 'object',
+      additionalProperties: false,
+      description: 'Every run stops at the first budget it reaches and says which.',
+      properties: {
+        maxEvents: {
+          type: 'integer',
+          minimum: 1,
+          maximum: 100000000,
+          default: 1000000,
+        },
+        maxTimeMs: {
+          $ref: '#/definitions/positiveMs',
+          default: 3600000,
+        },
+      },
+    },
+    machines: {
+      type: 'array',
+      minItems: 1,
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['name'],
+        properties: {
+          name: {
+            $ref: '#/definitions/name',
+          },
+          clockOffsetMs: {
+            type: 'number',
+            default: 0,
+            description: "How far this machine's clock reads ahead of true time at the start (negative: behind).",
+          },
+          clockDriftPpm: {
+            type: 'number',
+            minimum: -100000,
+            maximum: 100000,
+            default: 0,
+            description: 'How fast the clock runs, in parts per million (50 = gains 50 \u00b5s a second).',
+          },
+        },
+      },
+    },
+    network: {
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        latencyMinMs: {
+          $ref: '#/definitions/ms',
+          default: 0.5,
+        },
+        latencyMaxMs: {
+          $ref: '#/definitions/ms',
+          default: 2,
+        },
+        loss: {
+          type: 'number',
+          minimum: 0,
+          maximum: 1,
+          default: 0,
+          description: 'Probability that a message between machines is dropped.',
+        },
+      },
+    },
+    store: {
+      $ref: '#/definitions/store',
+    },
+    resource: {
+      type: 'object',
+      additionalProperties: false,
+      description: 'The protected storage every client writes to.',
+      properties: {
+        machine: {
+          $ref: '#/definitions/name',
+          description: "Defaults to the store's machine.",
+        },
+        fencing: {
+          type: 'boolean',
+          default: false,
+          description: 'Reject writes whose fencing token is lower than the highest seen.',
+        },
+      },
+    },
+    clients: {
+      type: 'array',
+      minItems: 1,
+      items: {
+        $ref: '#/definitions/client',
+      },
+    },
+    faults: {
+      type: 'array',
+      items: {
+        $ref: '#/definitions/fault',
+      },
+    },
+  },
+  definitions: {
+    name: {
+      type: 'string',
+      pattern: '^[A-Za-z0-9][A-Za-z0-9_.-]{0,39}$',
+    },
+    seed: {
+      type: 'integer',
+      minimum: 0,
+      maximum: 4294967295,
+    },
+    ms: {
+      type: 'number',
+      minimum: 0,
+      maximum: 31536000000,
+    },
+    positiveMs: {
+      type: 'number',
+      exclusiveMinimum: 0,
+      maximum: 31536000000,
+    },
+    client: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['name', 'machine'],
+      properties: {
+        name: {
+          $ref: '#/definitions/name',
+        },
+        machine: {
+          $ref: '#/definitions/name',
+        },
+        startMs: {
+          $ref: '#/definitions/ms',
+          default: 0,
+        },
+        key: {
+          type: 'string',
+          minLength: 1,
+          maxLength: 200,
+          default: 'job',
+        },
+        ttlMs: {
+          $ref: '#/definitions/positiveMs',
+          default: 300000,
+          description: "Lease length; 300 s is Symfony's LockFactory default.",
+        },
+        acquire: {
+          type: 'object',
+          additionalProperties: false,
+          properties: {
+            mode: {
+              enum: ['try', 'blocking'],
+              default: 'try',
+              description: 'try: one attempt plus `retries`; blocking: poll every 100 ms (\u00b110 ms) on stores that cannot block.',
+            },
+            method: {
+              enum: ['atomic', 'exists-then-set'],
+              default: 'atomic',
+              description: 'exists-then-set is the classic mistake: GET, then SET if it was free.',
+            },
+            retries: {
+              type: 'integer',
+              minimum: 0,
+              maximum: 100000,
+              default: 0,
+            },
+            retryDelayMs: {
+              $ref: '#/definitions/ms',
+              default: 100,
+            },
+            waitTimeoutMs: {
+              type: ['number', 'null'],
+              exclusiveMinimum: 0,
+              maximum: 31536000000,
+              default: null,
+              description: "Blocking mode: give up after this long; null waits until the run's budget.",
+            },
+            shared: {
+              type: 'boolean',
+              default: false,
+              description: 'Take a shared (read) lock, on stores that share; such a client only reads, so set writes to 0.',
+            },
+            poll: {
+              type: 'boolean',
+              default: true,
+              description: 'Blocking mode on a store that cannot block: poll about every 100 ms as Symfony does (true), or refuse the scenario (false).',
+            },
+          },
+        },
+        workMs: {
+          $ref: '#/definitions/ms',
+          default: 100,
+        },
+        refreshEveryMs: {
+          type: ['number', 'null'],
+          exclusiveMinimum: 0,
+          maximum: 31536000000,
+          default: null,
+          description: 'Refresh the lease this often while working; null never refreshes.',
+        },
+        checkRemaining: {
+          type: 'boolean',
+          default: false,
+        },
+        writes: {
+          type: 'integer',
+          minimum: 0,
+          maximum: 100000,
+          default: 1,
+        },
+        release: {
+          type: 'object',
+          additionalProperties: false,
+          properties: {
+            method: {
+              enum: ['token-checked', 'plain-del'],
+              default: 'token-checked',
+              description: 'plain-del is the mistake: DEL without comparing the token.',
+            },
+            inFinally: {
+              type: 'boolean',
+              default: true,
+              description: 'false: an error skips the release and the lock waits out its TTL.',
+            },
+          },
+        },
+        iterations: {
+          type: 'integer',
+          minimum: 1,
+          maximum: 1000000,
+          default: 1,
+        },
+        thinkMs: {
+          $ref: '#/definitions/ms',
+          default: 0,
+        },
+        requestTimeoutMs: {
+          $ref: '#/definitions/positiveMs',
+          default: 1000,
+        },
+      },
+    },
+  },
+};
+
+/** The JSON Schema of a scenario document, with every registered store kind. */
+export function scenarioSchema(): Record<string, unknown> {
+  const definitions: Record<string, unknown> = { ...(BASE.definitions as Record<string, unknown>), ...FAULTS };
+  const storeRefs: Array<{ $ref: string }> = [];
+  for (const k of STORE_KINDS) {
+    const id = `${k.kind.replace(/-(\w)/g, (_, c: string) => c.toUpperCase())}Store`;
+    definitions[id] = k.schema;
+    storeRefs.push({ $ref: `#/definitions/${id}` });
+  }
+  definitions.store = { type: 'object', required: ['kind'], discriminator: { propertyName: 'kind' }, oneOf: storeRefs };
+  definitions.fault = {
+    type: 'object',
+    required: ['kind'],
+    discriminator: { propertyName: 'kind' },
+    oneOf: Object.keys(FAULTS).map((id) => ({ $ref: `#/definitions/${id}` })),
+  };
+  return { ...BASE, definitions };
+}

@@ -1,0 +1,91 @@
+import type { CallResult, Endpoint } from '../world/endpoint.js';
+import type { Script } from '../world/process.js';
+import type { AcquireArgs, AcquireResult, ClientIo, LeaseRef, LockDriver, LockOp, LockReply, StepResult } from './types.js';
+
+/** How long a request may wait in a blocking store: the wait plus the usual reply timeout. */
+export function waitTimeoutUs(io: ClientIo, waitUs: number | null | undefined): number {
+  if (waitUs === undefined) return io.requestTimeoutUs;
+  // Waiting for ever is bounded by the run's budget: the timer is then never reached.
+  if (waitUs === null) return Number.MAX_SAFE_INTEGER / 4;
+  return waitUs + io.requestTimeoutUs;
+}
+
+/** Turns the reply to an acquire into the driver's answer. */
+export function acquireResult(r: CallResult<LockReply>, expiresLocalUs?: number | null): AcquireResult {
+  if (r.status !== 'reply') return { status: r.status, msg: r.msg, reason: r.status };
+  if (r.reply.ok) return { status: 'ok', msg: r.msg, fence: r.reply.fence, expiresLocalUs };
+  if (r.reply.error !== undefined) return { status: 'error', msg: r.msg, reason: r.reply.error };
+  return { status: 'denied', msg: r.msg, holder: r.reply.holder, reason: r.reply.error };
+}
+
+export function stepResult(r: CallResult<LockReply>, failure: string): StepResult {
+  if (r.status !== 'reply') return { status: r.status, msg: r.msg, reason: r.status };
+  if (r.reply.ok) return { status: 'ok', msg: r.msg };
+  return { status: 'failed', msg: r.msg, reason: r.reply.error ?? failure };
+}
+
+/**
+ * The lock library of a store with one server that speaks LockOp: every
+ * operation is one request to that node. `keyPrefix` is part of the key the
+ * store sees (a deploy can change it), and `expires` says whether leases end
+ * by themselves.
+ */
+export class SingleNodeDriver implements LockDriver {
+  constructor(
+    private readonly node: Endpoint<LockOp, LockReply>,
+    private keyPrefix: string,
+    private readonly expires: boolean,
+  ) {}
+
+  private storeKey(key: string): string {
+    return this.keyPrefix + key;
+  }
+
+  *acquire(io: ClientIo, a: AcquireArgs): Script<AcquireResult> {
+    const op: LockOp = { op: 'acquire', key: this.storeKey(a.key), owner: a.owner, ttlUs: a.ttlUs, shared: a.shared, waitUs: a.waitUs };
+    const data = a.waitUs === undefined ? { attempt: a.attempt } : { attempt: a.attempt, waitUs: a.waitUs ?? -1 };
+    const r = yield* io.request(
+      this.node,
+      op,
+      'acquire.request',
+      { owner: a.owner, ttlUs: this.expires ? a.ttlUs : undefined, data },
+      waitTimeoutUs(io, a.waitUs),
+    );
+    return acquireResult(r, this.expires ? undefined : null);
+  }
+
+  *refresh(io: ClientIo, lease: LeaseRef, ttlUs: number): Script<StepResult> {
+    const r = yield* io.request(this.node, { op: 'refresh', key: this.storeKey(lease.key), owner: lease.owner, ttlUs }, 'refresh.request', {
+      owner: lease.owner,
+      fence: lease.fence,
+      ttlUs,
+    });
+    return stepResult(r, 'not the owner any more');
+  }
+
+  *release(io: ClientIo, lease: LeaseRef, method: 'token-checked' | 'plain-del'): Script<StepResult> {
+    const key = this.storeKey(lease.key);
+    const op: LockOp = method === 'plain-del' ? { op: 'del', key, owner: lease.owner } : { op: 'release', key, owner: lease.owner };
+    const r = yield* io.request(this.node, op, 'release.request', { owner: lease.owner, data: { method } });
+    return stepResult(r, 'not the owner');
+  }
+
+  /** Plain GET: only offered when the store kind says `plainGetSet`; the scenario check refuses it otherwise. */
+  *get(io: ClientIo, key: string, owner: string, attempt: number): Script<{ result: CallResult<LockReply>; holder: string | null }> {
+    const result = yield* io.request(this.node, { op: 'get', key: this.storeKey(key) }, 'exists.request', { owner, data: { attempt } });
+    return { result, holder: result.status === 'reply' ? (result.reply.holder ?? null) : null };
+  }
+
+  *set(io: ClientIo, a: AcquireArgs): Script<AcquireResult> {
+    const r = yield* io.request(this.node, { op: 'set', key: this.storeKey(a.key), owner: a.owner, ttlUs: a.ttlUs }, 'acquire.request', {
+      owner: a.owner,
+      ttlUs: a.ttlUs,
+      data: { attempt: a.attempt, method: 'set' },
+    });
+    return acquireResult(r);
+  }
+
+  reconfigure(patch: Record<string, unknown>): void {
+    if (typeof patch.keyPrefix === 'string') this.keyPrefix = patch.keyPrefix;
+  }
+}
