@@ -23,6 +23,8 @@ export class World {
   private readonly processes = new Map<string, Process>();
   private readonly exitListeners: Array<(p: Process) => void> = [];
   private nextMsg = 1;
+  /** Store nodes that hold locks together (Redlock, Combined): their lock events carry the group and its quorum. */
+  private readonly nodeGroups = new Map<string, { group: string; quorum: number }>();
 
   constructor(seed: number, network: NetworkConfig) {
     this.rng = new RngStreams(seed);
@@ -51,9 +53,22 @@ export class World {
     return p;
   }
 
+  /**
+   * Declares that store node `node` is one of a group of nodes that hold a
+   * lock together, held while at least `quorum` of them hold it. The node's
+   * `lock.*` events then carry `data.group` and `data.quorum` for the checker.
+   */
+  setNodeGroup(node: string, group: string, quorum: number): void {
+    this.nodeGroups.set(node, { group, quorum });
+  }
+
   /** Records a trace event stamped with the current true time and `machine`'s clock. */
   record(kind: string, actor: string, machine: Machine, fields: EventFields = NO_FIELDS, key?: string, believes?: Belief): void {
     const now = this.kernel.nowUs;
+    if (this.nodeGroups.size > 0 && kind.startsWith('lock.')) {
+      const g = this.nodeGroups.get(actor);
+      if (g !== undefined) fields = { ...fields, data: { ...fields.data, group: g.group, quorum: g.quorum } };
+    }
     this.trace.record(now, kind, actor, machine.name, machine.clock.read(now), fields, key ?? fields.key, believes ?? fields.believes);
   }
 
