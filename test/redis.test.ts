@@ -133,3 +133,38 @@ describe('Redis model (STORES.md: SET NX PX, token-checked release, expiry on th
     expect(r.kinds()).toContain(`${3 * S} lock.expired A:1`);
   });
 });
+
+describe('Redis shared locks (Symfony RedisStore saveRead)', () => {
+  const read = (owner: string, ttlUs: number) => ({ op: 'acquire' as const, key: 'job', owner, ttlUs, shared: true });
+
+  it('lets several readers hold the key at once, without fencing tokens', () => {
+    const r = new RedisHarness();
+    expect(r.at(0, 'R', read('R:1', 10 * S))).toEqual({ ok: true });
+    expect(r.at(1, 'S', read('S:1', 10 * S))).toEqual({ ok: true });
+    const granted = r.world.trace.events.filter((e) => e.kind === 'lock.granted');
+    expect(granted.map((e) => [e.owner, e.data?.shared, e.fence])).toEqual([
+      ['R:1', true, undefined],
+      ['S:1', true, undefined],
+    ]);
+  });
+
+  it('refuses a writer while readers hold the key, and readers while a writer does', () => {
+    const r = new RedisHarness();
+    r.at(0, 'R', read('R:1', 10 * S));
+    expect(r.at(1, 'W', acquire('W:1', 10 * S))).toEqual({ ok: false, holder: 'R:1' });
+    r.at(2, 'R', { op: 'release', key: 'job', owner: 'R:1' });
+    expect(r.at(3, 'W', acquire('W:1', 10 * S)).ok).toBe(true);
+    expect(r.at(4, 'S', read('S:1', 10 * S))).toEqual({ ok: false, holder: 'W:1' });
+  });
+
+  it("expires each reader on its own TTL and releases only the reader's own entry", () => {
+    const r = new RedisHarness();
+    r.at(0, 'R', read('R:1', 2 * S));
+    r.at(1 * S, 'S', read('S:1', 5 * S));
+    r.advance(3 * S);
+    expect(r.kinds()).toContain(`${2 * S} lock.expired R:1`);
+    expect(r.at(3 * S, 'W', acquire('W:1', S))).toEqual({ ok: false, holder: 'S:1' });
+    expect(r.at(3 * S, 'S', { op: 'release', key: 'job', owner: 'S:1' }).ok).toBe(true);
+    expect(r.at(3 * S, 'W', acquire('W:1', S)).ok).toBe(true);
+  });
+});

@@ -24,9 +24,13 @@ interface Version {
 }
 
 interface Entry {
+  /** The key as clients name it; the map holding entries is keyed by `entryId`. */
+  readonly key: string;
   readonly owner: string;
   readonly client: string;
-  readonly fence: number;
+  /** A reader of a shared lock; the exclusive holder has no such flag. */
+  readonly shared: boolean;
+  readonly fence: number | undefined;
   /** Newest last; older versions are kept only as long as an AOF crash could roll back to them. */
   versions: Version[];
   /** The pending expiry, re-planned whenever the expiry or the server clock changes. */
@@ -68,36 +72,48 @@ export class RedisNode implements StoreNode {
 
   handle(req: LockOp, caller: Caller): LockReply {
     this.expireIfDue(req.key);
-    const entry = this.keys.get(req.key);
+    if ('owner' in req) this.expireIfDue(readerId(req.key, req.owner));
+    // A shared lock's readers are kept beside the key, one entry each (Symfony's saveRead).
+    const mine = 'owner' in req ? this.keys.get(readerId(req.key, req.owner)) : undefined;
+    const entry = mine ?? this.keys.get(req.key);
     switch (req.op) {
       case 'get':
-        return { ok: true, holder: entry?.owner ?? null };
-      case 'acquire':
-        if (entry !== undefined) {
-          if (entry.owner !== req.owner) return { ok: false, holder: entry.owner };
+        return { ok: true, holder: entry?.owner ?? this.firstReader(req.key) ?? null };
+      case 'acquire': {
+        if (entry !== undefined && entry.owner === req.owner) {
           // Symfony's save script: the same token again only extends the lease.
-          this.extend(req.key, entry, req.ttlUs, caller);
+          this.extend(entry, req.ttlUs, caller);
           return { ok: true, fence: entry.fence };
         }
-        return { ok: true, fence: this.grant(req.key, req.owner, req.ttlUs, caller) };
+        if (entry !== undefined) return { ok: false, holder: entry.owner };
+        if (req.shared === true) {
+          this.grant(req.key, req.owner, req.ttlUs, caller, true);
+          return { ok: true };
+        }
+        const reader = this.firstReader(req.key);
+        if (reader !== undefined) return { ok: false, holder: reader };
+        return { ok: true, fence: this.grant(req.key, req.owner, req.ttlUs, caller, false) };
+      }
       case 'set':
         if (entry !== undefined && entry.owner !== req.owner) {
-          this.drop(req.key, entry, 'lock.overwritten', `SET by ${caller.process} overwrote it`, { peer: caller.process, msg: caller.msg });
+          this.drop(entry, 'lock.overwritten', `SET by ${caller.process} overwrote it`, { peer: caller.process, msg: caller.msg });
         }
-        return { ok: true, fence: this.grant(req.key, req.owner, req.ttlUs, caller) };
+        return { ok: true, fence: this.grant(req.key, req.owner, req.ttlUs, caller, false) };
       case 'refresh':
         if (entry === undefined || entry.owner !== req.owner) return { ok: false, holder: entry?.owner ?? null };
-        this.extend(req.key, entry, req.ttlUs, caller);
+        this.extend(entry, req.ttlUs, caller);
         return { ok: true, fence: entry.fence };
       case 'release':
         if (entry === undefined || entry.owner !== req.owner) return { ok: false, holder: entry?.owner ?? null };
-        this.drop(req.key, entry, 'lock.released', 'released', { peer: caller.process, msg: caller.msg });
+        this.drop(entry, 'lock.released', 'released', { peer: caller.process, msg: caller.msg });
         return { ok: true };
-      case 'del':
-        if (entry === undefined) return { ok: false, holder: null };
-        if (entry.owner === req.owner) this.drop(req.key, entry, 'lock.released', 'released', { peer: caller.process, msg: caller.msg });
-        else this.drop(req.key, entry, 'lock.deleted', `plain DEL by ${caller.process}`, { peer: caller.process, msg: caller.msg });
+      case 'del': {
+        const exclusive = this.keys.get(req.key);
+        if (exclusive === undefined) return { ok: false, holder: null };
+        if (exclusive.owner === req.owner) this.drop(exclusive, 'lock.released', 'released', { peer: caller.process, msg: caller.msg });
+        else this.drop(exclusive, 'lock.deleted', `plain DEL by ${caller.process}`, { peer: caller.process, msg: caller.msg });
         return { ok: true };
+      }
     }
   }
 
@@ -109,7 +125,7 @@ export class RedisNode implements StoreNode {
     this.world.kernel.after(downUs, () => {
       this.up = true;
       this.world.record('store.up', this.name, this.machine, { data: { keysKept: this.keys.size } });
-      for (const key of [...this.keys.keys()]) this.expireIfDue(key);
+      for (const id of [...this.keys.keys()]) this.expireIfDue(id);
     });
   }
 
@@ -124,8 +140,8 @@ export class RedisNode implements StoreNode {
     if (mode === 'aof-always') return 0;
     let lost = 0;
     if (mode === 'none') {
-      for (const [key, entry] of [...this.keys]) {
-        this.drop(key, entry, 'lock.lost', 'restart without persistence', {});
+      for (const entry of [...this.keys.values()]) {
+        this.drop(entry, 'lock.lost', 'restart without persistence', {});
         lost++;
       }
       this.counters.clear();
@@ -133,14 +149,14 @@ export class RedisNode implements StoreNode {
       return lost;
     }
     const syncedUpTo = Math.floor(this.localNow / US_PER_S) * US_PER_S;
-    for (const [key, entry] of [...this.keys]) {
+    for (const entry of [...this.keys.values()]) {
       const durable = entry.versions.filter((v) => v.writtenLocalUs <= syncedUpTo);
       if (durable.length === 0) {
-        this.drop(key, entry, 'lock.lost', 'restart lost writes since the last AOF fsync', {});
+        this.drop(entry, 'lock.lost', 'restart lost writes since the last AOF fsync', {});
         lost++;
       } else if (durable.length < entry.versions.length) {
         entry.versions = durable;
-        this.plan(key, entry);
+        this.plan(entry);
       }
     }
     for (const [key, history] of this.counterHistory) {
@@ -167,11 +183,20 @@ export class RedisNode implements StoreNode {
     return value;
   }
 
-  private grant(key: string, owner: string, ttlUs: number, caller: Caller): number {
-    const fence = this.nextFence(key);
+  /** Grants `key` to `owner`; returns its fencing token (readers of a shared lock get none). */
+  private grant(key: string, owner: string, ttlUs: number, caller: Caller, shared: boolean): number | undefined {
+    const fence = shared ? undefined : this.nextFence(key);
     const now = this.localNow;
-    const entry: Entry = { owner, client: caller.process, fence, versions: [{ writtenLocalUs: now, expiresLocalUs: now + ttlUs }], timer: undefined };
-    this.keys.set(key, entry);
+    const entry: Entry = {
+      key,
+      owner,
+      client: caller.process,
+      shared,
+      fence,
+      versions: [{ writtenLocalUs: now, expiresLocalUs: now + ttlUs }],
+      timer: undefined,
+    };
+    this.keys.set(entryId(entry), entry);
     this.world.record('lock.granted', this.name, this.machine, {
       key,
       owner,
@@ -179,19 +204,19 @@ export class RedisNode implements StoreNode {
       ttlUs,
       peer: caller.process,
       msg: caller.msg,
-      data: { expiresLocalUs: now + ttlUs },
+      data: shared ? { expiresLocalUs: now + ttlUs, shared: true } : { expiresLocalUs: now + ttlUs },
     });
-    this.plan(key, entry);
+    this.plan(entry);
     return fence;
   }
 
-  private extend(key: string, entry: Entry, ttlUs: number, caller: Caller): void {
+  private extend(entry: Entry, ttlUs: number, caller: Caller): void {
     const now = this.localNow;
     entry.versions.push({ writtenLocalUs: now, expiresLocalUs: now + ttlUs });
     if (this.spec.persistence === 'aof-everysec') pruneHistory(entry.versions, now);
     else entry.versions.splice(0, entry.versions.length - 1);
     this.world.record('lock.refreshed', this.name, this.machine, {
-      key,
+      key: entry.key,
       owner: entry.owner,
       fence: entry.fence,
       ttlUs,
@@ -199,14 +224,14 @@ export class RedisNode implements StoreNode {
       msg: caller.msg,
       data: { expiresLocalUs: now + ttlUs },
     });
-    this.plan(key, entry);
+    this.plan(entry);
   }
 
-  private drop(key: string, entry: Entry, kind: string, reason: string, extra: { peer?: string; msg?: number }): void {
-    this.keys.delete(key);
+  private drop(entry: Entry, kind: string, reason: string, extra: { peer?: string; msg?: number }): void {
+    this.keys.delete(entryId(entry));
     this.world.kernel.cancel(entry.timer);
     this.world.record(kind, this.name, this.machine, {
-      key,
+      key: entry.key,
       owner: entry.owner,
       fence: entry.fence,
       peer: extra.peer ?? entry.client,
@@ -219,25 +244,40 @@ export class RedisNode implements StoreNode {
     return entry.versions[entry.versions.length - 1]!.expiresLocalUs;
   }
 
-  private expireIfDue(key: string): void {
-    const entry = this.keys.get(key);
-    if (entry !== undefined && this.localNow >= this.expiresAt(entry)) this.drop(key, entry, 'lock.expired', 'TTL ran out on the server clock', {});
+  private expireIfDue(id: string): void {
+    const entry = this.keys.get(id);
+    if (entry !== undefined && this.localNow >= this.expiresAt(entry)) this.drop(entry, 'lock.expired', 'TTL ran out on the server clock', {});
+  }
+
+  /** The owner of some reader of `key`'s shared lock, if it has readers. */
+  private firstReader(key: string): string | undefined {
+    const prefix = `${key}\u0000`;
+    for (const [id, entry] of this.keys) if (entry.shared && id.startsWith(prefix)) return entry.owner;
+    return undefined;
   }
 
   /** Plans the expiry of `entry` for the true time at which the server's clock reaches it. */
-  private plan(key: string, entry: Entry): void {
+  private plan(entry: Entry): void {
     this.world.kernel.cancel(entry.timer);
     const at = this.machine.clock.trueTimeAt(this.expiresAt(entry), this.world.nowUs);
     entry.timer = this.world.kernel.at(at, () => {
-      if (this.keys.get(key) !== entry) return;
-      if (this.localNow >= this.expiresAt(entry)) this.drop(key, entry, 'lock.expired', 'TTL ran out on the server clock', {});
-      else this.plan(key, entry);
+      if (this.keys.get(entryId(entry)) !== entry) return;
+      if (this.localNow >= this.expiresAt(entry)) this.drop(entry, 'lock.expired', 'TTL ran out on the server clock', {});
+      else this.plan(entry);
     });
   }
 
   private replanAll(): void {
-    for (const [key, entry] of this.keys) this.plan(key, entry);
+    for (const entry of this.keys.values()) this.plan(entry);
   }
+}
+
+function readerId(key: string, owner: string): string {
+  return `${key}\u0000${owner}`;
+}
+
+function entryId(entry: Entry): string {
+  return entry.shared ? readerId(entry.key, entry.owner) : entry.key;
 }
 
 /**

@@ -39,7 +39,7 @@ export type LockOp =
 export interface LockReply {
   readonly ok: boolean;
   /** The fencing token of the granted lease, for stores that issue one. */
-  readonly fence?: number;
+  readonly fence?: number | undefined;
   /** The current holder's owner token, or null when the key is free. */
   readonly holder?: string | null;
   /** Why a request failed, when it was not simply a conflict (e.g. "session expired"). */
