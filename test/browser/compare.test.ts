@@ -68,7 +68,9 @@ describeBrowser('fork and compare', () => {
     const events = doc.events.map((e, i) => (i === 3 ? { ...e, seq: 99, kind: '<script>window.__pwned=1</script>' } : e));
     const page = await lab.page('#/lab?s=pause-past-expiry');
     await ready(page);
-    await page.getByTestId('open-trace').setInputFiles({ name: 'broken.trace.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify({ ...doc, events })) });
+    await page
+      .getByTestId('open-trace')
+      .setInputFiles({ name: 'broken.trace.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify({ ...doc, events })) });
     const notice = page.getByTestId('notice');
     await expect.poll(() => notice.textContent()).toContain('broken.trace.json: events[3].kind');
     expect(await page.locator('main script').count()).toBe(0);

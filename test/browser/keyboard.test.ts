@@ -13,10 +13,11 @@ describeBrowser('keyboard-only use', () => {
   it('every transport verb has a key: play, pause, speed, zoom, pan, arrows, help', async () => {
     const page = await lab.page('#/lab?s=pause-past-expiry');
     await ready(page);
-    const state = () => page.evaluate(() => {
-      const s = window.__locklab!.ui.getState();
-      return { playing: s.playing, speed: s.speed, domain: s.domain, arrows: s.arrows, cursor: s.cursor, helpOpen: s.helpOpen, theme: s.theme };
-    });
+    const state = () =>
+      page.evaluate(() => {
+        const s = window.__locklab!.ui.getState();
+        return { playing: s.playing, speed: s.speed, domain: s.domain, arrows: s.arrows, cursor: s.cursor, helpOpen: s.helpOpen, theme: s.theme };
+      });
     await page.locator('main').click({ position: { x: 5, y: 5 } });
     await page.keyboard.press(']');
     await page.keyboard.press(']');

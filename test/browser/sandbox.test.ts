@@ -27,7 +27,7 @@ describeBrowser('the sandbox', () => {
     await page.getByLabel('New fault').selectOption('clock-jump');
     await page.getByRole('button', { name: 'Add fault' }).click();
     await page.locator('[data-fault-row="0"]').getByLabel('At (ms)').fill('2500');
-    await page.locator('[data-fault-row="0"]').getByLabel('Jump by (ms)').fill('100');
+    await page.locator('[data-fault-row="0"]').getByLabel('byMs').fill('100');
     await page.getByTestId('sandbox-run').click();
     await expect.poll(() => page.getByTestId('verdict').getAttribute('data-outcome')).toBe('unsafe');
     await ready(page);
@@ -59,7 +59,12 @@ describeBrowser('the sandbox', () => {
   it('imports a scenario file, shows a bad one’s issues as text, and exports what it holds', async () => {
     const page = await lab.page('#/sandbox');
     await page.getByRole('button', { name: 'Blank scenario' }).waitFor();
-    const bad = { name: 'x', machines: [{ name: 'm' }], store: { kind: 'etcd', machine: 'm' }, clients: [{ name: '<img src=x onerror="window.__pwned=1">', machine: 'm' }] };
+    const bad = {
+      name: 'x',
+      machines: [{ name: 'm' }],
+      store: { kind: 'etcd', machine: 'm' },
+      clients: [{ name: '<img src=x onerror="window.__pwned=1">', machine: 'm' }],
+    };
     await page.getByTestId('import-scenario').setInputFiles({ name: 'bad.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(bad)) });
     const issues = page.getByTestId('sandbox-issues');
     await expect.poll(() => issues.textContent()).toContain('bad.json: store.kind');
@@ -67,7 +72,12 @@ describeBrowser('the sandbox', () => {
     expect(await page.locator('img').count()).toBe(0);
     expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
 
-    const good = { name: 'imported-one', machines: [{ name: 'a' }, { name: 'db' }], store: { kind: 'redis', machine: 'db' }, clients: [{ name: 'Solo', machine: 'a', ttlMs: 1234 }] };
+    const good = {
+      name: 'imported-one',
+      machines: [{ name: 'a' }, { name: 'db' }],
+      store: { kind: 'redis', machine: 'db' },
+      clients: [{ name: 'Solo', machine: 'a', ttlMs: 1234 }],
+    };
     await page.getByTestId('import-scenario').setInputFiles({ name: 'good.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(good)) });
     await expect.poll(() => page.locator('[data-client-card="Solo"]').count()).toBe(1);
     expect(await page.locator('[data-client-card="Solo"]').getByLabel('TTL (ms)').inputValue()).toBe('1234');

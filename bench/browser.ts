@@ -1,0 +1,129 @@
+/*
+ * Browser figures for `npm run bench`, measured in headless Chromium on the
+ * production build: time to first render of a lesson trace, time to draw a
+ * 100,000-event trace, frames per second while scrubbing it, and the
+ * gzipped size of the JavaScript the page loads first. Medians of several
+ * runs. Run directly (`npx tsx bench/browser.ts`) it prints the JSON.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { gzipSync } from 'node:zlib';
+import { buildLab, startLab } from '../test/browser/lab-server.js';
+
+const RUNS = 5;
+const HEAVY_RUNS = 3;
+const SCRUB_MS = 2000;
+/** The contention trace runs for about 224 s of true time; the scrub sweeps all of it. */
+const SPAN_US = 224_000_000;
+
+/** Eight clients contending for one key, with GC pauses sprinkled in: about 101,000 trace events. */
+export const CONTENTION_100K = {
+  name: 'contention-100k',
+  summary: 'Eight clients on four machines contend for one key 900 times each; twenty GC pauses cause double ownership that fencing catches.',
+  machines: [{ name: 'app0' }, { name: 'app1' }, { name: 'app2' }, { name: 'app3' }, { name: 'db' }],
+  store: { kind: 'redis', machine: 'db' },
+  resource: { fencing: true },
+  clients: Array.from({ length: 8 }, (_, i) => ({
+    name: `C${i}`,
+    machine: `app${i % 4}`,
+    ttlMs: 500,
+    workMs: 20,
+    iterations: 900,
+    thinkMs: 5,
+    acquire: { mode: 'blocking' },
+  })),
+  faults: Array.from({ length: 20 }, (_, i) => ({ kind: 'pause', target: `C${i % 8}`, atMs: 5000 + i * 9000, durationMs: 800 })),
+};
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 === 1 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+}
+
+const round = (x: number, digits = 1) => Math.round(x * 10 ** digits) / 10 ** digits;
+
+/** The JavaScript index.html loads before anything else (its entry module and preloads), gzipped. */
+function initialJsGzipKb(outDir: string): number {
+  const html = readFileSync(join(outDir, 'index.html'), 'utf8');
+  const srcs = [...html.matchAll(/<script[^>]+src="([^"]+\.js)"/g), ...html.matchAll(/<link[^>]+rel="modulepreload"[^>]+href="([^"]+\.js)"/g)].map(
+    (m) => m[1]!,
+  );
+  let bytes = 0;
+  for (const src of new Set(srcs)) bytes += gzipSync(readFileSync(join(outDir, src.replace(/^\.\//, ''))), { level: 9 }).length;
+  return bytes / 1024;
+}
+
+export async function runBrowserBench(): Promise<Record<string, number>> {
+  const outDir = await buildLab();
+  const lab = await startLab();
+  try {
+    const firstRender: number[] = [];
+    for (let i = 0; i < RUNS; i++) {
+      const page = await lab.context.newPage();
+      await page.goto(`${lab.url}#/lab?s=pause-past-expiry`);
+      await page.locator('[data-mark="double-ownership"]').waitFor({ timeout: 15_000 });
+      await page.waitForFunction(() => performance.getEntriesByName('locklab:timeline-drawn').length > 0, undefined, { timeout: 15_000 });
+      firstRender.push(await page.evaluate(() => performance.getEntriesByName('locklab:timeline-drawn')[0]!.startTime));
+      await page.close();
+    }
+
+    const render100k: number[] = [];
+    const sim100k: number[] = [];
+    const scrubFps: number[] = [];
+    let events = 0;
+    for (let i = 0; i < HEAVY_RUNS; i++) {
+      const page = await lab.context.newPage();
+      await page.goto(`${lab.url}#/stores`);
+      await page.waitForFunction(() => window.__locklab !== undefined, undefined, { timeout: 15_000 });
+      const started = Date.now();
+      const shown = await page.evaluate((raw) => window.__locklab!.show({ raw, sourceName: 'bench' }, 1), CONTENTION_100K as unknown);
+      sim100k.push(Date.now() - started - shown.renderMs);
+      render100k.push(shown.renderMs);
+      events = shown.events;
+      // A string, not a function: tsx's keepNames would otherwise inject a helper the page does not have.
+      const fps = (await page.evaluate(`(async () => {
+        const ui = window.__locklab.ui;
+        const endUs = ${SPAN_US};
+        const t0 = performance.now();
+        let frames = 0;
+        await new Promise((resolve) => {
+          const tick = (now) => {
+            const f = (now - t0) / ${SCRUB_MS};
+            if (f >= 1) return resolve();
+            // Sweep the playhead across the whole trace, as a user dragging the scrubber would.
+            ui.getState().seekTime(f * endUs);
+            frames++;
+            requestAnimationFrame(tick);
+          };
+          requestAnimationFrame(tick);
+        });
+        return (frames * 1000) / (performance.now() - t0);
+      })()`)) as number;
+      scrubFps.push(fps);
+      await page.close();
+    }
+    if (lab.errors.length > 0) throw new Error(`the lab reported errors during the bench:\n${lab.errors.join('\n')}`);
+    return {
+      'browser.firstRenderMs': round(median(firstRender)),
+      'browser.trace100kEvents': events,
+      'browser.trace100kSimulateMs': round(median(sim100k)),
+      'browser.trace100kRenderMs': round(median(render100k)),
+      'browser.scrub100kFps': round(median(scrubFps)),
+      'browser.initialJsGzipKb': round(initialJsGzipKb(outDir)),
+    };
+  } finally {
+    await lab.close();
+  }
+}
+
+if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]) {
+  runBrowserBench().then(
+    (r) => console.log(JSON.stringify(r, null, 2)),
+    (err: unknown) => {
+      console.error(err);
+      process.exit(1);
+    },
+  );
+}

@@ -1,0 +1,112 @@
+import { useCallback, useEffect } from 'react';
+import { usePlayback } from '../state/playback.js';
+import { loadTraceFile } from '../state/session.js';
+import { useShortcuts } from '../state/shortcuts.js';
+import { useUi, type View } from '../state/ui.js';
+import { Patterns } from '../timeline/Patterns.js';
+import { CompareView } from '../views/CompareView.js';
+import { LabView } from '../views/LabView.js';
+import { importScenarioFile, SandboxView } from '../views/SandboxView.js';
+import { StoresView } from '../views/StoresView.js';
+import { useDrop } from './DropZone.js';
+import { HelpDialog } from './HelpDialog.js';
+import { Icon } from './Icon.js';
+import { NoticeBar } from './NoticeBar.js';
+
+const TABS: readonly { view: View; label: string }[] = [
+  { view: 'lab', label: 'Lab' },
+  { view: 'sandbox', label: 'Sandbox' },
+  { view: 'compare', label: 'Compare' },
+  { view: 'stores', label: 'Stores' },
+];
+
+/** A trace declares its schema near the top; anything else dropped is taken for a scenario. */
+function looksLikeTrace(head: string): boolean {
+  return /"schema"\s*:\s*"locklab\.trace\//.test(head) || /"events"\s*:\s*\[/.test(head);
+}
+
+export function App() {
+  const view = useUi((s) => s.view);
+  const theme = useUi((s) => s.theme);
+  const busy = useUi((s) => s.busy);
+  const set = useUi((s) => s.set);
+  useShortcuts();
+  usePlayback();
+
+  useEffect(() => {
+    document.documentElement.dataset.theme = theme;
+    try {
+      localStorage.setItem('locklab.theme', theme);
+    } catch {
+      // Storage may be disabled; the theme then lasts for this visit only.
+    }
+  }, [theme]);
+
+  const onDrop = useCallback(async (f: File) => {
+    const head = await f.slice(0, 4096).text();
+    if (looksLikeTrace(head)) await loadTraceFile(f, useUi.getState().view === 'compare' ? 'secondary' : 'primary');
+    else {
+      useUi.getState().set({ view: 'sandbox' });
+      await importScenarioFile(f);
+    }
+  }, []);
+  const dragging = useDrop(onDrop);
+
+  return (
+    <div className="app">
+      <svg className="defs" width="0" height="0" aria-hidden="true" focusable="false">
+        <Patterns />
+      </svg>
+      <a className="skip-link" href="#main" onClick={(ev) => (ev.preventDefault(), document.getElementById('main')?.focus())}>
+        Skip to content
+      </a>
+      <header className="top">
+        <h1 className="brand">
+          <Icon name="lock" size={20} /> Locklab
+        </h1>
+        <nav aria-label="Views">
+          <ul className="tabs">
+            {TABS.map((t, i) => (
+              <li key={t.view}>
+                <button
+                  type="button"
+                  className={view === t.view ? 'tab active' : 'tab'}
+                  aria-current={view === t.view ? 'page' : undefined}
+                  onClick={() => set({ view: t.view })}
+                  title={`${t.label} (${i + 1})`}
+                >
+                  {t.label}
+                </button>
+              </li>
+            ))}
+          </ul>
+        </nav>
+        <div className="top-actions">
+          <span className="status" role="status" aria-live="polite">
+            {busy ?? ''}
+          </span>
+          <button type="button" onClick={() => set({ theme: theme === 'dark' ? 'light' : 'dark' })} title="Switch theme (t)">
+            {theme === 'dark' ? 'Light theme' : 'Dark theme'}
+          </button>
+          <button type="button" onClick={() => set({ helpOpen: true })} title="Keyboard shortcuts and legend (?)">
+            Help (?)
+          </button>
+        </div>
+      </header>
+      <NoticeBar />
+      <main id="main" tabIndex={-1} data-view={view}>
+        {view === 'lab' && <LabView />}
+        {view === 'sandbox' && <SandboxView />}
+        {view === 'compare' && <CompareView />}
+        {view === 'stores' && <StoresView />}
+      </main>
+      <footer className="foot muted small">Drop a trace or scenario JSON file anywhere on the page to open it. Press ? for keys.</footer>
+      {dragging && (
+        <div className="drop-overlay" aria-hidden="true">
+          Drop a trace or scenario file
+        </div>
+      )}
+      <HelpDialog />
+    </div>
+  );
+}

@@ -1,0 +1,104 @@
+import type { InputIssue } from '../../sim/errors.js';
+import { packJson, unpackJson } from './compress.js';
+
+/** Links longer than this are refused, by us and by the servers and chat tools that would carry them. */
+export const MAX_LINK_CHARS = 8000;
+
+const VIEWS = ['lab', 'sandbox', 'compare', 'stores'] as const;
+export type LinkView = (typeof VIEWS)[number];
+
+/** Everything a link restores. The scenario is a built-in's name or a full document. */
+export interface LinkState {
+  view: LinkView;
+  scenario: { builtin: string } | { raw: unknown } | null;
+  seed: number | null;
+  overrides: string[];
+  cursor: number | null;
+  domain: [number, number] | null;
+  arrows: boolean;
+  /** Compare: the second trace is the same scenario with these overrides (and seed). */
+  compare: { overrides: string[]; seed: number | null } | null;
+}
+
+export const EMPTY_LINK: LinkState = { view: 'lab', scenario: null, seed: null, overrides: [], cursor: null, domain: null, arrows: false, compare: null };
+
+export type LinkResult = { ok: true; state: LinkState } | { ok: false; issues: InputIssue[]; view: LinkView };
+
+const intOf = (text: string | null): number | null => (text !== null && /^\d{1,15}$/.test(text) ? Number(text) : null);
+
+/** Builds the `#/view?…` fragment for a state. */
+export async function buildLink(state: LinkState): Promise<string> {
+  const p = new URLSearchParams();
+  if (state.scenario !== null) {
+    if ('builtin' in state.scenario) p.set('s', state.scenario.builtin);
+    else p.set('sc', await packJson(state.scenario.raw));
+  }
+  if (state.seed !== null) p.set('seed', String(state.seed));
+  for (const o of state.overrides) p.append('set', o);
+  if (state.compare !== null) {
+    p.set('b', '1');
+    for (const o of state.compare.overrides) p.append('bset', o);
+    if (state.compare.seed !== null) p.set('bseed', String(state.compare.seed));
+  }
+  if (state.cursor !== null) p.set('t', String(state.cursor));
+  if (state.domain !== null) p.set('z', `${Math.round(state.domain[0])}-${Math.round(state.domain[1])}`);
+  if (state.arrows) p.set('arrows', '1');
+  const query = p.toString();
+  return `#/${state.view}${query === '' ? '' : `?${query}`}`;
+}
+
+/**
+ * Reads a `#/view?…` fragment. Anything it cannot read is reported as an
+ * issue naming the parameter, so the page can say what is wrong with the
+ * link and carry on with a default view.
+ */
+export async function parseLink(hash: string): Promise<LinkResult> {
+  const body = hash.replace(/^#/, '');
+  const [path = '', query = ''] = body.split(/\?(.*)/s, 2);
+  const viewName = path.replace(/^\//, '') || 'lab';
+  const view: LinkView = (VIEWS as readonly string[]).includes(viewName) ? (viewName as LinkView) : 'lab';
+  if (hash.length > MAX_LINK_CHARS) {
+    return { ok: false, view, issues: [{ path: 'link', message: `is ${hash.length} characters long; the lab reads links of at most ${MAX_LINK_CHARS}` }] };
+  }
+  const issues: InputIssue[] = [];
+  if (!(VIEWS as readonly string[]).includes(viewName))
+    issues.push({ path: 'view', message: `unknown view ${JSON.stringify(viewName.slice(0, 40))}; expected one of ${VIEWS.join(', ')}` });
+  let p: URLSearchParams;
+  try {
+    p = new URLSearchParams(query);
+  } catch {
+    return { ok: false, view, issues: [{ path: 'link', message: 'cannot be read as URL parameters' }] };
+  }
+  const state: LinkState = { ...EMPTY_LINK, view, overrides: p.getAll('set'), arrows: p.get('arrows') === '1' };
+  const s = p.get('s');
+  const sc = p.get('sc');
+  if (s !== null && sc !== null) issues.push({ path: 's', message: 'give either a built-in name (s) or a scenario (sc), not both' });
+  else if (s !== null) state.scenario = { builtin: s };
+  else if (sc !== null) {
+    try {
+      state.scenario = { raw: await unpackJson(sc) };
+    } catch (err) {
+      issues.push({ path: 'sc', message: (err as Error).message });
+    }
+  }
+  const number = (name: string): number | null => {
+    const v = p.get(name);
+    if (v === null) return null;
+    const n = intOf(v);
+    if (n === null) issues.push({ path: name, message: `expected a whole number, got ${JSON.stringify(v.slice(0, 40))}` });
+    return n;
+  };
+  state.seed = number('seed');
+  state.cursor = number('t');
+  const z = p.get('z');
+  if (z !== null) {
+    const m = /^(\d{1,15})-(\d{1,15})$/.exec(z);
+    if (m === null || Number(m[1]) >= Number(m[2]))
+      issues.push({ path: 'z', message: `expected from-to in microseconds with from < to, got ${JSON.stringify(z.slice(0, 40))}` });
+    else state.domain = [Number(m[1]), Number(m[2])];
+  }
+  if (p.get('b') === '1') state.compare = { overrides: p.getAll('bset'), seed: number('bseed') };
+  if ((state.cursor !== null || state.compare !== null || state.overrides.length > 0) && state.scenario === null && !issues.some((i) => i.path === 'sc'))
+    issues.push({ path: 's', message: 'the link names no scenario (s or sc)' });
+  return issues.length > 0 ? { ok: false, view, issues } : { ok: true, state };
+}

@@ -1,0 +1,26 @@
+import { StrictMode } from 'react';
+import { createRoot } from 'react-dom/client';
+import { App } from './components/App.js';
+import { startUrlSync } from './state/url-sync.js';
+import { useUi, type Theme } from './state/ui.js';
+import { exposeTestHooks } from './test-hooks.js';
+import './styles.css';
+
+function initialTheme(): Theme {
+  try {
+    const saved = localStorage.getItem('locklab.theme');
+    if (saved === 'light' || saved === 'dark') return saved;
+  } catch {
+    // Storage may be disabled; fall back to the system preference.
+  }
+  return matchMedia('(prefers-color-scheme: dark)').matches ? 'dark' : 'light';
+}
+
+useUi.getState().set({ theme: initialTheme() });
+exposeTestHooks();
+createRoot(document.getElementById('root')!).render(
+  <StrictMode>
+    <App />
+  </StrictMode>,
+);
+void startUrlSync();

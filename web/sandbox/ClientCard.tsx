@@ -1,0 +1,111 @@
+import type { ClientSpec, Scenario } from '../../sim/scenario/types.js';
+import { CheckField, NumField, SelectField, TextField } from './fields.js';
+import { ValueField } from './ValueField.js';
+
+const KNOWN_ACQUIRE = new Set(['mode', 'method', 'retries', 'retryDelayMs', 'waitTimeoutMs']);
+const KNOWN_CLIENT = new Set([
+  'name',
+  'machine',
+  'startMs',
+  'key',
+  'ttlMs',
+  'acquire',
+  'workMs',
+  'refreshEveryMs',
+  'checkRemaining',
+  'writes',
+  'release',
+  'iterations',
+  'thinkMs',
+  'requestTimeoutMs',
+]);
+
+/** Every setting of one client's lock lifecycle, including the variants that teach mistakes. */
+export function ClientCard({
+  client,
+  index,
+  scenario,
+  update,
+  remove,
+}: {
+  client: ClientSpec;
+  index: number;
+  scenario: Scenario;
+  update: (path: (string | number)[], v: unknown) => void;
+  remove: () => void;
+}) {
+  const at = (...p: (string | number)[]) => ['clients', index, ...p];
+  const machines = scenario.machines.map((m) => m.name);
+  const acquire = client.acquire as unknown as Record<string, unknown>;
+  const extra = client as unknown as Record<string, unknown>;
+  return (
+    <fieldset className="card" data-client-card={client.name}>
+      <legend>Client {client.name}</legend>
+      <div className="fields">
+        <TextField label="Name" value={client.name} onChange={(v) => update(at('name'), v)} />
+        <SelectField
+          label="Machine"
+          value={client.machine}
+          options={machines.includes(client.machine) ? machines : [client.machine, ...machines]}
+          onChange={(v) => update(at('machine'), v)}
+        />
+        <NumField label="Starts at (ms)" value={client.startMs} min={0} onChange={(v) => update(at('startMs'), v)} />
+        <TextField label="Key" value={client.key} onChange={(v) => update(at('key'), v)} />
+        <NumField label="TTL (ms)" value={client.ttlMs} min={0} onChange={(v) => update(at('ttlMs'), v)} />
+        <NumField label="Work per write (ms)" value={client.workMs} min={0} onChange={(v) => update(at('workMs'), v)} />
+        <SelectField
+          label="Acquire mode"
+          value={client.acquire.mode}
+          options={['try', 'blocking'] as const}
+          onChange={(v) => update(at('acquire', 'mode'), v)}
+        />
+        <SelectField
+          label="Acquire method"
+          value={client.acquire.method}
+          options={['atomic', 'exists-then-set'] as const}
+          onChange={(v) => update(at('acquire', 'method'), v)}
+        />
+        <NumField label="Retries" value={client.acquire.retries} step="1" min={0} onChange={(v) => update(at('acquire', 'retries'), v)} />
+        <NumField label="Retry delay (ms)" value={client.acquire.retryDelayMs} min={0} onChange={(v) => update(at('acquire', 'retryDelayMs'), v)} />
+        <NumField
+          label="Blocking wait timeout (ms)"
+          value={client.acquire.waitTimeoutMs}
+          nullable
+          onChange={(v) => update(at('acquire', 'waitTimeoutMs'), v)}
+        />
+        {Object.entries(acquire)
+          .filter(([k]) => !KNOWN_ACQUIRE.has(k))
+          .map(([k, v]) => (
+            <ValueField key={k} label={`Acquire: ${k}`} value={v} onChange={(nv) => update(at('acquire', k), nv)} />
+          ))}
+        <NumField
+          label="Refresh every (ms)"
+          value={client.refreshEveryMs}
+          nullable
+          onChange={(v) => update(at('refreshEveryMs'), v)}
+          hint="empty: never refresh"
+        />
+        <CheckField label="Check remaining lifetime before writing" value={client.checkRemaining} onChange={(v) => update(at('checkRemaining'), v)} />
+        <NumField label="Writes per lock" value={client.writes} step="1" min={0} onChange={(v) => update(at('writes'), v)} />
+        <SelectField
+          label="Release method"
+          value={client.release.method}
+          options={['token-checked', 'plain-del'] as const}
+          onChange={(v) => update(at('release', 'method'), v)}
+        />
+        <CheckField label="Release in a finally block" value={client.release.inFinally} onChange={(v) => update(at('release', 'inFinally'), v)} />
+        <NumField label="Iterations" value={client.iterations} step="1" min={1} onChange={(v) => update(at('iterations'), v)} />
+        <NumField label="Think between iterations (ms)" value={client.thinkMs} min={0} onChange={(v) => update(at('thinkMs'), v)} />
+        <NumField label="Request timeout (ms)" value={client.requestTimeoutMs} min={0} onChange={(v) => update(at('requestTimeoutMs'), v)} />
+        {Object.entries(extra)
+          .filter(([k]) => !KNOWN_CLIENT.has(k))
+          .map(([k, v]) => (
+            <ValueField key={k} label={k} value={v} onChange={(nv) => update(at(k), nv)} />
+          ))}
+      </div>
+      <button type="button" className="small-button" onClick={remove} disabled={scenario.clients.length <= 1}>
+        Remove client {client.name}
+      </button>
+    </fieldset>
+  );
+}

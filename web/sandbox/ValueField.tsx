@@ -1,0 +1,75 @@
+import { useEffect, useId, useState } from 'react';
+import { CheckField, NumField, SelectField, TextField } from './fields.js';
+
+/**
+ * A control chosen by the value's type, for settings the lab does not know
+ * in advance (a store model's own fields, a store-specific fault): a
+ * checkbox, a number, a choice of names, text, or JSON for anything else.
+ */
+export function ValueField({
+  label,
+  value,
+  onChange,
+  choices,
+}: {
+  label: string;
+  value: unknown;
+  onChange: (v: unknown) => void;
+  choices?: readonly string[] | undefined;
+}) {
+  if (typeof value === 'boolean') return <CheckField label={label} value={value} onChange={onChange} />;
+  if (typeof value === 'number') return <NumField label={label} value={value} onChange={onChange} />;
+  if (typeof value === 'string') {
+    if (choices !== undefined && choices.length > 0)
+      return <SelectField label={label} value={value} options={choices.includes(value) ? choices : [value, ...choices]} onChange={onChange} />;
+    return <TextField label={label} value={value} onChange={onChange} />;
+  }
+  return <JsonField label={label} value={value} onChange={onChange} />;
+}
+
+/** Edits any JSON value as text; text that is not JSON yet is flagged and kept out of the scenario until it is. */
+export function JsonField({ label, value, onChange }: { label: string; value: unknown; onChange: (v: unknown) => void }) {
+  const id = useId();
+  const [text, setText] = useState(JSON.stringify(value));
+  const [bad, setBad] = useState(false);
+  // Follow the value when it changes from elsewhere, but not while it is the user's own text being typed.
+  useEffect(() => {
+    setText((t) => {
+      try {
+        if (JSON.stringify(JSON.parse(t)) === JSON.stringify(value)) return t;
+      } catch {
+        // The text is mid-edit; the value came from elsewhere, so show it.
+      }
+      setBad(false);
+      return JSON.stringify(value);
+    });
+  }, [value]);
+  return (
+    <div className="field">
+      <label htmlFor={id}>{label} (JSON)</label>
+      <input
+        id={id}
+        type="text"
+        className="mono"
+        value={text}
+        aria-invalid={bad}
+        aria-describedby={bad ? `${id}-err` : undefined}
+        onChange={(ev) => {
+          setText(ev.target.value);
+          try {
+            const parsed: unknown = JSON.parse(ev.target.value);
+            setBad(false);
+            onChange(parsed);
+          } catch {
+            setBad(true);
+          }
+        }}
+      />
+      {bad && (
+        <small id={`${id}-err`} className="warn">
+          not JSON yet
+        </small>
+      )}
+    </div>
+  );
+}

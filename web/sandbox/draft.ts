@@ -1,0 +1,54 @@
+import { create } from 'zustand';
+import type { InputIssue } from '../../sim/errors.js';
+import type { ClientSpec, Scenario } from '../../sim/scenario/types.js';
+
+/**
+ * The scenario being edited in the Sandbox. It is always a complete
+ * scenario (every default filled in by the worker), so every field has a
+ * form control; the worker validates it again before running.
+ */
+export interface DraftState {
+  draft: Scenario | null;
+  issues: { source: string; issues: readonly InputIssue[] } | null;
+  lastTraceId: string | null;
+  setDraft(d: Scenario): void;
+  update(path: readonly (string | number)[], value: unknown): void;
+  setIssues(i: DraftState['issues']): void;
+}
+
+/** Returns a copy of `obj` with the value at `path` replaced; the original is never changed. */
+export function setIn<T>(obj: T, path: readonly (string | number)[], value: unknown): T {
+  if (path.length === 0) return value as T;
+  const [head, ...rest] = path;
+  const src = obj as unknown as Record<string | number, unknown>;
+  const copy = (Array.isArray(obj) ? [...(obj as unknown[])] : { ...src }) as Record<string | number, unknown>;
+  copy[head!] = setIn(src[head!], rest, value);
+  return copy as T;
+}
+
+export const useDraft = create<DraftState>()((set) => ({
+  draft: null,
+  issues: null,
+  lastTraceId: null,
+  setDraft: (d) => set({ draft: d, issues: null }),
+  update: (path, value) => set((s) => (s.draft === null ? {} : { draft: setIn(s.draft, path, value) })),
+  setIssues: (issues) => set({ issues }),
+}));
+
+/** The next free one-letter client name: A, B, … Z, then A1, B1, … */
+export function nextClientName(taken: readonly string[]): string {
+  const used = new Set(taken);
+  for (let i = 0; ; i++) {
+    const name = String.fromCharCode(65 + (i % 26)) + (i >= 26 ? String(Math.floor(i / 26)) : '');
+    if (!used.has(name)) return name;
+  }
+}
+
+/**
+ * A new client like the last one (same settings, so a contention scenario
+ * is two clicks away), with its own name and starting at 0.
+ */
+export function newClient(s: Scenario): ClientSpec {
+  const last = s.clients[s.clients.length - 1]!;
+  return { ...structuredClone(last), name: nextClientName(s.clients.map((c) => c.name)), startMs: 0 };
+}

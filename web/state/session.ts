@@ -1,0 +1,186 @@
+import { buildLink, EMPTY_LINK, MAX_LINK_CHARS, parseLink, type LinkState } from '../links/permalink.js';
+import { sim, WorkerInputError } from '../worker/client.js';
+import type { ScenarioInput } from '../worker/protocol.js';
+import { getTrace, registerTrace, type LoadedTrace, type Origin } from './traces.js';
+import { useUi, type View } from './ui.js';
+
+/*
+ * The lab's verbs: run a scenario, load a file, open a link. They talk to
+ * the worker, register the immutable trace, and point the UI store at it.
+ */
+
+export const DEFAULT_SCENARIO = 'pause-past-expiry';
+
+function inputOf(origin: Exclude<Origin, { kind: 'file' }>): ScenarioInput {
+  return origin.kind === 'builtin' ? { builtin: origin.name } : { raw: origin.raw, sourceName: 'scenario' };
+}
+
+export function labelOf(origin: Origin): string {
+  if (origin.kind === 'file') return origin.fileName;
+  const name = origin.kind === 'builtin' ? origin.name : String((origin.raw as { name?: unknown } | null)?.name ?? 'scenario');
+  const seed = origin.seed === null ? '' : ` · seed ${origin.seed}`;
+  return `${name}${seed}${origin.overrides.length > 0 ? ` · ${origin.overrides.join(' ')}` : ''}`;
+}
+
+function report(err: unknown, title: string): void {
+  if (err instanceof WorkerInputError) useUi.getState().set({ notice: { title, source: err.source, issues: err.issues, tone: 'error' } });
+  else useUi.getState().set({ notice: { title, source: 'lab', issues: [{ path: '', message: String((err as Error).message ?? err) }], tone: 'error' } });
+}
+
+/** Runs a scenario in the worker and registers its trace; reports bad input as a notice and returns null. */
+export async function runOrigin(origin: Exclude<Origin, { kind: 'file' }>, label = labelOf(origin)): Promise<LoadedTrace | null> {
+  const ui = useUi.getState();
+  ui.set({ busy: `Running ${label}…` });
+  try {
+    const t = await sim().run(inputOf(origin), origin.seed, origin.overrides);
+    return registerTrace({ label, origin, doc: t.doc, text: t.text, hash: t.hash, workMs: t.workMs });
+  } catch (err) {
+    report(err, `Could not run ${label}`);
+    return null;
+  } finally {
+    useUi.getState().set({ busy: null });
+  }
+}
+
+/** Shows a trace as the primary one, keeping the cursor where it was when asked to (e.g. after toggling fencing). */
+export function showPrimary(t: LoadedTrace, keep: { cursor?: number; domain?: readonly [number, number] | null } = {}): void {
+  const n = t.doc.events.length;
+  const cursor = Math.min(n - 1, keep.cursor ?? -1);
+  useUi.getState().set({
+    primaryId: t.id,
+    cursor,
+    playheadUs: cursor >= 0 ? t.model.times[cursor]! : t.model.startUs,
+    playing: false,
+    domain: keep.domain === undefined ? null : keep.domain,
+  });
+  performance.mark('locklab:trace-shown');
+}
+
+export async function runPrimary(origin: Exclude<Origin, { kind: 'file' }>, keepView = false): Promise<LoadedTrace | null> {
+  const before = useUi.getState();
+  const t = await runOrigin(origin);
+  if (t !== null) showPrimary(t, keepView ? { cursor: before.cursor, domain: before.domain } : {});
+  return t;
+}
+
+/** Loads a trace file (from the picker or a drop) through the worker's validation. */
+export async function loadTraceFile(file: File, slot: 'primary' | 'secondary'): Promise<LoadedTrace | null> {
+  const ui = useUi.getState();
+  ui.set({ busy: `Reading ${file.name}…` });
+  try {
+    const text = await file.text();
+    const p = await sim().loadTrace(text, file.name);
+    const t = registerTrace({
+      label: `${file.name} (${p.doc.source === 'real' ? 'real servers' : 'simulated'})`,
+      origin: { kind: 'file', fileName: file.name },
+      doc: p.doc,
+      text: p.text,
+      hash: p.hash,
+      workMs: p.workMs,
+    });
+    if (slot === 'primary') showPrimary(t);
+    else useUi.getState().set({ secondaryId: t.id, secondaryNote: `loaded from ${file.name}` });
+    useUi.getState().set({ notice: null });
+    return t;
+  } catch (err) {
+    report(err, `Could not load ${file.name}`);
+    return null;
+  } finally {
+    useUi.getState().set({ busy: null });
+  }
+}
+
+/** Replaces (or adds) one `path=value` override, so toggling a setting twice does not pile up overrides. */
+export function withOverride(overrides: readonly string[], path: string, value: string): string[] {
+  return [...overrides.filter((o) => !o.startsWith(`${path}=`)), `${path}=${value}`];
+}
+
+/** The link state of what is on screen now, or a reason why it cannot be linked. */
+export function currentLinkState(): LinkState | string {
+  const ui = useUi.getState();
+  const primary = getTrace(ui.primaryId);
+  if (ui.view === 'stores' || ui.view === 'sandbox') {
+    if (primary === null || primary.origin.kind === 'file') return { ...EMPTY_LINK, view: ui.view };
+  }
+  if (primary === null) return { ...EMPTY_LINK, view: ui.view };
+  const o = primary.origin;
+  if (o.kind === 'file') return `${primary.label} was loaded from a file; a link cannot carry a file (export it instead).`;
+  const state: LinkState = {
+    view: ui.view,
+    scenario: o.kind === 'builtin' ? { builtin: o.name } : { raw: o.raw },
+    seed: o.seed,
+    overrides: [...o.overrides],
+    cursor: ui.cursor,
+    domain: ui.domain === null ? null : [ui.domain[0], ui.domain[1]],
+    arrows: ui.arrows,
+    compare: null,
+  };
+  const second = getTrace(ui.secondaryId);
+  if (ui.view === 'compare' && second !== null) {
+    const b = second.origin;
+    const same =
+      b.kind !== 'file' &&
+      (b.kind === 'builtin' ? o.kind === 'builtin' && b.name === o.name : o.kind === 'scenario' && JSON.stringify(b.raw) === JSON.stringify(o.raw));
+    if (b.kind === 'file' || !same) return `The second trace (${second.label}) is not a variant of the first, so a link cannot carry it.`;
+    state.compare = { overrides: [...b.overrides], seed: b.seed };
+  }
+  return state;
+}
+
+/** The permalink for the current view, or why there is none. */
+export async function currentLink(): Promise<{ ok: true; hash: string } | { ok: false; reason: string }> {
+  const state = currentLinkState();
+  if (typeof state === 'string') return { ok: false, reason: state };
+  const hash = await buildLink(state);
+  if (hash.length > MAX_LINK_CHARS)
+    return {
+      ok: false,
+      reason: `The link would be ${hash.length} characters, over the ${MAX_LINK_CHARS} the lab accepts; export the scenario as a file instead.`,
+    };
+  return { ok: true, hash };
+}
+
+/**
+ * Restores the view a link describes. A link that cannot be read leaves a
+ * notice saying what is wrong, and the lab opens its default lesson instead.
+ */
+export async function openLink(hash: string): Promise<void> {
+  const result = await parseLink(hash);
+  const ui = useUi.getState();
+  if (!result.ok) {
+    ui.set({
+      view: result.view === 'compare' ? 'lab' : result.view,
+      notice: { title: 'This link is damaged, so the lab opened its first lesson instead', source: 'link', issues: result.issues, tone: 'error' },
+    });
+    await runPrimary({ kind: 'builtin', name: DEFAULT_SCENARIO, seed: null, overrides: [] });
+    return;
+  }
+  const s = result.state;
+  const view: View = s.view;
+  if (s.scenario === null) {
+    ui.set({ view });
+    if (getTrace(ui.primaryId) === null) await runPrimary({ kind: 'builtin', name: DEFAULT_SCENARIO, seed: null, overrides: [] });
+    return;
+  }
+  const origin: Exclude<Origin, { kind: 'file' }> =
+    'builtin' in s.scenario
+      ? { kind: 'builtin', name: s.scenario.builtin, seed: s.seed, overrides: s.overrides }
+      : { kind: 'scenario', raw: s.scenario.raw, seed: s.seed, overrides: s.overrides };
+  const t = await runOrigin(origin);
+  if (t === null) {
+    const notice = useUi.getState().notice;
+    useUi
+      .getState()
+      .set({ notice: notice === null ? null : { ...notice, title: 'This link names a scenario the lab cannot run, so it opened its first lesson instead' } });
+    const fallback = await runOrigin({ kind: 'builtin', name: DEFAULT_SCENARIO, seed: null, overrides: [] });
+    if (fallback !== null) showPrimary(fallback);
+    useUi.getState().set({ view: 'lab' });
+    return;
+  }
+  showPrimary(t, { cursor: s.cursor ?? -1, domain: s.domain });
+  useUi.getState().set({ arrows: s.arrows, view, secondaryId: null });
+  if (s.compare !== null) {
+    const b = await runOrigin({ ...origin, overrides: s.compare.overrides, seed: s.compare.seed });
+    if (b !== null) useUi.getState().set({ secondaryId: b.id, secondaryNote: labelOf(b.origin) });
+  }
+}

@@ -1,0 +1,126 @@
+import { useEffect } from 'react';
+import { useUi, type View } from './ui.js';
+import { panBy, zoomBy } from './zoom.js';
+
+/** One keyboard shortcut, as the help overlay lists it. */
+export interface Shortcut {
+  readonly keys: readonly string[];
+  readonly does: string;
+}
+
+/** Extra verbs a view offers by key (fencing toggle, fork), registered while that view is shown. */
+export const viewKeys: { fencing: (() => void) | null; fork: (() => void) | null } = { fencing: null, fork: null };
+
+export const SHORTCUTS: readonly Shortcut[] = [
+  { keys: ['Space', 'k'], does: 'Play or pause' },
+  { keys: ['→', 'l'], does: 'Step one event forward' },
+  { keys: ['←', 'j'], does: 'Step one event back' },
+  { keys: ['Shift+→', 'Shift+←'], does: 'Step ten events' },
+  { keys: ['Home', 'End'], does: 'First or last event' },
+  { keys: [']', '['], does: 'Faster or slower' },
+  { keys: ['+', '−'], does: 'Zoom in or out around the playhead' },
+  { keys: ['0'], does: 'Show the whole trace' },
+  { keys: ['.', ','], does: 'Pan later or earlier' },
+  { keys: ['a'], does: 'Show or hide request/response arrows' },
+  { keys: ['f'], does: 'Turn fencing on or off and run again (Lab)' },
+  { keys: ['x'], does: 'Fork from here (Lab)' },
+  { keys: ['1', '2', '3', '4'], does: 'Lab, Sandbox, Compare, Stores' },
+  { keys: ['t'], does: 'Light or dark theme' },
+  { keys: ['?'], does: 'This help' },
+  { keys: ['Esc'], does: 'Close a dialog' },
+];
+
+const VIEWS: readonly View[] = ['lab', 'sandbox', 'compare', 'stores'];
+
+function typingIn(target: EventTarget | null): boolean {
+  const el = target as HTMLElement | null;
+  if (el === null || typeof el.closest !== 'function') return false;
+  // Checkboxes and buttons keep the shortcuts; fields that take arrows or letters do not.
+  return el.closest('input:not([type=checkbox]):not([type=radio]):not([type=file]), select, textarea, [contenteditable="true"], dialog') !== null;
+}
+
+/** Installs the shortcuts on the document. Keys typed into form fields and dialogs are left alone. */
+export function useShortcuts(): void {
+  useEffect(() => {
+    const onKey = (ev: KeyboardEvent) => {
+      if (ev.ctrlKey || ev.metaKey || ev.altKey) return;
+      const ui = useUi.getState();
+      if (ev.key === '?') {
+        ui.set({ helpOpen: !ui.helpOpen });
+        ev.preventDefault();
+        return;
+      }
+      if (typingIn(ev.target)) return;
+      // Space and Enter on a focused control press or tick it, as everywhere else.
+      if ((ev.key === ' ' || ev.key === 'Enter') && (ev.target as HTMLElement | null)?.closest?.('button, a, summary, input, label') != null) return;
+      const inTimeline = ui.view === 'lab' || ui.view === 'compare';
+      let handled = true;
+      switch (ev.key) {
+        case ' ':
+        case 'k':
+          if (inTimeline) ui.togglePlay();
+          break;
+        case 'ArrowRight':
+        case 'l':
+          if (inTimeline) ui.stepBy(ev.shiftKey ? 10 : 1);
+          break;
+        case 'ArrowLeft':
+        case 'j':
+          if (inTimeline) ui.stepBy(ev.shiftKey ? -10 : -1);
+          break;
+        case 'Home':
+          ui.seekSeq(-1);
+          break;
+        case 'End':
+          ui.seekSeq(Number.MAX_SAFE_INTEGER);
+          break;
+        case ']':
+          ui.changeSpeed(1);
+          break;
+        case '[':
+          ui.changeSpeed(-1);
+          break;
+        case '+':
+        case '=':
+          zoomBy(0.5);
+          break;
+        case '-':
+        case '_':
+          zoomBy(2);
+          break;
+        case '0':
+          ui.set({ domain: null });
+          break;
+        case '.':
+          panBy(0.25);
+          break;
+        case ',':
+          panBy(-0.25);
+          break;
+        case 'a':
+          ui.set({ arrows: !ui.arrows });
+          break;
+        case 'f':
+          viewKeys.fencing?.();
+          break;
+        case 'x':
+          viewKeys.fork?.();
+          break;
+        case 't':
+          ui.set({ theme: ui.theme === 'dark' ? 'light' : 'dark' });
+          break;
+        case '1':
+        case '2':
+        case '3':
+        case '4':
+          ui.set({ view: VIEWS[Number(ev.key) - 1]! });
+          break;
+        default:
+          handled = false;
+      }
+      if (handled) ev.preventDefault();
+    };
+    document.addEventListener('keydown', onKey);
+    return () => document.removeEventListener('keydown', onKey);
+  }, []);
+}

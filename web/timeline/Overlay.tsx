@@ -1,0 +1,96 @@
+import type { ScaleLinear } from 'd3-scale';
+import { useMemo, useRef } from 'react';
+import { formatInstant } from '../../sim/time.js';
+import { countAtOrBefore } from '../model/search.js';
+import { localAt } from '../model/state-at.js';
+import type { LoadedTrace } from '../state/traces.js';
+import { useUi } from '../state/ui.js';
+import { AXIS_H, GUTTER_W, type Lane } from './layout.js';
+
+interface Props {
+  trace: LoadedTrace;
+  lanes: readonly Lane[];
+  x: ScaleLinear<number, number>;
+  height: number;
+  /** The primary trace follows the cursor exactly; another trace shows its last event at the playhead's time. */
+  primary: boolean;
+}
+
+/**
+ * What moves with the playhead: the line, its draggable handle, the current
+ * event's dot, and each lane's local clock reading. Kept apart from the
+ * static marks so that scrubbing re-renders only this.
+ */
+export function Overlay({ trace, lanes, x, height, primary }: Props) {
+  const playheadUs = useUi((s) => s.playheadUs);
+  const cursorPrimary = useUi((s) => s.cursor);
+  const seekTime = useUi((s) => s.seekTime);
+  const dragging = useRef(false);
+  const clocks = useMemo(() => new Map(trace.model.machines.map((m) => [m.name, m])), [trace.model]);
+  const cursor = primary ? cursorPrimary : countAtOrBefore(trace.model.times, playheadUs) - 1;
+  const e = cursor >= 0 ? trace.doc.events[cursor] : undefined;
+  const laneOfEvent =
+    e === undefined ? undefined : lanes.find((l) => l.name === e.actor || (l.kind === 'faults' && (e.actor === 'faults' || e.actor === 'net')));
+  const [d0, d1] = x.domain() as [number, number];
+  const inView = playheadUs >= d0 && playheadUs <= d1;
+  const px = x(playheadUs);
+
+  const onPointer = (ev: React.PointerEvent<SVGGElement>) => {
+    if (ev.type === 'pointerdown') {
+      dragging.current = true;
+      ev.currentTarget.setPointerCapture(ev.pointerId);
+    } else if (ev.type === 'pointerup' || ev.type === 'pointercancel') {
+      dragging.current = false;
+      return;
+    }
+    if (!dragging.current) return;
+    const svg = ev.currentTarget.ownerSVGElement;
+    if (svg === null) return;
+    const r = svg.getBoundingClientRect();
+    seekTime(x.invert(ev.clientX - r.left - GUTTER_W));
+  };
+
+  return (
+    <>
+      <g className="lane-clocks" aria-hidden="true">
+        {lanes.map((l) => {
+          if (l.machine === '') return null;
+          const clock = clocks.get(l.machine);
+          const local = clock === undefined ? null : localAt(clock, playheadUs);
+          return (
+            <text key={l.id} className="lane-clock" x={8} y={l.y + (l.kind === 'client' ? 42 : l.h - 6)} data-clock={l.machine}>
+              {local === null ? '' : `◷ ${formatInstant(local)}`}
+            </text>
+          );
+        })}
+      </g>
+      <g transform={`translate(${GUTTER_W},0)`}>
+        {inView && (
+          <g data-mark="playhead" data-us={playheadUs}>
+            <line className="playhead" x1={px} x2={px} y1={AXIS_H - 8} y2={height} />
+            {e !== undefined && laneOfEvent !== undefined && e.timeUs >= d0 && e.timeUs <= d1 && (
+              <circle
+                className="current-event"
+                cx={x(e.timeUs)}
+                cy={laneOfEvent.kind === 'client' && e.kind.startsWith('lock.') ? laneOfEvent.truthY : laneOfEvent.rowY}
+                r={9}
+                data-mark="current-event"
+              />
+            )}
+            <g
+              className="scrub"
+              transform={`translate(${px},${AXIS_H - 8})`}
+              onPointerDown={onPointer}
+              onPointerMove={onPointer}
+              onPointerUp={onPointer}
+              onPointerCancel={onPointer}
+            >
+              <title>Drag to scrub</title>
+              <path className="scrub-handle" d="M-7,-12 L7,-12 L7,-4 L0,3 L-7,-4 Z" />
+            </g>
+          </g>
+        )}
+      </g>
+    </>
+  );
+}

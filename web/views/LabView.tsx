@@ -1,0 +1,110 @@
+import { useEffect, useState } from 'react';
+import { BUILTIN_NAMES } from '../../sim/scenarios/index.js';
+import { EventLog } from '../components/EventLog.js';
+import { download, FilePicker } from '../components/FilePicker.js';
+import { SidePanel } from '../components/SidePanel.js';
+import { Transport } from '../components/Transport.js';
+import { VerdictView } from '../components/VerdictView.js';
+import { loadTraceFile, runPrimary, withOverride } from '../state/session.js';
+import { viewKeys } from '../state/shortcuts.js';
+import { useTrace, type LoadedTrace } from '../state/traces.js';
+import { useUi } from '../state/ui.js';
+import { Timeline } from '../timeline/Timeline.js';
+import { fullDomainOf } from '../state/zoom.js';
+import { ForkDialog } from './ForkDialog.js';
+import { forkBase } from './fork.js';
+import { LinkButton } from './LinkButton.js';
+
+/** Re-runs the current trace's scenario with fencing flipped, keeping the playhead and zoom where they are. */
+export async function toggleFencing(t: LoadedTrace): Promise<void> {
+  const base = forkBase(t);
+  await runPrimary({ ...base, overrides: withOverride(base.overrides, 'resource.fencing', String(!t.doc.scenario.resource.fencing)) }, true);
+}
+
+/** The lab: one trace on the timeline, the transport, and the side panel that reads the playhead. */
+export function LabView() {
+  const primaryId = useUi((s) => s.primaryId);
+  const busy = useUi((s) => s.busy);
+  const trace = useTrace(primaryId);
+  const [forkOpen, setForkOpen] = useState(false);
+  const [seedText, setSeedText] = useState('');
+
+  useEffect(() => {
+    if (trace === null) return;
+    setSeedText(String(trace.doc.seed));
+    viewKeys.fencing = () => void toggleFencing(trace);
+    viewKeys.fork = () => setForkOpen(true);
+    return () => {
+      viewKeys.fencing = null;
+      viewKeys.fork = null;
+    };
+  }, [trace]);
+
+  if (trace === null) return <p className="muted">{busy ?? 'Loading…'}</p>;
+  const origin = trace.origin;
+  const builtin = origin.kind === 'builtin' ? origin.name : '';
+  const fencing = trace.doc.scenario.resource.fencing;
+
+  return (
+    <div className="lab">
+      <div className="toolbar" role="group" aria-label="Scenario">
+        <label>
+          Scenario{' '}
+          <select
+            value={builtin}
+            onChange={(ev) => void runPrimary({ kind: 'builtin', name: ev.target.value, seed: null, overrides: [] })}
+            data-testid="scenario-select"
+          >
+            {builtin === '' && <option value="">{trace.doc.scenario.name} (custom)</option>}
+            {BUILTIN_NAMES.map((n) => (
+              <option key={n} value={n}>
+                {n}
+              </option>
+            ))}
+          </select>
+        </label>
+        <form
+          className="inline-form"
+          onSubmit={(ev) => {
+            ev.preventDefault();
+            const seed = Number(seedText);
+            if (Number.isInteger(seed) && seed >= 0) void runPrimary({ ...forkBase(trace), seed });
+          }}
+        >
+          <label>
+            Seed <input type="number" min={0} step={1} value={seedText} onChange={(ev) => setSeedText(ev.target.value)} className="seed-input" />
+          </label>
+          <button type="submit">Run</button>
+        </form>
+        <label className="check">
+          <input type="checkbox" checked={fencing} onChange={() => void toggleFencing(trace)} data-testid="fencing-toggle" /> Fencing
+        </label>
+        <button type="button" onClick={() => setForkOpen(true)} data-testid="fork-open">
+          Fork from here…
+        </button>
+        <LinkButton />
+        <FilePicker label="Open trace…" onFile={(f) => void loadTraceFile(f, 'primary')} testId="open-trace" />
+        <button type="button" onClick={() => download(`${trace.doc.scenario.name}-seed${trace.doc.seed}.trace.json`, trace.text)}>
+          Export trace
+        </button>
+      </div>
+      {trace.doc.scenario.summary !== '' && <p className="summary">{trace.doc.scenario.summary}</p>}
+      <div className="lab-grid">
+        <div className="lab-main">
+          <Timeline trace={trace} fullDomain={fullDomainOf(trace.id, null)} primary title={trace.label} />
+          <Transport trace={trace} />
+          <VerdictView verdict={trace.doc.verdict} />
+          <EventLog trace={trace} />
+        </div>
+        <SidePanel trace={trace} />
+      </div>
+      <p className="muted small">
+        {trace.doc.events.length} events · stop: {trace.doc.stop.reason} · sha256{' '}
+        <span className="mono" data-testid="trace-hash">
+          {trace.hash}
+        </span>
+      </p>
+      <ForkDialog trace={trace} open={forkOpen} onClose={() => setForkOpen(false)} />
+    </div>
+  );
+}

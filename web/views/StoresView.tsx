@@ -1,0 +1,52 @@
+import { STORE_TABLE } from '../../sim/stores/registry.js';
+import { buildLinkSync } from './store-links.js';
+
+const yesNo = (v: boolean) => (v ? '✓ yes' : '✕ no');
+
+/** The capability table of every store the simulator models, each row linking to the scenario that shows its hazard. */
+export function StoresView() {
+  return (
+    <section className="stores">
+      <h2>Stores</h2>
+      <p>What each lock store can do, as the simulator models it. Follow a hazard link to watch the store fail.</p>
+      <div className="table-scroll">
+        <table className="stores-table" data-testid="stores-table">
+          <thead>
+            <tr>
+              <th scope="col">Store</th>
+              <th scope="col">Scope</th>
+              <th scope="col">Expiring</th>
+              <th scope="col">Blocking</th>
+              <th scope="col">Sharing</th>
+              <th scope="col">Fencing token</th>
+              <th scope="col">Loses the lock when</th>
+              <th scope="col">Hazard</th>
+            </tr>
+          </thead>
+          <tbody>
+            {STORE_TABLE.map((row) => (
+              <tr key={row.name} data-store-row={row.name}>
+                <th scope="row">{row.title}</th>
+                <td>{row.scope}</td>
+                <td>{yesNo(row.expiring)}</td>
+                <td>{yesNo(row.blocking)}</td>
+                <td>{yesNo(row.sharing)}</td>
+                <td>{row.fencingToken ?? '✕ none'}</td>
+                <td>
+                  <ul className="plain">
+                    {row.losesLockWhen.map((w) => (
+                      <li key={w}>{w}</li>
+                    ))}
+                  </ul>
+                </td>
+                <td>
+                  <a href={buildLinkSync(row.hazardScenario)}>{row.hazardScenario}</a>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+    </section>
+  );
+}

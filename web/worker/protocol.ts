@@ -1,0 +1,27 @@
+import type { InputIssue } from '../../sim/errors.js';
+import type { TraceDocument } from '../../sim/trace/types.js';
+
+/** What the page asks the simulation worker to do. Every request carries an id so replies can be matched. */
+export type WorkerRequest =
+  /** Run a scenario: a built-in's name or a raw scenario document, a seed, and `path=value` overrides. */
+  | { id: number; type: 'run'; scenario: ScenarioInput; seed: number | null; overrides: readonly string[] }
+  /** Check a scenario document and return it with every default filled in, without running it. */
+  | { id: number; type: 'normalize'; scenario: ScenarioInput }
+  /** Parse and validate a trace file's text. */
+  | { id: number; type: 'load-trace'; text: string; fileName: string };
+
+export type ScenarioInput = { builtin: string } | { raw: unknown; sourceName: string };
+
+/** A trace the worker produced or checked: the document, its serialized bytes and their sha256. */
+export interface TracePayload {
+  doc: TraceDocument;
+  text: string;
+  hash: string;
+  /** Milliseconds the worker spent simulating (or parsing), for the status line and the bench. */
+  workMs: number;
+}
+
+export type WorkerReply =
+  | { id: number; ok: true; type: 'trace'; trace: TracePayload }
+  | { id: number; ok: true; type: 'scenario'; scenario: unknown }
+  | { id: number; ok: false; source: string; issues: InputIssue[] };

@@ -1,0 +1,67 @@
+/// <reference lib="webworker" />
+/*
+ * The simulation runs here, off the page's main thread, with the very same
+ * sim/ modules the CLI uses, so a trace hashed in the browser equals the one
+ * hashed under Node. Nothing here touches the DOM.
+ */
+import { InputError } from '../../sim/errors.js';
+import { normalizeScenario } from '../../sim/scenario/normalize.js';
+import { applyOverrides, parseOverride } from '../../sim/scenario/set.js';
+import { BUILTIN_SCENARIOS } from '../../sim/scenarios/index.js';
+import { runScenario } from '../../sim/run.js';
+import { serializeTrace, traceHash, validateTrace } from '../../sim/trace/io.js';
+import type { Scenario } from '../../sim/scenario/types.js';
+import type { ScenarioInput, WorkerReply, WorkerRequest } from './protocol.js';
+
+declare const self: DedicatedWorkerGlobalScope;
+
+function scenarioOf(input: ScenarioInput): Scenario {
+  if ('builtin' in input) {
+    const raw = BUILTIN_SCENARIOS[input.builtin];
+    if (raw === undefined) {
+      const known = Object.keys(BUILTIN_SCENARIOS).join(', ');
+      throw new InputError('scenario', [{ path: '', message: `no built-in scenario named ${JSON.stringify(input.builtin)} (known: ${known})` }]);
+    }
+    return normalizeScenario(raw, input.builtin);
+  }
+  return normalizeScenario(input.raw, input.sourceName);
+}
+
+function handle(req: WorkerRequest): WorkerReply {
+  const started = performance.now();
+  switch (req.type) {
+    case 'run': {
+      const base = scenarioOf(req.scenario);
+      const scenario = applyOverrides(base, req.overrides.map(parseOverride));
+      const doc = runScenario(scenario, req.seed ?? scenario.seed);
+      const text = serializeTrace(doc);
+      return { id: req.id, ok: true, type: 'trace', trace: { doc, text, hash: traceHash(doc), workMs: performance.now() - started } };
+    }
+    case 'normalize':
+      return { id: req.id, ok: true, type: 'scenario', scenario: scenarioOf(req.scenario) };
+    case 'load-trace': {
+      let data: unknown;
+      try {
+        data = JSON.parse(req.text);
+      } catch (err) {
+        throw new InputError(req.fileName, [{ path: '', message: `is not JSON: ${(err as Error).message}` }]);
+      }
+      const doc = validateTrace(data, req.fileName);
+      // Re-serialize so the hash is of the canonical bytes, as the CLI computes it.
+      const text = serializeTrace(doc);
+      return { id: req.id, ok: true, type: 'trace', trace: { doc, text, hash: traceHash(doc), workMs: performance.now() - started } };
+    }
+  }
+}
+
+self.onmessage = (ev: MessageEvent<WorkerRequest>) => {
+  const req = ev.data;
+  let reply: WorkerReply;
+  try {
+    reply = handle(req);
+  } catch (err) {
+    if (err instanceof InputError) reply = { id: req.id, ok: false, source: err.source, issues: [...err.issues] };
+    else reply = { id: req.id, ok: false, source: 'simulation', issues: [{ path: '', message: `internal error: ${String((err as Error).message ?? err)}` }] };
+  }
+  self.postMessage(reply);
+};
