@@ -9,6 +9,7 @@ import { performance } from 'node:perf_hooks';
 import { normalizeScenario } from '../sim/scenario/normalize.js';
 import { runScenario } from '../sim/run.js';
 import { BUILTIN_SCENARIOS } from '../sim/scenarios/index.js';
+import { STORE_KINDS } from '../sim/stores/registry.js';
 import { contentionScenario } from './contention.js';
 
 interface Stat {
@@ -65,6 +66,16 @@ async function main(): Promise<void> {
     },
     pausePastExpiry: { targetRunsPerSec: 20_000, runsPerSec: runsPerSec('pause-past-expiry', 7) },
   };
+  // One line per store: whole runs per second of its hazard scenario, and the
+  // ratio to Redis's (no model may run below half of it).
+  const stores: Record<string, unknown> = {};
+  const redisRate = (report.pausePastExpiry as { runsPerSec: Stat }).runsPerSec.median;
+  for (const k of STORE_KINDS) {
+    if (BUILTIN_SCENARIOS[k.hazardScenario] === undefined) continue;
+    const rate = k.hazardScenario === 'pause-past-expiry' ? redisRate : runsPerSec(k.hazardScenario, 5).median;
+    stores[k.kind] = { scenario: k.hazardScenario, runsPerSec: rate, ratioToRedis: Math.round((rate / redisRate) * 100) / 100 };
+  }
+  report.stores = { target: 'each at least 0.5 × Redis', ...stores };
   const browserBench = new URL('./browser.ts', import.meta.url);
   if (withBrowser && existsSync(browserBench)) {
     const mod = (await import(browserBench.href)) as { runBrowserBench: () => Promise<Record<string, unknown>> };

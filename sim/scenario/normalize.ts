@@ -227,12 +227,23 @@ function checkClientAgainstStore(c: ClientSpec, at: string, store: StoreSpecBase
   }
 }
 
-/** A deploy's patch may only name fields the store has. */
+const storeShapes = new Map<string, (data: unknown) => InputIssue[]>();
+
+/** A deploy's patch may only name fields the store has, with values its schema accepts. */
 function checkDeployPatch(patch: Record<string, unknown>, at: string, store: StoreSpecBase, issues: InputIssue[]): void {
+  let ok = true;
   for (const field of Object.keys(patch)) {
     if (field === 'kind' || field === 'name' || !(field in store)) {
       const fields = Object.keys(store).filter((f) => f !== 'kind' && f !== 'name');
       issues.push({ path: `${at}.${field}`, message: `a deploy cannot change ${show(field)} of the ${store.kind} store (fields: ${fields.join(', ')})` });
+      ok = false;
     }
   }
+  if (!ok) return;
+  let shape = storeShapes.get(store.kind);
+  if (shape === undefined) {
+    shape = compileSchema({ ...storeKind(store.kind)!.schema, definitions: scenarioSchema().definitions });
+    storeShapes.set(store.kind, shape);
+  }
+  for (const issue of shape({ ...store, ...patch })) issues.push({ path: issue.path === '' ? at : `${at}.${issue.path}`, message: issue.message });
 }
