@@ -72,6 +72,12 @@ describeBrowser('the sandbox', () => {
     expect(await page.locator('img').count()).toBe(0);
     expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
 
+    await page
+      .getByTestId('import-scenario')
+      .setInputFiles({ name: 'broken.json', mimeType: 'application/json', buffer: Buffer.from('{\n  "name": "x",\n  "machines": [}\n') });
+    await expect.poll(() => issues.textContent()).toContain('not valid JSON at line 3, column 16: a value was expected');
+    expect(await issues.textContent()).toContain('broken.json');
+
     const good = {
       name: 'imported-one',
       machines: [{ name: 'a' }, { name: 'db' }],

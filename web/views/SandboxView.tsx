@@ -17,6 +17,8 @@ import { useUi } from '../state/ui.js';
 import { Timeline } from '../timeline/Timeline.js';
 import { fullDomainOf } from '../state/zoom.js';
 import { sim, WorkerInputError } from '../worker/client.js';
+import { InputError } from '../../sim/errors.js';
+import { parseJson } from '../../sim/json.js';
 
 /** Loads a scenario (built-in or a user's document) into the form, with every default filled in by the worker. */
 export async function loadDraft(input: { builtin: string } | { raw: unknown; sourceName: string }): Promise<boolean> {
@@ -35,9 +37,10 @@ export async function loadDraft(input: { builtin: string } | { raw: unknown; sou
 export async function importScenarioFile(f: File): Promise<void> {
   let raw: unknown;
   try {
-    raw = JSON.parse(await f.text());
+    raw = parseJson(await f.text(), f.name);
   } catch (err) {
-    useDraft.getState().setIssues({ source: f.name, issues: [{ path: '', message: `is not JSON: ${(err as Error).message}` }] });
+    if (!(err instanceof InputError)) throw err;
+    useDraft.getState().setIssues({ source: err.source, issues: [...err.issues] });
     return;
   }
   await loadDraft({ raw, sourceName: f.name });

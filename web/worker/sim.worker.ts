@@ -5,6 +5,7 @@
  * hashed under Node. Nothing here touches the DOM.
  */
 import { InputError } from '../../sim/errors.js';
+import { parseJson } from '../../sim/json.js';
 import { normalizeScenario } from '../../sim/scenario/normalize.js';
 import { applyOverrides, parseOverride } from '../../sim/scenario/set.js';
 import { BUILTIN_SCENARIOS } from '../../sim/scenarios/index.js';
@@ -40,13 +41,7 @@ function handle(req: WorkerRequest): WorkerReply {
     case 'normalize':
       return { id: req.id, ok: true, type: 'scenario', scenario: scenarioOf(req.scenario) };
     case 'load-trace': {
-      let data: unknown;
-      try {
-        data = JSON.parse(req.text);
-      } catch (err) {
-        throw new InputError(req.fileName, [{ path: '', message: `is not JSON: ${(err as Error).message}` }]);
-      }
-      const doc = validateTrace(data, req.fileName);
+      const doc = validateTrace(parseJson(req.text, req.fileName), req.fileName);
       // Re-serialize so the hash is of the canonical bytes, as the CLI computes it.
       const text = serializeTrace(doc);
       return { id: req.id, ok: true, type: 'trace', trace: { doc, text, hash: traceHash(doc), workMs: performance.now() - started } };
