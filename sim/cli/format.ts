@@ -46,7 +46,8 @@ export function formatTimeline(doc: TraceDocument, c: Colors): string {
     e,
     time: formatInstant(e.timeUs),
     local: e.localUs === undefined ? '' : formatInstant(e.localUs),
-    who: `${e.actor}@${e.machine}`,
+    // Per-machine store nodes are already named actor@machine.
+    who: e.actor.endsWith(`@${e.machine}`) ? e.actor : `${e.actor}@${e.machine}`,
   }));
   const wTime = Math.max('true time'.length, ...rows.map((r) => r.time.length));
   const wLocal = Math.max('local clock'.length, ...rows.map((r) => r.local.length));

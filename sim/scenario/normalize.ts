@@ -152,7 +152,7 @@ function checkReferences(s: Scenario): InputIssue[] {
   };
   machineRef(s.resource.machine, 'resource.machine');
   const kind = storeKind(s.store.kind)!;
-  const nodeNames = kind.nodeNames(s.store);
+  const nodeNames = kind.nodeNames(s.store, s);
   for (const n of nodeNames) if (clients.has(n)) issues.push({ path: 'store.name', message: `${show(n)} is both a store node's and a client's name` });
   s.clients.forEach((c, i) => {
     machineRef(c.machine, `clients[${i}].machine`);

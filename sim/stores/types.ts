@@ -177,7 +177,7 @@ export interface StoreKind {
   readonly schema: Record<string, unknown>;
   /** Fills in defaults (the input already passed `schema`) and checks names against the scenario. */
   normalize(input: Record<string, unknown>, check: StoreCheck): StoreSpecBase;
-  /** The node names faults may target. */
-  nodeNames(spec: StoreSpecBase): string[];
+  /** The node names faults may target (per-machine stores need the scenario's machines). */
+  nodeNames(spec: StoreSpecBase, scenario?: Omit<Scenario, 'store'>): string[];
   create(world: World, spec: StoreSpecBase, scenario: Scenario): StoreInstance;
 }

@@ -20,8 +20,12 @@ const TONES: Readonly<Record<string, EventTone>> = {
   'lock.deleted': 'truth-loss',
   'lock.overwritten': 'truth-loss',
   'lock.lost': 'truth-loss',
+  'ipc.removed': 'fault',
+  'session.ended': 'truth-loss',
+  'session.lost': 'fault',
   'store.down': 'fault',
   'store.up': 'fault',
+  'store.pressure': 'fault',
   'process.pause': 'fault',
   'process.resume': 'fault',
   'process.crash': 'fault',
@@ -31,6 +35,7 @@ const TONES: Readonly<Record<string, EventTone>> = {
   'clock.drift': 'fault',
   'latency.start': 'fault',
   'latency.end': 'fault',
+  'deploy.start': 'fault',
   'msg.lost': 'fault',
   'write.accepted': 'write-ok',
   'write.rejected': 'write-bad',
@@ -75,6 +80,8 @@ export function describe(e: TraceEvent): string {
       return `acquires ${key} as ${e.owner ?? '?'}${token(e)}`;
     case 'acquire.denied': {
       const holder = str(e, 'holder');
+      // Quorum stores refuse without naming a holder when too few nodes or stores answered yes.
+      if (holder === undefined && e.reason !== undefined) return `is refused: ${e.reason}`;
       return `is refused: ${key} is held${holder === undefined ? '' : ` by ${holder}`}`;
     }
     case 'acquire.timeout':
@@ -83,6 +90,19 @@ export function describe(e: TraceEvent): string {
       return 'cannot connect: refused';
     case 'acquire.giveup':
       return `gives up after ${num(e, 'attempts') ?? '?'} attempt${num(e, 'attempts') === 1 ? '' : 's'}`;
+    case 'quorum.missed': {
+      // Redlock and Combined: a round that did not get enough nodes or stores (or got them too late).
+      const granted = num(e, 'granted') ?? 0;
+      const needed = num(e, 'needed') ?? 0;
+      const validity = num(e, 'validityUs');
+      const late = granted >= needed && validity !== undefined ? `, but its validity is gone (${formatDuration(validity)})` : '';
+      const asked = num(e, 'asked');
+      const of = num(e, 'of') ?? 0;
+      const stopped = asked !== undefined && asked < of ? ` (stops after asking ${asked}: ${str(e, 'strategy') ?? 'the strategy'} can no longer be met)` : '';
+      const retry = num(e, 'retryInUs');
+      const then = retry === undefined ? '' : `, retries in ${formatDuration(retry)} (round ${(num(e, 'round') ?? 0) + 1} of ${num(e, 'rounds') ?? '?'})`;
+      return `holds ${key} on ${granted} of ${of} ${str(e, 'unit') ?? 'nodes'}, ${needed} needed${late}${stopped}: releases it everywhere${then}`;
+    }
     case 'work.start':
       return `works for ${formatDuration(num(e, 'workUs') ?? 0)}`;
     case 'refresh.request':
@@ -121,11 +141,24 @@ export function describe(e: TraceEvent): string {
       return 'resumes, unaware time has passed';
     case 'process.crash':
       return 'CRASHES';
-    case 'lock.granted':
-      return `grants ${key} to ${e.owner ?? '?'}${token(e)}, expiring at its clock ${formatInstant(num(e, 'expiresLocalUs') ?? 0)}`;
+    case 'lock.granted': {
+      // Locks that never expire (flock, semaphores, sessions) carry no expiry.
+      const expires = num(e, 'expiresLocalUs');
+      const shared = e.data?.shared === true ? ' (shared)' : '';
+      return `grants ${key}${shared} to ${e.owner ?? '?'}${token(e)}${expires === undefined ? '' : `, expiring at its clock ${formatInstant(expires)}`}`;
+    }
+    case 'lock.queued': {
+      const wait = num(e, 'waitUs');
+      const limit = wait === undefined || wait < 0 ? 'for as long as it takes' : `for up to ${formatDuration(wait)}`;
+      return `makes ${e.owner ?? '?'} wait for ${key} (held by ${str(e, 'holder') ?? '?'}; queue position ${num(e, 'position') ?? '?'}), ${limit}`;
+    }
+    case 'ipc.removed':
+      return `REMOVES every System V semaphore on ${e.machine} (systemd RemoveIPC): ${num(e, 'semaphores') ?? 0} held`;
     case 'lock.refreshed':
       return `extends ${key} for ${e.owner ?? '?'} to its clock ${formatInstant(num(e, 'expiresLocalUs') ?? 0)}`;
     case 'lock.released':
+      // A kernel lock is also freed when its process exits, without any request.
+      if (e.reason !== undefined && e.reason !== 'released') return `frees ${key} held by ${e.owner ?? '?'}: ${e.reason}`;
       return `deletes ${key} held by ${e.owner ?? '?'} at its owner's request`;
     case 'lock.expired':
       return `EXPIRES ${key} held by ${e.owner ?? '?'}`;
@@ -135,10 +168,22 @@ export function describe(e: TraceEvent): string {
       return `OVERWRITES ${key} held by ${e.owner ?? '?'}: ${e.reason ?? 'overwritten'}`;
     case 'lock.lost':
       return `LOSES ${key} held by ${e.owner ?? '?'}: ${e.reason ?? 'lost'}`;
+    case 'session.ended':
+      // Session stores (PostgreSQL connections, ZooKeeper sessions, etcd leases): the server ends one, and its locks go with it.
+      return `ENDS ${e.peer ?? '?'}'s ${str(e, 'what') ?? 'session'} (${e.reason ?? 'ended'}), which held ${num(e, 'locks') ?? 0} lock(s)`;
+    case 'session.lost':
+      return `learns from ${e.peer ?? 'the store'} that its ${str(e, 'what') ?? 'session'} is gone (${e.reason ?? 'lost'})`;
     case 'store.down':
       return `GOES DOWN (persistence ${str(e, 'persistence') ?? '?'}, ${num(e, 'keysLost') ?? 0} key(s) lost)`;
     case 'store.up':
       return `is back up with ${num(e, 'keysKept') ?? 0} key(s)`;
+    case 'store.pressure':
+      // Memcached: other traffic fills memory, and the LRU starts evicting.
+      return `MEMORY PRESSURE: other clients write ${num(e, 'writesPerSec') ?? 0} items/s of ${num(e, 'itemBytes') ?? 0} bytes for ${formatDuration(num(e, 'durationUs') ?? 0)} into ${num(e, 'memoryBytes') ?? 0} bytes of memory`;
+    case 'replication.conflict':
+      return `skips a change to ${key} replicated from ${str(e, 'from') ?? '?'}: ${e.reason ?? 'conflict'}`;
+    case 'ttl.monitor':
+      return `TTL monitor pass deletes ${num(e, 'deleted') ?? 0} expired document(s)`;
     case 'write.accepted':
       return `accepts the write from ${e.owner ?? '?'}${e.fence === undefined ? '' : ` (token ${e.fence})`}`;
     case 'write.rejected': {
@@ -160,6 +205,8 @@ export function describe(e: TraceEvent): string {
       return `clock on ${e.machine} now drifts ${num(e, 'driftPpm') ?? 0} ppm`;
     case 'latency.start':
       return `LATENCY +${formatDuration(num(e, 'extraUs') ?? 0)} for ${str(e, 'machines') ?? 'all'}`;
+    case 'deploy.start':
+      return `DEPLOY: ${str(e, 'clients') ?? '?'} now use${(str(e, 'clients') ?? '').includes(' ') ? '' : 's'} the store settings ${str(e, 'store') ?? '{}'}`;
     case 'latency.end':
       return `latency back to normal for ${str(e, 'machines') ?? 'all'}`;
     default:

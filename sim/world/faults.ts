@@ -34,7 +34,7 @@ function inject(world: World, f: FaultSpec, index: number, targets: FaultTargets
       targets.store.nodes.get(f.target)?.restart?.(msToUs(f.downMs));
       return;
     case 'deploy':
-      world.recordGlobal('deploy', 'faults', 'net', { data: { ...data, clients: f.clients.join(' '), store: JSON.stringify(f.store) } });
+      world.recordGlobal('deploy.start', 'faults', 'net', { data: { ...data, clients: f.clients.join(' '), store: JSON.stringify(f.store) } });
       for (const c of f.clients) targets.clients.get(c)?.reconfigure(f.store);
       return;
     case 'eviction':

@@ -1,0 +1,303 @@
+import type { Timer } from '../kernel/kernel.js';
+import type { ClientSpec, Scenario } from '../scenario/types.js';
+import { DEFER, type Caller } from '../world/endpoint.js';
+import type { Machine } from '../world/machine.js';
+import type { Script } from '../world/process.js';
+import type { World } from '../world/world.js';
+import { acquireResult, stepResult, waitTimeoutUs } from './single-node-driver.js';
+import type { AcquireArgs, AcquireResult, ClientIo, LeaseRef, LockDriver, LockOp, LockReply, StepResult, StoreNode } from './types.js';
+
+/** One process holding a lock in the kernel's table. */
+interface Holder {
+  readonly owner: string;
+  readonly process: string;
+  readonly shared: boolean;
+}
+
+/** One process blocked in the kernel, waiting for the lock (flock without LOCK_NB, sem_acquire). */
+interface Waiter {
+  readonly owner: string;
+  readonly process: string;
+  readonly shared: boolean;
+  caller: Caller;
+  timer: Timer | undefined;
+}
+
+interface Lock {
+  readonly holders: Holder[];
+  /** Oldest first: freed locks go to waiters in the order they started waiting. */
+  readonly waiters: Waiter[];
+}
+
+/** What distinguishes one kind of per-machine lock from another. */
+export interface LocalLockRules {
+  /** flock(LOCK_SH) exists; a SysV semaphore of one unit is exclusive only. */
+  readonly sharing: boolean;
+}
+
+/**
+ * The lock table of one machine's kernel, as flock(2) and SysV semaphores
+ * keep it: it lives and dies with the machine, only processes on that machine
+ * can reach it, and the kernel frees a process's locks when the process exits.
+ * Nothing here expires, and there is no fencing token.
+ *
+ * A request that cannot be granted either fails at once (LOCK_NB, a try) or,
+ * when the client asked to wait, is held in the kernel until the lock frees
+ * or its wait runs out. A newcomer is granted whenever it is compatible with
+ * the current holders (Linux checks holders, not waiters, so a reader may pass
+ * a waiting writer); freed locks go to waiters in FIFO order, stopping at the
+ * first waiter that still conflicts, so a waiting writer is not starved by
+ * the readers queued behind it.
+ */
+export class LocalLockNode implements StoreNode {
+  readonly name: string;
+  readonly machine: Machine;
+  private readonly locks = new Map<string, Lock>();
+  /** Processes of this machine that have exited: a request still in flight from one of them finds no process to serve. */
+  private readonly exited = new Set<string>();
+
+  constructor(
+    private readonly world: World,
+    name: string,
+    machine: Machine,
+    private readonly rules: LocalLockRules,
+  ) {
+    this.name = name;
+    this.machine = machine;
+    world.onProcessExit((p) => {
+      if (p.machine === this.machine) this.processExited(p.name);
+    });
+  }
+
+  /** The kernel is up as long as its machine is; the lab does not model reboots. */
+  isUp(): boolean {
+    return true;
+  }
+
+  handle(req: LockOp, caller: Caller): LockReply | typeof DEFER {
+    if (this.exited.has(caller.process)) return { ok: false, error: 'process exited' };
+    switch (req.op) {
+      case 'acquire':
+        return this.acquire(req.key, req.owner, req.shared === true && this.rules.sharing, req.waitUs, caller);
+      case 'refresh': {
+        // Nothing expires, so there is nothing to extend; the answer only says whether the owner still holds it.
+        const holder = this.lock(req.key)?.holders.find((h) => h.owner === req.owner);
+        return holder === undefined ? { ok: false, holder: this.firstHolder(req.key) } : { ok: true };
+      }
+      case 'release':
+        return this.release(req.key, req.owner, caller);
+      case 'get':
+      case 'set':
+      case 'del':
+        // There is no plain GET, SET or DEL on a kernel lock; the scenario check keeps clients from asking.
+        return { ok: false, error: `${req.op} is not a ${this.name} operation` };
+    }
+  }
+
+  private lock(key: string): Lock | undefined {
+    return this.locks.get(key);
+  }
+
+  private firstHolder(key: string): string | null {
+    return this.lock(key)?.holders[0]?.owner ?? null;
+  }
+
+  private compatible(lock: Lock, shared: boolean): boolean {
+    if (lock.holders.length === 0) return true;
+    return shared && lock.holders.every((h) => h.shared);
+  }
+
+  private acquire(key: string, owner: string, shared: boolean, waitUs: number | null | undefined, caller: Caller): LockReply | typeof DEFER {
+    let lock = this.locks.get(key);
+    if (lock === undefined) {
+      lock = { holders: [], waiters: [] };
+      this.locks.set(key, lock);
+    }
+    // The same owner again is a retry of an acquire whose reply went missing: it already has the lock.
+    if (lock.holders.some((h) => h.owner === owner)) return { ok: true };
+    if (this.compatible(lock, shared)) {
+      this.grant(key, lock, { owner, process: caller.process, shared }, caller.msg);
+      return { ok: true };
+    }
+    if (waitUs === undefined) return { ok: false, holder: lock.holders[0]!.owner };
+
+    // A retry while still queued replaces the caller that gave up; it keeps its place in the queue.
+    const queued = lock.waiters.find((w) => w.owner === owner);
+    const waiter: Waiter = queued ?? { owner, process: caller.process, shared, caller, timer: undefined };
+    if (queued !== undefined) {
+      this.world.kernel.cancel(queued.timer);
+      queued.caller = caller;
+    } else {
+      lock.waiters.push(waiter);
+    }
+    if (waitUs !== null) {
+      // The wait is timed by this machine's clock, which is also the client's.
+      waiter.timer = this.world.kernel.after(this.machine.clock.trueDuration(waitUs), () => this.giveUp(key, waiter));
+    }
+    this.world.record('lock.queued', this.name, this.machine, {
+      key,
+      owner,
+      peer: caller.process,
+      msg: caller.msg,
+      data: { position: lock.waiters.indexOf(waiter) + 1, holder: lock.holders[0]!.owner, waitUs: waitUs ?? -1, ...(shared ? { shared: true } : {}) },
+    });
+    return DEFER;
+  }
+
+  private grant(key: string, lock: Lock, holder: Holder, msg: number): void {
+    lock.holders.push(holder);
+    this.world.record('lock.granted', this.name, this.machine, {
+      key,
+      owner: holder.owner,
+      peer: holder.process,
+      msg,
+      data: holder.shared ? { shared: true } : undefined,
+    });
+  }
+
+  private release(key: string, owner: string, caller: Caller): LockReply {
+    const lock = this.lock(key);
+    const i = lock?.holders.findIndex((h) => h.owner === owner) ?? -1;
+    if (lock === undefined || i === -1) return { ok: false, holder: this.firstHolder(key) };
+    const [holder] = lock.holders.splice(i, 1);
+    this.world.record('lock.released', this.name, this.machine, { key, owner, peer: holder!.process, msg: caller.msg, reason: 'released' });
+    this.wake(key, lock);
+    return { ok: true };
+  }
+
+  /** Hands a freed lock to the waiters at the head of the queue, as many as it can take at once. */
+  private wake(key: string, lock: Lock): void {
+    while (lock.waiters.length > 0) {
+      const next = lock.waiters[0]!;
+      if (!this.compatible(lock, next.shared)) break;
+      lock.waiters.shift();
+      this.world.kernel.cancel(next.timer);
+      this.grant(key, lock, { owner: next.owner, process: next.process, shared: next.shared }, next.caller.msg);
+      next.caller.respond({ ok: true } satisfies LockReply);
+    }
+    if (lock.holders.length === 0 && lock.waiters.length === 0) this.locks.delete(key);
+  }
+
+  /** A waiter's time ran out: it is told no, and whoever queued behind it may now fit. */
+  private giveUp(key: string, waiter: Waiter): void {
+    const lock = this.lock(key);
+    const i = lock?.waiters.indexOf(waiter) ?? -1;
+    if (lock === undefined || i === -1) return;
+    lock.waiters.splice(i, 1);
+    waiter.caller.respond({ ok: false, holder: lock.holders[0]?.owner ?? null } satisfies LockReply);
+    this.wake(key, lock);
+  }
+
+  /** The kernel closes an exited process's descriptors: its locks are freed and its waits end. */
+  private processExited(process: string): void {
+    this.exited.add(process);
+    for (const [key, lock] of [...this.locks]) {
+      for (const w of lock.waiters.filter((w) => w.process === process)) {
+        this.world.kernel.cancel(w.timer);
+        lock.waiters.splice(lock.waiters.indexOf(w), 1);
+      }
+      for (const h of lock.holders.filter((h) => h.process === process)) {
+        lock.holders.splice(lock.holders.indexOf(h), 1);
+        this.world.record('lock.released', this.name, this.machine, { key, owner: h.owner, peer: process, reason: 'process exit' });
+      }
+      this.wake(key, lock);
+    }
+  }
+
+  /**
+   * Deletes every lock in the table at once (systemd RemoveIPC=yes removing a
+   * user's semaphores): each holder loses its lock without being told, and
+   * each waiter, woken by the removal, takes the lock afresh.
+   */
+  removeAll(reason: string): void {
+    for (const [key, lock] of [...this.locks]) {
+      for (const h of lock.holders.splice(0)) {
+        this.world.record('lock.lost', this.name, this.machine, { key, owner: h.owner, peer: h.process, reason });
+      }
+      this.wake(key, lock);
+    }
+  }
+
+  /** How many locks are held now (each is one semaphore or one locked file). */
+  heldCount(): number {
+    let n = 0;
+    for (const lock of this.locks.values()) if (lock.holders.length > 0) n++;
+    return n;
+  }
+
+  /** Who holds `key` now, oldest first (for tests and the lab's side panel). */
+  holders(key: string): string[] {
+    return this.lock(key)?.holders.map((h) => h.owner) ?? [];
+  }
+
+  /** Who waits for `key` now, in queue order. */
+  waiting(key: string): string[] {
+    return this.lock(key)?.waiters.map((w) => w.owner) ?? [];
+  }
+}
+
+/** The node name of the per-machine table `store` keeps on `machine`. */
+export function localNodeName(store: string, machine: string): string {
+  return `${store}@${machine}`;
+}
+
+/** One lock table per machine of the scenario, by node name. */
+export function localNodes(world: World, store: string, scenario: Scenario, rules: LocalLockRules): Map<string, LocalLockNode> {
+  const nodes = new Map<string, LocalLockNode>();
+  for (const m of scenario.machines) {
+    const name = localNodeName(store, m.name);
+    nodes.set(name, new LocalLockNode(world, name, world.machine(m.name), rules));
+  }
+  return nodes;
+}
+
+/** The node a client reaches: the kernel of its own machine, over loopback. */
+export function nodeOf(nodes: ReadonlyMap<string, LocalLockNode>, store: string, client: ClientSpec): LocalLockNode {
+  const node = nodes.get(localNodeName(store, client.machine));
+  if (node === undefined) throw new Error(`no ${store} table on machine ${client.machine}: normalize the scenario first`);
+  return node;
+}
+
+/**
+ * The client side of a per-machine lock: every operation is a system call on
+ * the client's own machine. `lockPath` turns the client's key into what the
+ * kernel sees (a file path, a semaphore key), and may change with a deploy.
+ *
+ * Refreshing does nothing and always succeeds, as Symfony's FlockStore and
+ * SemaphoreStore `putOffExpiration` do: the lock does not expire, and the
+ * library never asks the kernel whether it still holds it.
+ */
+export class LocalDriver implements LockDriver {
+  constructor(
+    private readonly node: LocalLockNode,
+    private lockPath: (key: string) => string,
+    private readonly onReconfigure?: (patch: Record<string, unknown>) => ((key: string) => string) | undefined,
+  ) {}
+
+  *acquire(io: ClientIo, a: AcquireArgs): Script<AcquireResult> {
+    const op: LockOp = { op: 'acquire', key: this.lockPath(a.key), owner: a.owner, ttlUs: a.ttlUs, shared: a.shared, waitUs: a.waitUs };
+    const data: Record<string, string | number | boolean> = { attempt: a.attempt, path: op.key };
+    if (a.waitUs !== undefined) data.waitUs = a.waitUs ?? -1;
+    if (a.shared) data.shared = true;
+    const r = yield* io.request(this.node, op, 'acquire.request', { owner: a.owner, data }, waitTimeoutUs(io, a.waitUs));
+    return acquireResult(r, null);
+  }
+
+  // eslint-disable-next-line require-yield -- a refresh of a lock that cannot expire makes no call at all
+  *refresh(io: ClientIo, _lease: LeaseRef, _ttlUs: number): Script<StepResult> {
+    return { status: 'ok', msg: io.world.newMsg() };
+  }
+
+  *release(io: ClientIo, lease: LeaseRef, method: 'token-checked' | 'plain-del'): Script<StepResult> {
+    const r = yield* io.request(this.node, { op: 'release', key: this.lockPath(lease.key), owner: lease.owner }, 'release.request', {
+      owner: lease.owner,
+      data: { method },
+    });
+    return stepResult(r, 'not the owner');
+  }
+
+  reconfigure(patch: Record<string, unknown>): void {
+    const next = this.onReconfigure?.(patch);
+    if (next !== undefined) this.lockPath = next;
+  }
+}
