@@ -49,7 +49,7 @@ describe('network', () => {
     expect(lost).toBeLessThan(1150);
   });
 
-  it('draws each link from its own stream: traffic on one link leaves another unchanged', () => {
+  it("draws each sender from its own stream: traffic from one machine leaves another machine's draws unchanged", () => {
     const quiet = new Network(config, new RngStreams(8));
     const busy = new Network(config, new RngStreams(8));
     for (let i = 0; i < 50; i++) busy.send('x', 'y');

@@ -76,6 +76,8 @@ export function check(events: readonly TraceEvent[]): Verdict {
   const lostLocks: LostLock[] = [];
   const staleWrites: StaleWrite[] = [];
   const pendingLoss: Array<{ holding: Holding; atUs: number }> = [];
+  /** Writes the resource refused although their writer did hold the lock (no token to check). */
+  let rejectedCurrent = 0;
   let lastUs = 0;
 
   for (const e of events) {
@@ -133,6 +135,7 @@ export function check(events: readonly TraceEvent[]): Verdict {
       }
     } else if ((e.kind === 'write.accepted' || e.kind === 'write.rejected') && e.owner !== undefined) {
       const stale = staleness(e, holdingsByOwner, holdingsByKey);
+      if (stale === undefined && e.kind === 'write.rejected') rejectedCurrent++;
       if (stale !== undefined) {
         staleWrites.push({
           seq: e.seq,
@@ -161,7 +164,13 @@ export function check(events: readonly TraceEvent[]): Verdict {
   // ownership without any stale write (say, the late holder checked its lease
   // and skipped its write) is reported, but did no harm.
   const outcome = staleWrites.some((w) => w.accepted) ? 'unsafe' : staleWrites.length > 0 ? 'fenced' : 'safe';
-  return { outcome, doubleOwnership, staleWrites, lostLocks, summary: summarize(outcome, doubleOwnership, staleWrites, lostLocks) };
+  const summary = summarize(outcome, doubleOwnership, staleWrites, lostLocks);
+  if (rejectedCurrent > 0) {
+    summary.push(
+      `Fencing also refused ${rejectedCurrent} write${rejectedCurrent === 1 ? '' : 's'} from a client that did hold the lock: without a fencing token the resource cannot tell good writes from stale ones.`,
+    );
+  }
+  return { outcome, doubleOwnership, staleWrites, lostLocks, summary };
 }
 
 /** Why a write was stale, or undefined when its writer still solely held the lock. */

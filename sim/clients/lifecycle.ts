@@ -268,7 +268,7 @@ export class Client implements ClientIo {
     const requestLocal = this.process.localNow();
     const r = yield* this.driver.refresh(this, lease, ttlUs);
     if (r.status === 'ok') {
-      if (lease.expiresLocalUs !== null) lease.expiresLocalUs = requestLocal + ttlUs;
+      if (lease.expiresLocalUs !== null) lease.expiresLocalUs = r.expiresLocalUs ?? requestLocal + ttlUs;
       this.emit('refresh.ok', { owner: lease.owner, fence: lease.fence, ttlUs, msg: r.msg });
       return undefined;
     }

@@ -1,7 +1,21 @@
+import combinedUnanimousNodeDown from './combined-unanimous-node-down.json';
 import crashWithoutRelease from './crash-without-release.json';
+import deployConfigChange from './deploy-config-change.json';
+import etcdRevisionFencing from './etcd-revision-fencing.json';
 import existsThenSetRace from './exists-then-set-race.json';
+import flockAcrossServers from './flock-across-servers.json';
 import pausePastExpiry from './pause-past-expiry.json';
+import postgresConnectionLoss from './postgres-connection-loss.json';
+import redlockClockJump from './redlock-clock-jump.json';
+import redlockRestartWithoutDelay from './redlock-restart-without-delay.json';
 import releaseByPlainDel from './release-by-plain-del.json';
+import semaphoreTwoContainers from './semaphore-two-containers.json';
+import memcachedEviction from './memcached-eviction.json';
+import memcachedRestart from './memcached-restart.json';
+import mongodbClientClockSkew from './mongodb-client-clock-skew.json';
+import redisRestartWithoutPersistence from './redis-restart-without-persistence.json';
+import sqlClockSkew from './sql-clock-skew.json';
+import zookeeperSessionExpiry from './zookeeper-session-expiry.json';
 
 /**
  * The built-in scenarios, as written (before defaults), by name. Each file's
@@ -12,6 +26,20 @@ export const BUILTIN_SCENARIOS: Readonly<Record<string, unknown>> = {
   'crash-without-release': crashWithoutRelease,
   'exists-then-set-race': existsThenSetRace,
   'release-by-plain-del': releaseByPlainDel,
+  'flock-across-servers': flockAcrossServers,
+  'semaphore-two-containers': semaphoreTwoContainers,
+  'deploy-config-change': deployConfigChange,
+  'redlock-clock-jump': redlockClockJump,
+  'redlock-restart-without-delay': redlockRestartWithoutDelay,
+  'combined-unanimous-node-down': combinedUnanimousNodeDown,
+  'memcached-restart': memcachedRestart,
+  'memcached-eviction': memcachedEviction,
+  'sql-clock-skew': sqlClockSkew,
+  'mongodb-client-clock-skew': mongodbClientClockSkew,
+  'redis-restart-without-persistence': redisRestartWithoutPersistence,
+  'postgres-connection-loss': postgresConnectionLoss,
+  'zookeeper-session-expiry': zookeeperSessionExpiry,
+  'etcd-revision-fencing': etcdRevisionFencing,
 };
 
 export const BUILTIN_NAMES: readonly string[] = Object.keys(BUILTIN_SCENARIOS);

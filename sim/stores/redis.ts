@@ -35,6 +35,12 @@ interface Entry {
   versions: Version[];
   /** The pending expiry, re-planned whenever the expiry or the server clock changes. */
   timer: Timer | undefined;
+  /**
+   * Set when a crash lost this key. It is recorded as lost when the server
+   * comes back: until then nobody can be granted it, so it still protects its
+   * holder (the point of delaying a restart past the longest TTL).
+   */
+  lostInCrash?: string;
 }
 
 /**
@@ -123,6 +129,7 @@ export class RedisNode implements StoreNode {
     const lost = this.crashLosses();
     this.world.record('store.down', this.name, this.machine, { reason: 'restart', data: { persistence: this.spec.persistence, keysLost: lost } });
     this.world.kernel.after(downUs, () => {
+      for (const entry of [...this.keys.values()]) if (entry.lostInCrash !== undefined) this.drop(entry, 'lock.lost', entry.lostInCrash, {});
       this.up = true;
       this.world.record('store.up', this.name, this.machine, { data: { keysKept: this.keys.size } });
       for (const id of [...this.keys.keys()]) this.expireIfDue(id);
@@ -140,8 +147,8 @@ export class RedisNode implements StoreNode {
     if (mode === 'aof-always') return 0;
     let lost = 0;
     if (mode === 'none') {
-      for (const entry of [...this.keys.values()]) {
-        this.drop(entry, 'lock.lost', 'restart without persistence', {});
+      for (const entry of this.keys.values()) {
+        entry.lostInCrash = 'restart without persistence';
         lost++;
       }
       this.counters.clear();
@@ -152,7 +159,7 @@ export class RedisNode implements StoreNode {
     for (const entry of [...this.keys.values()]) {
       const durable = entry.versions.filter((v) => v.writtenLocalUs <= syncedUpTo);
       if (durable.length === 0) {
-        this.drop(entry, 'lock.lost', 'restart lost writes since the last AOF fsync', {});
+        entry.lostInCrash = 'restart lost writes since the last AOF fsync';
         lost++;
       } else if (durable.length < entry.versions.length) {
         entry.versions = durable;

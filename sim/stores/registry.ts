@@ -1,8 +1,31 @@
+import { COMBINED } from './combined.js';
+import { ETCD } from './etcd.js';
+import { FLOCK } from './flock.js';
+import { MEMCACHED } from './memcached.js';
+import { MONGODB } from './mongodb.js';
+import { POSTGRES } from './postgres.js';
 import { REDIS } from './redis.js';
+import { REDLOCK } from './redlock.js';
+import { SEMAPHORE } from './semaphore.js';
+import { SQL } from './sql.js';
+import { ZOOKEEPER, ZOOKEEPER_RECIPE } from './zookeeper.js';
 import type { Capabilities, StoreKind } from './types.js';
 
 /** Every store kind the simulator models, in the order the lab and `locklab stores` list them. */
-export const STORE_KINDS: readonly StoreKind[] = [REDIS];
+export const STORE_KINDS: readonly StoreKind[] = [
+  REDIS,
+  FLOCK,
+  SEMAPHORE,
+  MEMCACHED,
+  SQL,
+  MONGODB,
+  REDLOCK,
+  COMBINED,
+  POSTGRES,
+  ZOOKEEPER,
+  ZOOKEEPER_RECIPE,
+  ETCD,
+];
 
 export function storeKind(kind: string): StoreKind | undefined {
   return STORE_KINDS.find((k) => k.kind === kind);

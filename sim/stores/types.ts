@@ -93,8 +93,17 @@ export type AcquireResult =
   | { readonly status: 'denied'; readonly msg: number; readonly holder?: string | null | undefined; readonly reason?: string | undefined }
   | { readonly status: 'timeout' | 'refused' | 'error'; readonly msg: number; readonly reason?: string | undefined };
 
-/** The answer to a refresh or a release. */
-export type StepResult = { readonly status: 'ok' | 'failed' | 'timeout' | 'refused' | 'error'; readonly msg: number; readonly reason?: string | undefined };
+/**
+ * The answer to a refresh or a release. A refresh may say when the extended
+ * lease ends by the client's clock (Redlock subtracts its drift allowance);
+ * otherwise it is the request time plus the TTL.
+ */
+export type StepResult = {
+  readonly status: 'ok' | 'failed' | 'timeout' | 'refused' | 'error';
+  readonly msg: number;
+  readonly reason?: string | undefined;
+  readonly expiresLocalUs?: number | undefined;
+};
 
 /** A lease as a driver sees it when refreshing or releasing. */
 export interface LeaseRef {

@@ -30,14 +30,12 @@ export const DROPPED = -2;
 
 /**
  * Decides, for each message, whether it arrives and how long it takes.
- * Latency is drawn from one seeded stream per (sender, receiver) pair, so
- * traffic between two machines never shifts the draws of another pair.
+ * Latency is drawn from one seeded stream per sending machine.
  */
 export class Network {
   private readonly partitions: Partition[] = [];
   private readonly spikes: Spike[] = [];
-  /** Streams by sender, then receiver: no string is built per message. */
-  private readonly linkRng = new Map<string, Map<string, Rng>>();
+  private readonly senderRng = new Map<string, Rng>();
 
   constructor(
     private readonly config: NetworkConfig,
@@ -75,7 +73,7 @@ export class Network {
     if (this.partitions.length > 0 && !this.connected(from, to)) return CUT;
     let delayUs = LOOPBACK_US;
     if (from !== to) {
-      const rng = this.rngFor(from, to);
+      const rng = this.rngFor(from);
       if (rng.chance(this.config.loss)) return DROPPED;
       delayUs = rng.int(this.config.latencyMinUs, this.config.latencyMaxUs);
     }
@@ -103,16 +101,16 @@ export class Network {
     if (i !== -1) this.spikes.splice(i, 1);
   }
 
-  private rngFor(from: string, to: string): Rng {
-    let byReceiver = this.linkRng.get(from);
-    if (byReceiver === undefined) {
-      byReceiver = new Map();
-      this.linkRng.set(from, byReceiver);
-    }
-    let rng = byReceiver.get(to);
+  /**
+   * One stream per sending machine: traffic from one machine never shifts the
+   * draws of another, and a run seeds as many streams as it has senders, not
+   * sender-receiver pairs (seeding is most of the cost of a short run).
+   */
+  private rngFor(from: string): Rng {
+    let rng = this.senderRng.get(from);
     if (rng === undefined) {
-      rng = this.streams.stream(`net:${from}->${to}`);
-      byReceiver.set(to, rng);
+      rng = this.streams.stream(`net:${from}`);
+      this.senderRng.set(from, rng);
     }
     return rng;
   }

@@ -180,6 +180,7 @@ export class Process {
   private started = false;
   private pausedUntilUs = -1;
   private readonly threads: Thread[] = [];
+  private main: Thread | undefined;
 
   /** Set by the owner of the process to record the end of a pause. */
   onResume: (() => void) | undefined;
@@ -206,15 +207,16 @@ export class Process {
   start(script: Script<void>): void {
     if (!this.alive) return;
     this.started = true;
-    this.thread(script);
+    this.main = this.thread(script);
   }
 
   /** Runs another script in this process, now: a lock library's background thread (heartbeats, keep-alives). */
-  thread(script: Script<void>): void {
-    if (!this.alive) return;
+  thread(script: Script<void>): Thread | undefined {
+    if (!this.alive) return undefined;
     const t = new Thread(this, script);
     this.threads.push(t);
     t.wake(t.token, undefined);
+    return t;
   }
 
   pause(durationUs: number): void {
@@ -226,6 +228,15 @@ export class Process {
   }
 
   crash(): void {
+    this.exit();
+  }
+
+  /**
+   * The process ends: by a crash, or because its main script finished (a PHP
+   * worker's request is over). Either way the kernel frees what it held
+   * (flock, semaphores) and its connections close (sessions).
+   */
+  private exit(): void {
     if (!this.alive) return;
     this.alive = false;
     for (const t of this.threads) t.stop();
@@ -240,10 +251,11 @@ export class Process {
     for (const t of [...this.threads]) t.resume();
   }
 
-  /** @internal A thread finished its script. */
+  /** @internal A thread finished its script; when the main one does, the process exits. */
   ended(t: Thread): void {
     const i = this.threads.indexOf(t);
     if (i !== -1) this.threads.splice(i, 1);
+    if (t === this.main) this.exit();
   }
 }
 

@@ -1,5 +1,9 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { BUILTIN_SCENARIOS, normalizeScenario, runScenario } from '../../sim/index.js';
 import { describeBrowser, ready, screenshot, startLab, type Lab } from './harness.js';
+
+/** The same run under Node, to compare the page with. */
+const nodeRun = (name: string) => runScenario(normalizeScenario(BUILTIN_SCENARIOS[name], name));
 
 describeBrowser('the lab replays pause-past-expiry', () => {
   let lab: Lab;
@@ -15,7 +19,7 @@ describeBrowser('the lab replays pause-past-expiry', () => {
     await ready(page);
     const band = page.locator('[data-mark="double-ownership"]');
     await expect.poll(() => band.count()).toBe(1);
-    expect(await band.getAttribute('data-from')).toBe('11008650');
+    expect(await band.getAttribute('data-from')).toBe(String(nodeRun('pause-past-expiry').verdict.doubleOwnership[0]!.fromUs));
     const stale = page.locator('[data-mark="write"][data-outcome="stale-accepted"]');
     await expect.poll(() => stale.count()).toBe(1);
     expect(await stale.getAttribute('data-fence')).toBe('33');

@@ -19,9 +19,10 @@ describe('buildModel', () => {
     const m = buildModel(doc);
     const a = m.clients.find((c) => c.name === 'A')!;
     expect(a.belief).toHaveLength(1);
-    expect(a.belief[0]).toMatchObject({ fromUs: 2477, label: 'A:1 #33' });
+    const at = (kind: string, owner: string): number => doc.events.find((e) => e.kind === kind && e.owner === owner)!.timeUs;
+    expect(a.belief[0]).toMatchObject({ fromUs: at('acquire.ok', 'A:1'), label: 'A:1 #33' });
     expect(a.truth).toHaveLength(1);
-    expect(a.truth[0]).toMatchObject({ fromUs: 718, toUs: 10000718, end: 'lock.expired' });
+    expect(a.truth[0]).toMatchObject({ fromUs: at('lock.granted', 'A:1'), toUs: at('lock.expired', 'A:1'), end: 'lock.expired' });
     expect(a.belief[0]!.toUs).toBeGreaterThan(a.truth[0]!.toUs);
     expect(a.pauses[0]).toMatchObject({ fromUs: 1_000_000, toUs: 16_000_000, end: 'process.resume' });
     expect(m.resource.writes.map((w) => [w.fence, w.accepted, w.stale])).toEqual([
@@ -47,7 +48,9 @@ describe('buildModel', () => {
     const v = clientViewAt(doc, m, a, atStale, doc.events[atStale]!.timeUs);
     expect(v.belief?.holds).toBe(true);
     expect(v.truth).toBeNull();
-    expect(v.ttlLeftUs).toBe(-6001483);
+    // A asked at 0 for 10 s, by a clock in step with true time.
+    expect(v.ttlLeftUs).toBe(10_000_000 - doc.events[atStale]!.timeUs);
+    expect(v.ttlLeftUs).toBeLessThan(-6_000_000);
   });
 
   it('localAt advances a machine clock from its last reading at its drift rate', () => {
@@ -86,7 +89,8 @@ describe('firstDivergenceUs', () => {
     const off = run('pause-past-expiry', 7);
     expect(firstDivergenceUs(off.events, run('pause-past-expiry', 7).events)).toBeNull();
     const on = run('pause-past-expiry', 7, true);
-    expect(firstDivergenceUs(off.events, on.events)).toBe(16_001_483);
+    const staleWrite = off.events.find((e) => e.kind === 'write.accepted' && e.owner === 'A:1')!;
+    expect(firstDivergenceUs(off.events, on.events)).toBe(staleWrite.timeUs);
   });
 });
 

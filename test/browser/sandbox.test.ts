@@ -62,7 +62,7 @@ describeBrowser('the sandbox', () => {
     const bad = {
       name: 'x',
       machines: [{ name: 'm' }],
-      store: { kind: 'etcd', machine: 'm' },
+      store: { kind: 'mysql', machine: 'm' },
       clients: [{ name: '<img src=x onerror="window.__pwned=1">', machine: 'm' }],
     };
     await page.getByTestId('import-scenario').setInputFiles({ name: 'bad.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(bad)) });

@@ -1,0 +1,557 @@
+import { show } from '../errors.js';
+import type { Timer } from '../kernel/kernel.js';
+import type { FaultSpec, Scenario, StoreSpecBase } from '../scenario/types.js';
+import { msToUs, US_PER_S } from '../time.js';
+import { LocalClock } from '../world/clock.js';
+import type { CallResult, Caller } from '../world/endpoint.js';
+import type { Machine } from '../world/machine.js';
+import type { Script } from '../world/process.js';
+import type { World } from '../world/world.js';
+import { machineRef } from './checks.js';
+import { acquireResult } from './single-node-driver.js';
+import type {
+  AcquireArgs,
+  AcquireResult,
+  Capabilities,
+  ClientIo,
+  LeaseRef,
+  LockDriver,
+  LockOp,
+  LockReply,
+  StepResult,
+  StoreCheck,
+  StoreInstance,
+  StoreKind,
+  StoreNode,
+} from './types.js';
+
+export interface MemcachedSpec extends StoreSpecBase {
+  kind: 'memcached';
+  name: string;
+  machine: string;
+  /** The memory budget (`memcached -m`), in bytes; the LRU evicts to stay within it. */
+  memoryBytes: number;
+  /** Prepended to every key; a deploy may change it. */
+  keyPrefix: string;
+}
+
+export const MEMCACHED_CAPABILITIES: Capabilities = {
+  scope: 'remote',
+  blocking: false,
+  expiring: true,
+  sharing: false,
+  fencingToken: null,
+  losesLockWhen: [
+    'TTL expires (whole seconds on a once-a-second clock: up to 1 s before the TTL the client asked for)',
+    'LRU eviction under memory pressure, even before expiry',
+    'restart (memcached keeps nothing)',
+    'a TTL over 30 days is read as a Unix timestamp in the past and expires at once',
+    'another client deletes it with a plain delete',
+  ],
+};
+
+/** 64 MiB, memcached's default `-m`. */
+export const DEFAULT_MEMORY_BYTES = 64 * 1024 * 1024;
+/** memcached reads an exptime above 30 days as an absolute Unix time (protocol.txt). */
+export const REALTIME_MAXDELTA_S = 60 * 60 * 24 * 30;
+/** memcached bumps an item in its LRU on a read at most once a minute (ITEM_UPDATE_INTERVAL). */
+export const ITEM_UPDATE_INTERVAL_S = 60;
+/**
+ * Bytes a Symfony lock item takes besides its key: the item header (48), the
+ * CAS value (8), the key's terminator (1), the 44-character base64 token and
+ * the value's CRLF (2). Slab-class rounding is left out.
+ */
+export const LOCK_ITEM_OVERHEAD_BYTES = 48 + 8 + 1 + 44 + 2;
+/** Symfony's release extends the item to 2 s with `cas` before deleting it, so nobody can slip in between. */
+const RELEASE_CAS_TTL_US = 2 * US_PER_S;
+
+/** `cas`: store only if the item has not changed since the `gets` that returned `casId`. */
+export type CasCommand = Extract<LockOp, { op: 'refresh' }> & { readonly casId: number };
+
+/** The reply to `gets` carries the item's CAS unique. */
+export interface MemcachedReply extends LockReply {
+  readonly casId?: number;
+}
+
+interface Item {
+  readonly owner: string;
+  readonly client: string;
+  readonly casId: number;
+  /** memcached's exptime, in its own whole seconds (`current_time` units). */
+  readonly exptime: number;
+  readonly bytes: number;
+  /** Filler bytes written before this item last moved to the head of the LRU. */
+  fillerMark: number;
+  /** `current_time` when it last moved to the head. */
+  bumpedAt: number;
+  timer: Timer | undefined;
+}
+
+/** Other traffic writing items at a steady rate (a memory-pressure fault). */
+interface FillerStream {
+  readonly startUs: number;
+  readonly endUs: number;
+  readonly writesPerSec: number;
+  readonly itemBytes: number;
+}
+
+/**
+ * One memcached server, as protocol.txt and Symfony's MemcachedStore use it:
+ * `add` stores only if the key is absent; `gets` returns the value and its CAS
+ * unique; `cas` stores only if the item is unchanged since; `delete` is
+ * unconditional; `set` overwrites.
+ *
+ * Time: memcached keeps `current_time`, whole seconds since the process
+ * started, advanced by a timer once a second on CLOCK_MONOTONIC. An item set
+ * with exptime n seconds expires when `current_time` reaches the value it had
+ * at the set plus n, so it lives between n − 1 and n seconds, depending on
+ * where in the second it was set. A wall-clock jump does not move it; clock
+ * drift does. The phase of the tick is drawn from the seed at each start.
+ *
+ * Memory: one LRU over the memory budget. Real memcached keeps an LRU per slab
+ * class and moves pages between classes (slab_automove); the model lets
+ * other items evict the lock whatever their size. Filler items from a
+ * memory-pressure fault are counted, not stored one by one: an item is
+ * evicted when it, the lock items newer than it and the filler bytes written
+ * since it last moved to the head no longer fit.
+ */
+export class MemcachedNode implements StoreNode {
+  readonly name: string;
+  readonly machine: Machine;
+  private readonly items = new Map<string, Item>();
+  private readonly streams: FillerStream[] = [];
+  private up = true;
+  private nextCas = 1;
+  /** The server's CLOCK_MONOTONIC, offset so that it reads whole seconds at memcached's ticks. */
+  private ticks!: LocalClock;
+  private evictionTimer: Timer | undefined;
+
+  constructor(
+    private readonly world: World,
+    private readonly spec: MemcachedSpec,
+  ) {
+    this.name = spec.name;
+    this.machine = world.machine(spec.machine);
+    this.startProcess();
+    // A monotonic clock ignores steps but runs at the machine's rate.
+    this.machine.onClockChange(() => {
+      this.ticks.setDrift(this.world.nowUs, this.machine.clock.driftPpm);
+      for (const [key, item] of this.items) this.plan(key, item);
+    });
+  }
+
+  isUp(): boolean {
+    return this.up;
+  }
+
+  /** memcached's `current_time`: whole seconds on its ticking clock. */
+  currentTime(): number {
+    return Math.floor(this.ticks.read(this.world.nowUs) / US_PER_S);
+  }
+
+  /** The true time of memcached's next tick after now: when `current_time` next advances. */
+  nextTickUs(): number {
+    return this.ticks.trueTimeAt((this.currentTime() + 1) * US_PER_S, this.world.nowUs);
+  }
+
+  /** Lock items held now, least recently used first. */
+  keys(): string[] {
+    return [...this.items.keys()];
+  }
+
+  private startProcess(): void {
+    const phaseUs = this.world.rng.stream(`memcached:${this.name}`).int(0, US_PER_S - 1);
+    this.ticks = new LocalClock(0, this.machine.clock.driftPpm);
+    this.ticks.jump(this.world.nowUs, phaseUs - this.ticks.read(this.world.nowUs));
+    this.nextCas = 1;
+  }
+
+  handle(req: LockOp | CasCommand, caller: Caller): MemcachedReply {
+    this.expireIfDue(req.key);
+    const item = this.items.get(req.key);
+    switch (req.op) {
+      case 'acquire':
+        // add: NOT_STORED when the key exists; memcached does not say whose it is.
+        if (item !== undefined) return { ok: false };
+        this.store(req.key, req.owner, req.ttlUs, caller, undefined);
+        return { ok: true };
+      case 'get':
+        if (item === undefined) return { ok: true, holder: null };
+        this.bumpOnRead(req.key, item);
+        return { ok: true, holder: item.owner, casId: item.casId };
+      case 'refresh':
+        if (!('casId' in req)) return { ok: false, error: 'memcached has no compare-and-extend: use gets, then cas' };
+        if (item === undefined) return { ok: false, holder: null };
+        if (item.casId !== req.casId) return { ok: false, holder: item.owner };
+        if (item.owner !== req.owner) {
+          this.drop(req.key, item, 'lock.overwritten', `cas by ${caller.process} replaced it`, caller);
+          this.store(req.key, req.owner, req.ttlUs, caller, undefined);
+        } else {
+          this.store(req.key, req.owner, req.ttlUs, caller, item);
+        }
+        return { ok: true };
+      case 'set':
+        if (item !== undefined && item.owner !== req.owner) {
+          this.drop(req.key, item, 'lock.overwritten', `set by ${caller.process} overwrote it`, caller);
+          this.store(req.key, req.owner, req.ttlUs, caller, undefined);
+        } else {
+          this.store(req.key, req.owner, req.ttlUs, caller, item);
+        }
+        return { ok: true };
+      case 'del':
+        if (item === undefined) return { ok: false, holder: null };
+        if (item.owner === req.owner) this.drop(req.key, item, 'lock.released', 'released', caller);
+        else this.drop(req.key, item, 'lock.deleted', `plain delete by ${caller.process}`, caller);
+        return { ok: true };
+      case 'release':
+        return { ok: false, error: 'memcached has no compare-and-delete: use gets, cas, then delete' };
+    }
+  }
+
+  restart(downUs: number): void {
+    if (!this.up) return;
+    this.up = false;
+    const lost = this.items.size;
+    for (const [key, item] of [...this.items]) this.drop(key, item, 'lock.lost', 'restart: memcached keeps nothing across a restart', undefined);
+    this.world.kernel.cancel(this.evictionTimer);
+    this.world.record('store.down', this.name, this.machine, { reason: 'restart', data: { persistence: 'none', keysLost: lost } });
+    this.world.kernel.after(downUs, () => {
+      this.up = true;
+      this.startProcess();
+      this.world.record('store.up', this.name, this.machine, { data: { keysKept: 0 } });
+    });
+  }
+
+  /** The `eviction` fault: the item for `key` (or the least recently used lock item) goes now. */
+  evict(key: string | null): void {
+    if (!this.up) return;
+    const target = key ?? this.items.keys().next().value;
+    if (target === undefined) return;
+    const candidates = key === null ? [target] : [target, this.spec.keyPrefix + target];
+    for (const k of candidates) {
+      const item = this.items.get(k);
+      if (item !== undefined) {
+        this.drop(k, item, 'lock.lost', 'evicted (eviction fault)', undefined);
+        this.planEviction();
+        return;
+      }
+    }
+  }
+
+  /** The `memory-pressure` fault: other items written at `writesPerSec` of `itemBytes` each, for `durationUs`. */
+  pressure(durationUs: number, writesPerSec: number, itemBytes: number): void {
+    const now = this.world.nowUs;
+    this.streams.push({ startUs: now, endUs: now + durationUs, writesPerSec, itemBytes });
+    this.world.record('store.pressure', this.name, this.machine, {
+      data: { durationUs, writesPerSec, itemBytes, memoryBytes: this.spec.memoryBytes },
+    });
+    this.planEviction();
+  }
+
+  /** Filler bytes written by all memory-pressure faults up to true time `t`. */
+  private fillerBytesAt(t: number): number {
+    let bytes = 0;
+    for (const s of this.streams) {
+      if (t <= s.startUs) continue;
+      const elapsedUs = Math.min(t, s.endUs) - s.startUs;
+      bytes += Math.floor((elapsedUs * s.writesPerSec) / US_PER_S) * s.itemBytes;
+    }
+    return bytes;
+  }
+
+  private store(key: string, owner: string, ttlUs: number, caller: Caller, previous: Item | undefined): void {
+    // The client library rounds the TTL up to whole seconds (Symfony: ceil).
+    const ttlS = Math.ceil(ttlUs / US_PER_S);
+    const now = this.currentTime();
+    const absolute = ttlS > REALTIME_MAXDELTA_S;
+    // An exptime over 30 days is a Unix time; one from January 1970 is long past, which memcached stores as "expired".
+    const exptime = absolute ? 1 : now + ttlS;
+    if (previous !== undefined) this.world.kernel.cancel(previous.timer);
+    this.items.delete(key);
+    const item: Item = {
+      owner,
+      client: previous?.owner === owner ? previous.client : caller.process,
+      casId: this.nextCas++,
+      exptime,
+      bytes: LOCK_ITEM_OVERHEAD_BYTES + key.length,
+      fillerMark: this.fillerBytesAt(this.world.nowUs),
+      bumpedAt: now,
+      timer: undefined,
+    };
+    this.items.set(key, item);
+    const expiresAtUs = absolute ? this.world.nowUs : this.ticks.trueTimeAt(exptime * US_PER_S, this.world.nowUs);
+    const data = { expiresLocalUs: this.machine.clock.read(expiresAtUs), exptimeS: absolute ? ttlS : exptime, currentTimeS: now };
+    const kind = previous !== undefined && previous.owner === owner ? 'lock.refreshed' : 'lock.granted';
+    this.world.record(kind, this.name, this.machine, { key, owner, ttlUs: ttlS * US_PER_S, peer: caller.process, msg: caller.msg, data });
+    if (absolute) {
+      this.drop(key, item, 'lock.expired', `exptime ${ttlS} s is over 30 days, so memcached read it as a Unix time in 1970: already past`, undefined);
+      return;
+    }
+    this.plan(key, item);
+    this.planEviction();
+  }
+
+  private bumpOnRead(key: string, item: Item): void {
+    const now = this.currentTime();
+    if (now - item.bumpedAt < ITEM_UPDATE_INTERVAL_S) return;
+    item.bumpedAt = now;
+    item.fillerMark = this.fillerBytesAt(this.world.nowUs);
+    this.items.delete(key);
+    this.items.set(key, item);
+    this.planEviction();
+  }
+
+  private drop(key: string, item: Item, kind: string, reason: string, caller: Caller | undefined): void {
+    this.items.delete(key);
+    this.world.kernel.cancel(item.timer);
+    this.world.record(kind, this.name, this.machine, { key, owner: item.owner, peer: caller?.process ?? item.client, msg: caller?.msg, reason });
+  }
+
+  private expireIfDue(key: string): void {
+    const item = this.items.get(key);
+    if (item !== undefined && this.currentTime() >= item.exptime)
+      this.drop(key, item, 'lock.expired', 'exptime reached on memcached\u2019s once-a-second clock', undefined);
+  }
+
+  /** Plans the item's expiry for the tick at which `current_time` reaches its exptime. */
+  private plan(key: string, item: Item): void {
+    this.world.kernel.cancel(item.timer);
+    const at = this.ticks.trueTimeAt(item.exptime * US_PER_S, this.world.nowUs);
+    item.timer = this.world.kernel.at(at, () => {
+      if (this.items.get(key) !== item) return;
+      if (this.currentTime() >= item.exptime) this.expireIfDue(key);
+      else this.plan(key, item);
+    });
+  }
+
+  /** Bytes that must fit for `item` to stay: itself, the lock items newer than it, and the filler written since it moved to the head. */
+  private lockBytesFrom(key: string): number {
+    let bytes = 0;
+    let seen = false;
+    for (const [k, item] of this.items) {
+      if (k === key) seen = true;
+      if (seen) bytes += item.bytes;
+    }
+    return bytes;
+  }
+
+  /** Evicts what no longer fits now, then plans the moment the least recently used lock item stops fitting. */
+  private planEviction(): void {
+    this.world.kernel.cancel(this.evictionTimer);
+    this.evictionTimer = undefined;
+    const budget = this.spec.memoryBytes;
+    for (;;) {
+      const oldest = this.items.entries().next().value;
+      if (oldest === undefined) return;
+      const [key, item] = oldest;
+      const fixed = this.lockBytesFrom(key) - item.fillerMark;
+      const now = this.world.nowUs;
+      if (fixed + this.fillerBytesAt(now) > budget) {
+        this.drop(key, item, 'lock.lost', 'evicted (LRU): memory full, and it was the least recently used item', undefined);
+        continue;
+      }
+      const lastUs = this.streams.reduce((m, s) => Math.max(m, s.endUs), now);
+      if (fixed + this.fillerBytesAt(lastUs) <= budget) return;
+      // The filler total only grows: find the first microsecond at which it no longer fits.
+      let lo = now;
+      let hi = lastUs;
+      while (hi - lo > 1) {
+        const mid = lo + Math.floor((hi - lo) / 2);
+        if (fixed + this.fillerBytesAt(mid) > budget) hi = mid;
+        else lo = mid;
+      }
+      this.evictionTimer = this.world.kernel.at(hi, () => this.planEviction());
+      return;
+    }
+  }
+}
+
+type PutOff =
+  { status: 'ok'; msg: number } | { status: 'conflict'; msg: number; holder: string | null; why: string } | { status: 'timeout' | 'refused'; msg: number };
+
+/**
+ * Symfony's MemcachedStore on the client side: `add` to acquire; when that
+ * fails ("it could be us") and to refresh, putOffExpiration: `gets`, compare
+ * the token, `cas`; to release, `gets`, compare, `cas` to 2 s, `delete`.
+ * Every command is one request, so each takes a round trip and the item can
+ * change between them.
+ */
+export class MemcachedDriver implements LockDriver {
+  constructor(
+    private readonly node: MemcachedNode,
+    private keyPrefix: string,
+  ) {}
+
+  *acquire(io: ClientIo, a: AcquireArgs): Script<AcquireResult> {
+    const key = this.keyPrefix + a.key;
+    const r = yield* io.request(this.node, { op: 'acquire', key, owner: a.owner, ttlUs: a.ttlUs }, 'acquire.request', {
+      owner: a.owner,
+      ttlUs: a.ttlUs,
+      data: { attempt: a.attempt, command: 'add' },
+    });
+    if (r.status !== 'reply' || r.reply.ok) return acquireResult(r);
+    const p = yield* this.putOff(io, key, a.owner, a.ttlUs, 'acquire.request', a.attempt);
+    if (p.status === 'ok') return { status: 'ok', msg: p.msg };
+    if (p.status === 'conflict') return { status: 'denied', msg: p.msg, holder: p.holder };
+    return { status: p.status, msg: p.msg, reason: p.status };
+  }
+
+  *refresh(io: ClientIo, lease: LeaseRef, ttlUs: number): Script<StepResult> {
+    const p = yield* this.putOff(io, this.keyPrefix + lease.key, lease.owner, ttlUs, 'refresh.request', undefined);
+    if (p.status === 'ok') return { status: 'ok', msg: p.msg };
+    if (p.status === 'conflict') return { status: 'failed', msg: p.msg, reason: p.why };
+    return { status: p.status, msg: p.msg, reason: p.status };
+  }
+
+  *release(io: ClientIo, lease: LeaseRef, method: 'token-checked' | 'plain-del'): Script<StepResult> {
+    const key = this.keyPrefix + lease.key;
+    if (method === 'plain-del') {
+      const d = yield* io.request(this.node, { op: 'del', key, owner: lease.owner }, 'release.request', {
+        owner: lease.owner,
+        data: { method, command: 'delete' },
+      });
+      return step(d, 'not found');
+    }
+    const g = yield* this.gets(io, key, lease.owner, 'release.request', { method, command: 'gets' });
+    if (g.result.status !== 'reply') return step(g.result, '');
+    if (g.holder !== lease.owner || g.casId === undefined) return { status: 'failed', msg: g.result.msg, reason: 'not the owner' };
+    const c = yield* this.cas(io, key, lease.owner, RELEASE_CAS_TTL_US, g.casId, 'release.request', { method, command: 'cas' });
+    if (c.status !== 'reply' || !c.reply.ok) return step(c, 'the item changed since gets');
+    const d = yield* io.request(this.node, { op: 'del', key, owner: lease.owner }, 'release.request', {
+      owner: lease.owner,
+      data: { method, command: 'delete' },
+    });
+    return step(d, 'not found');
+  }
+
+  *get(io: ClientIo, key: string, owner: string, attempt: number): Script<{ result: CallResult<LockReply>; holder: string | null }> {
+    const g = yield* this.gets(io, this.keyPrefix + key, owner, 'exists.request', { attempt, command: 'get' });
+    return { result: g.result, holder: g.holder };
+  }
+
+  *set(io: ClientIo, a: AcquireArgs): Script<AcquireResult> {
+    const r = yield* io.request(this.node, { op: 'set', key: this.keyPrefix + a.key, owner: a.owner, ttlUs: a.ttlUs }, 'acquire.request', {
+      owner: a.owner,
+      ttlUs: a.ttlUs,
+      data: { attempt: a.attempt, method: 'set', command: 'set' },
+    });
+    return acquireResult(r);
+  }
+
+  reconfigure(patch: Record<string, unknown>): void {
+    if (typeof patch.keyPrefix === 'string') this.keyPrefix = patch.keyPrefix;
+  }
+
+  /** putOffExpiration: gets; if absent, add; if ours, cas with the new TTL. */
+  private *putOff(io: ClientIo, key: string, owner: string, ttlUs: number, kind: string, attempt: number | undefined): Script<PutOff> {
+    const base = attempt === undefined ? {} : { attempt };
+    const g = yield* this.gets(io, key, owner, kind, { ...base, command: 'gets' });
+    if (g.result.status !== 'reply') return { status: g.result.status, msg: g.result.msg };
+    if (g.holder === null) {
+      // "Could happen when we ask a putOff after a timeout but in luck nobody stole the lock."
+      const r = yield* io.request(this.node, { op: 'acquire', key, owner, ttlUs }, kind, { owner, ttlUs, data: { ...base, command: 'add' } });
+      if (r.status !== 'reply') return { status: r.status, msg: r.msg };
+      return r.reply.ok ? { status: 'ok', msg: r.msg } : { status: 'conflict', msg: r.msg, holder: null, why: 'someone else added it first' };
+    }
+    if (g.holder !== owner || g.casId === undefined) return { status: 'conflict', msg: g.result.msg, holder: g.holder, why: `held by ${g.holder}` };
+    const c = yield* this.cas(io, key, owner, ttlUs, g.casId, kind, { ...base, command: 'cas' });
+    if (c.status !== 'reply') return { status: c.status, msg: c.msg };
+    if (c.reply.ok) return { status: 'ok', msg: c.msg };
+    return { status: 'conflict', msg: c.msg, holder: c.reply.holder ?? null, why: 'cas failed: the item changed since gets' };
+  }
+
+  private *gets(
+    io: ClientIo,
+    key: string,
+    owner: string,
+    kind: string,
+    data: Record<string, string | number>,
+  ): Script<{ result: CallResult<LockReply>; holder: string | null; casId: number | undefined }> {
+    const result = yield* io.request(this.node, { op: 'get', key }, kind, { owner, data });
+    if (result.status !== 'reply') return { result, holder: null, casId: undefined };
+    const reply = result.reply;
+    const casId = 'casId' in reply && typeof reply.casId === 'number' ? reply.casId : undefined;
+    return { result, holder: reply.holder ?? null, casId };
+  }
+
+  private *cas(
+    io: ClientIo,
+    key: string,
+    owner: string,
+    ttlUs: number,
+    casId: number,
+    kind: string,
+    data: Record<string, string | number>,
+  ): Script<CallResult<LockReply>> {
+    const op: CasCommand = { op: 'refresh', key, owner, ttlUs, casId };
+    return yield* io.request(this.node, op, kind, { owner, ttlUs, data });
+  }
+}
+
+function step(r: CallResult<LockReply>, failure: string): StepResult {
+  if (r.status !== 'reply') return { status: r.status, msg: r.msg, reason: r.status };
+  return r.reply.ok ? { status: 'ok', msg: r.msg } : { status: 'failed', msg: r.msg, reason: r.reply.error ?? failure };
+}
+
+/** The Memcached store kind: one server, Symfony's MemcachedStore protocol. */
+export const MEMCACHED: StoreKind = {
+  kind: 'memcached',
+  title: 'Memcached (single server)',
+  capabilities: MEMCACHED_CAPABILITIES,
+  hazardScenario: 'memcached-eviction',
+  faults: ['store-restart', 'eviction', 'memory-pressure', 'deploy'],
+  plainGetSet: true,
+  schema: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['kind', 'machine'],
+    description:
+      "One memcached server used as Symfony's MemcachedStore does: add to acquire, gets + cas to refresh and before a delete. Expiry is in whole seconds on a once-a-second clock; the LRU evicts items under memory pressure, even before they expire; a restart loses everything. TTLs under 1 s are refused.",
+    properties: {
+      kind: { const: 'memcached' },
+      name: { $ref: '#/definitions/name', default: 'memcached', description: "The server's node name in the trace and in faults." },
+      machine: { $ref: '#/definitions/name', description: 'The machine the server runs on.' },
+      memoryBytes: {
+        type: 'integer',
+        minimum: 1024,
+        maximum: 1099511627776,
+        default: DEFAULT_MEMORY_BYTES,
+        description:
+          "The memory budget (memcached -m), in bytes; 64 MiB is memcached's default. The LRU evicts the least recently used items to stay within it.",
+      },
+      keyPrefix: { type: 'string', maxLength: 200, default: '', description: 'Prepended to every key the server sees; a deploy may change it.' },
+    },
+  },
+  normalize(input: Record<string, unknown>, check: StoreCheck): MemcachedSpec {
+    const spec: MemcachedSpec = {
+      kind: 'memcached',
+      name: (input.name as string | undefined) ?? 'memcached',
+      machine: input.machine as string,
+      memoryBytes: (input.memoryBytes as number | undefined) ?? DEFAULT_MEMORY_BYTES,
+      keyPrefix: (input.keyPrefix as string | undefined) ?? '',
+    };
+    machineRef(check, spec.machine, 'machine');
+    check.scenario.clients.forEach((c, i) => {
+      if (msToUs(c.ttlMs) < US_PER_S) {
+        check.issues.push({
+          path: `clients[${i}].ttlMs`,
+          message: `the memcached store refuses a TTL under 1 s (memcached counts whole seconds; Symfony's MemcachedStore rejects it), got ${show(c.ttlMs)} ms`,
+        });
+      }
+    });
+    return spec;
+  },
+  nodeNames: (spec: StoreSpecBase) => [spec.name],
+  create(world: World, spec: StoreSpecBase, _scenario: Scenario): StoreInstance {
+    const mc = spec as MemcachedSpec;
+    const node = new MemcachedNode(world, mc);
+    return {
+      nodes: new Map([[node.name, node]]),
+      driver: () => new MemcachedDriver(node, mc.keyPrefix),
+      fault(f: FaultSpec) {
+        if (f.kind === 'eviction') node.evict(f.key);
+        else if (f.kind === 'memory-pressure') node.pressure(msToUs(f.durationMs), f.writesPerSec, f.itemBytes);
+      },
+    };
+  },
+};

@@ -1,0 +1,414 @@
+import { acquireResult, stepResult, waitTimeoutUs } from './single-node-driver.js';
+import type { Timer } from '../kernel/kernel.js';
+import { DEFER, type Caller, type CallResult } from '../world/endpoint.js';
+import type { Machine } from '../world/machine.js';
+import { call, type Script } from '../world/process.js';
+import type { World } from '../world/world.js';
+import type { AcquireArgs, AcquireResult, ClientIo, LeaseRef, LockDriver, LockOp, LockReply, StepResult, StoreNode } from './types.js';
+
+/*
+ * ZooKeeper sessions and etcd leases work alike for locking: the client opens
+ * a session (a lease) with a timeout, keeps it alive with heartbeats
+ * (keep-alives), and the lock is a key that lives exactly as long as the
+ * session. The server ends a session it has not heard from for its timeout
+ * and deletes its keys; the client hears of it only the next time it gets
+ * through. This file is that machinery, shared by both stores.
+ */
+
+/** A request on a session: `fresh` opens it with `timeoutUs`, `endIfDenied` and `end` close it afterwards. */
+export type SessionOp =
+  | (LockOp & {
+      readonly session: string;
+      readonly fresh: boolean;
+      readonly timeoutUs: number;
+      /** Close the session when the acquire does not end holding the lock (the library holds nothing else with it). */
+      readonly endIfDenied?: boolean;
+      /** Close the session after this request (a release: the worker is done with it). */
+      readonly end?: boolean;
+    })
+  | { readonly op: 'ping'; readonly session: string; readonly fresh: boolean; readonly timeoutUs: number }
+  | { readonly op: 'close'; readonly session: string; readonly fresh: boolean; readonly timeoutUs: number };
+
+export interface SessionNodeOptions {
+  /**
+   * true: every acquirer creates a key ordered by creation (EPHEMERAL|SEQUENTIAL
+   * children, etcd's mutex keys), the oldest holds the lock and the next in
+   * line is told when its predecessor goes. false: one plain key, and a
+   * second acquirer is refused.
+   */
+  readonly queue: boolean;
+  /** Whether the key's creation counter (zxid, revision) is handed out as the fencing token. */
+  readonly fencing: boolean;
+  /** The first value of the counter of writes (zxid, revision). */
+  readonly counterStart: number;
+  /** Sessions are expired in batches, at whole multiples of this (ZooKeeper's tick, etcd's 500 ms lessor loop). */
+  readonly expiryStepUs: number;
+  /** "session" or "lease": what the client holds, in messages. */
+  readonly word: string;
+  /** The event that ends a holding when the session runs out, and its reason. */
+  readonly lossKind: 'lock.lost' | 'lock.expired';
+  readonly lossReason: string;
+}
+
+interface Session {
+  readonly id: string;
+  readonly client: string;
+  readonly timeoutUs: number;
+  /** True time at which the server ends the session unless it hears from the client first. */
+  deadlineUs: number;
+  timer: Timer | undefined;
+  readonly keys: LockKey[];
+}
+
+interface LockKey {
+  readonly key: string;
+  readonly owner: string;
+  readonly session: Session;
+  /** The write counter when the key was created: czxid, or etcd's create revision. */
+  readonly created: number;
+  held: boolean;
+  waiter: { caller: Caller; timer: Timer | undefined; endIfDenied: boolean } | undefined;
+}
+
+/**
+ * A lock server whose locks are keys bound to sessions. Session deadlines are
+ * kept on the server's monotonic clock (ZooKeeper and etcd both measure
+ * elapsed time, not wall time), so a wall-clock jump does not move them; the
+ * clock's rate at the last touch is used.
+ */
+export class SessionLockNode implements StoreNode {
+  readonly name: string;
+  readonly machine: Machine;
+  private readonly sessions = new Map<string, Session>();
+  /** Keys per lock name, oldest first. */
+  private readonly keys = new Map<string, LockKey[]>();
+  private counter: number;
+
+  constructor(
+    private readonly world: World,
+    name: string,
+    machine: string,
+    private readonly opts: SessionNodeOptions,
+  ) {
+    this.name = name;
+    this.machine = world.machine(machine);
+    this.counter = opts.counterStart - 1;
+  }
+
+  isUp(): boolean {
+    return true;
+  }
+
+  /** The last write's counter value (zxid, revision). */
+  get lastCounter(): number {
+    return this.counter;
+  }
+
+  handle(request: LockOp, caller: Caller): LockReply | typeof DEFER {
+    const req = request as unknown as SessionOp;
+    let session = this.sessions.get(req.session);
+    if (session === undefined) {
+      if (!req.fresh) return { ok: false, error: `${this.opts.word} expired` };
+      session = { id: req.session, client: caller.process, timeoutUs: req.timeoutUs, deadlineUs: 0, timer: undefined, keys: [] };
+      this.sessions.set(session.id, session);
+    }
+    this.touch(session);
+    switch (req.op) {
+      case 'ping':
+        return { ok: true };
+      case 'close':
+        this.close(session, caller.msg);
+        return { ok: true };
+      case 'acquire': {
+        const reply = this.acquire(session, req, caller);
+        if (reply !== DEFER && !reply.ok && req.endIfDenied === true) this.close(session, caller.msg);
+        return reply;
+      }
+      case 'refresh': {
+        const mine = this.find(req.key, req.owner);
+        const reply: LockReply =
+          mine !== undefined && mine.held && mine.session === session ? this.granted(mine) : { ok: false, holder: this.holderOf(req.key) };
+        return reply;
+      }
+      case 'release': {
+        const mine = this.find(req.key, req.owner);
+        const reply: LockReply = mine === undefined || mine.session !== session ? { ok: false, holder: this.holderOf(req.key) } : { ok: true };
+        if (mine !== undefined && mine.session === session) this.remove(mine, 'lock.released', 'released', caller.msg);
+        if (req.end === true) this.close(session, caller.msg);
+        return reply;
+      }
+      case 'get':
+      case 'set':
+      case 'del':
+        // The store kinds say plainGetSet: false, so the scenario check never lets a client send these.
+        return { ok: false, error: `no plain ${req.op} on this store` };
+    }
+  }
+
+  private acquire(session: Session, req: SessionOp & { op: 'acquire' }, caller: Caller): LockReply | typeof DEFER {
+    const mine = this.find(req.key, req.owner);
+    if (mine !== undefined && mine.session === session) {
+      if (mine.held) return this.granted(mine);
+      // A retry while still in line: answer this request when the turn comes.
+      if (mine.waiter !== undefined) this.world.kernel.cancel(mine.waiter.timer);
+      mine.waiter = { caller, timer: this.waitTimer(mine, req.waitUs, caller), endIfDenied: req.endIfDenied === true };
+      return DEFER;
+    }
+    const line = this.keys.get(req.key) ?? [];
+    if (!this.opts.queue && line.length > 0) return { ok: false, holder: this.holderOf(req.key) };
+    const key: LockKey = { key: req.key, owner: req.owner, session, created: ++this.counter, held: false, waiter: undefined };
+    line.push(key);
+    this.keys.set(req.key, line);
+    session.keys.push(key);
+    if (line.length === 1) {
+      this.grant(key, caller.msg);
+      return this.granted(key);
+    }
+    if (req.waitUs === undefined) {
+      // A try-lock: not first in line, so take the key away again and report who holds it.
+      this.remove(key, '', '', undefined);
+      return { ok: false, holder: this.holderOf(req.key) };
+    }
+    key.waiter = { caller, timer: this.waitTimer(key, req.waitUs, caller), endIfDenied: req.endIfDenied === true };
+    const data = { position: line.length - 1, waitUs: req.waitUs ?? -1, holder: this.holderOf(req.key) ?? '', created: key.created };
+    this.world.record('lock.queued', this.name, this.machine, { key: req.key, owner: req.owner, peer: caller.process, msg: caller.msg, data });
+    return DEFER;
+  }
+
+  private waitTimer(key: LockKey, waitUs: number | null | undefined, caller: Caller): Timer | undefined {
+    if (waitUs === null || waitUs === undefined) return undefined;
+    // The library's wait runs out: it deletes its key and reports the lock as taken.
+    return this.world.kernel.after(this.machine.clock.trueDuration(waitUs), () => {
+      if (key.waiter?.caller !== caller) return;
+      const endIfDenied = key.waiter.endIfDenied;
+      key.waiter = undefined;
+      this.remove(key, '', '', undefined);
+      caller.respond({ ok: false, holder: this.holderOf(key.key) });
+      if (endIfDenied && this.sessions.get(key.session.id) === key.session) this.close(key.session, caller.msg);
+    });
+  }
+
+  /** The session-expiry fault: the server ends every session of `client` now, as if it had heard nothing for their timeout. */
+  expireClient(client: string, reason: string): void {
+    for (const s of [...this.sessions.values()]) if (s.client === client) this.expire(s, reason);
+  }
+
+  private touch(s: Session): void {
+    const step = this.opts.expiryStepUs;
+    const due = this.world.nowUs + this.machine.clock.trueDuration(s.timeoutUs);
+    s.deadlineUs = Math.ceil(due / step) * step;
+    s.timer ??= this.world.kernel.at(s.deadlineUs, () => this.checkDeadline(s));
+  }
+
+  private checkDeadline(s: Session): void {
+    s.timer = undefined;
+    if (this.sessions.get(s.id) !== s) return;
+    if (this.world.nowUs >= s.deadlineUs) this.expire(s, `nothing heard from ${s.client} for ${s.timeoutUs / 1000} ms`);
+    else s.timer = this.world.kernel.at(s.deadlineUs, () => this.checkDeadline(s));
+  }
+
+  private expire(s: Session, reason: string): void {
+    this.sessions.delete(s.id);
+    this.world.kernel.cancel(s.timer);
+    const data = { what: this.opts.word, session: s.id, timeoutUs: s.timeoutUs, locks: s.keys.filter((k) => k.held).length };
+    this.world.record('session.ended', this.name, this.machine, { peer: s.client, reason: `${this.opts.word} expired: ${reason}`, data });
+    for (const k of [...s.keys]) {
+      const waiter = k.waiter;
+      k.waiter = undefined;
+      if (waiter !== undefined) {
+        this.world.kernel.cancel(waiter.timer);
+        waiter.caller.respond({ ok: false, error: `${this.opts.word} expired` });
+      }
+      this.remove(k, this.opts.lossKind, this.opts.lossReason, undefined);
+    }
+  }
+
+  /** The client closes its session: whatever it still holds is deleted with it. */
+  private close(s: Session, msg: number): void {
+    this.sessions.delete(s.id);
+    this.world.kernel.cancel(s.timer);
+    for (const k of [...s.keys]) {
+      if (k.waiter !== undefined) this.world.kernel.cancel(k.waiter.timer);
+      k.waiter = undefined;
+      this.remove(k, 'lock.released', `${this.opts.word} closed`, msg);
+    }
+  }
+
+  private find(key: string, owner: string): LockKey | undefined {
+    return this.keys.get(key)?.find((k) => k.owner === owner);
+  }
+
+  private holderOf(key: string): string | null {
+    const head = this.keys.get(key)?.[0];
+    return head !== undefined && head.held ? head.owner : null;
+  }
+
+  private granted(k: LockKey): LockReply {
+    return this.opts.fencing ? { ok: true, fence: k.created } : { ok: true };
+  }
+
+  private grant(k: LockKey, msg: number | undefined): void {
+    k.held = true;
+    this.world.record('lock.granted', this.name, this.machine, {
+      key: k.key,
+      owner: k.owner,
+      fence: this.opts.fencing ? k.created : undefined,
+      peer: k.session.client,
+      msg,
+      data: { session: k.session.id, created: k.created },
+    });
+  }
+
+  /**
+   * Deletes a key (a write: the counter moves on). A held key records `kind`;
+   * when the head of the line goes, the next key in line is told — only that
+   * one, as each waiter watches just its predecessor.
+   */
+  private remove(k: LockKey, kind: string, reason: string, msg: number | undefined): void {
+    const line = this.keys.get(k.key)!;
+    const at = line.indexOf(k);
+    line.splice(at, 1);
+    k.session.keys.splice(k.session.keys.indexOf(k), 1);
+    this.counter++;
+    if (k.held && kind !== '') {
+      this.world.record(kind, this.name, this.machine, {
+        key: k.key,
+        owner: k.owner,
+        fence: this.opts.fencing ? k.created : undefined,
+        peer: k.session.client,
+        msg,
+        reason,
+      });
+    }
+    k.held = false;
+    if (line.length === 0) {
+      this.keys.delete(k.key);
+      return;
+    }
+    const next = line[0]!;
+    if (at === 0 && !next.held) {
+      this.grant(next, next.waiter?.caller.msg);
+      const waiter = next.waiter;
+      next.waiter = undefined;
+      if (waiter !== undefined) {
+        this.world.kernel.cancel(waiter.timer);
+        waiter.caller.respond(this.granted(next));
+      }
+    }
+  }
+}
+
+interface ClientSession {
+  readonly id: string;
+  /** No reply has come yet, so the server may not know it: requests carry `fresh`. */
+  fresh: boolean;
+  /** False once closed or known to have ended; its heartbeat thread stops. */
+  open: boolean;
+}
+
+export interface SessionDriverOptions {
+  /** The session timeout (ZooKeeper) or lease TTL (etcd) the client asks for. */
+  readonly timeoutUs: number;
+  /** How often the library pings (a third of the timeout for both libraries). */
+  readonly pingEveryUs: number;
+  readonly word: string;
+}
+
+/**
+ * The client library of a session store. It opens a session for an
+ * acquisition and closes it once it holds nothing — the way a short-lived
+ * worker (a PHP request, `etcdctl lock`) connects, locks, works, unlocks and
+ * exits. While the session is open a heartbeat thread in the client's process
+ * pings every third of the timeout, so a paused process stops pinging and a
+ * pause longer than the timeout ends the session. A reply saying the session
+ * has ended is recorded as `session.lost`; the belief in the lock ends only at
+ * the lifecycle's next call into the driver, whose request then fails.
+ */
+export class SessionDriver implements LockDriver {
+  private session: ClientSession | undefined;
+  private opened = 0;
+
+  constructor(
+    private readonly node: SessionLockNode,
+    private readonly opts: SessionDriverOptions,
+  ) {}
+
+  private open(io: ClientIo): ClientSession {
+    const current = this.session;
+    if (current !== undefined && current.open) return current;
+    const s: ClientSession = { id: `${io.client}#${++this.opened}`, fresh: true, open: true };
+    this.session = s;
+    io.world.process(io.client).thread(this.heartbeat(io, s));
+    return s;
+  }
+
+  private op(s: ClientSession): { session: string; fresh: boolean; timeoutUs: number } {
+    return { session: s.id, fresh: s.fresh, timeoutUs: this.opts.timeoutUs };
+  }
+
+  /** Notes what a reply says about the session; true when it says the session is gone. */
+  private heard(io: ClientIo, s: ClientSession, r: CallResult<LockReply>, owner: string | undefined): void {
+    if (r.status !== 'reply') return;
+    s.fresh = false;
+    if (r.reply.error === `${this.opts.word} expired` && s.open) {
+      s.open = false;
+      io.emit('session.lost', { owner, peer: this.node.name, msg: r.msg, reason: `${this.opts.word} expired`, data: { what: this.opts.word, session: s.id } });
+    }
+  }
+
+  /** Closes `s` without waiting for the answer (a thread of its own), when the lifecycle has moved on. */
+  private abandon(io: ClientIo, s: ClientSession): void {
+    if (!s.open) return;
+    s.open = false;
+    const node = this.node;
+    const op = { op: 'close', ...this.op(s) };
+    io.world.process(io.client).thread(
+      (function* (): Script<void> {
+        yield* call(node, op as unknown as LockOp, io.requestTimeoutUs, io.world.newMsg());
+      })(),
+    );
+  }
+
+  private *heartbeat(io: ClientIo, s: ClientSession): Script<void> {
+    for (;;) {
+      yield { k: 'sleep', localUs: this.opts.pingEveryUs };
+      if (!s.open) return;
+      const op = { op: 'ping', ...this.op(s) } as unknown as LockOp;
+      const r = yield* call(this.node, op, this.opts.pingEveryUs, io.world.newMsg());
+      if (!s.open) return;
+      this.heard(io, s, r, undefined);
+    }
+  }
+
+  *acquire(io: ClientIo, a: AcquireArgs): Script<AcquireResult> {
+    const s = this.open(io);
+    const op = { op: 'acquire', key: a.key, owner: a.owner, ttlUs: a.ttlUs, waitUs: a.waitUs, ...this.op(s), endIfDenied: true } as const;
+    const data = a.waitUs === undefined ? { attempt: a.attempt } : { attempt: a.attempt, waitUs: a.waitUs ?? -1 };
+    const r = yield* io.request(this.node, op as LockOp, 'acquire.request', { owner: a.owner, data }, waitTimeoutUs(io, a.waitUs));
+    this.heard(io, s, r, a.owner);
+    if (r.status === 'reply' && !r.reply.ok) s.open = false;
+    // No answer: the key may exist; closing the session deletes it either way.
+    else if (r.status !== 'reply') this.abandon(io, s);
+    // The lock lasts as long as the session; the client tracks no expiry of its own.
+    return acquireResult(r, null);
+  }
+
+  *refresh(io: ClientIo, lease: LeaseRef, ttlUs: number): Script<StepResult> {
+    const s = this.session ?? this.open(io);
+    const op = { op: 'refresh', key: lease.key, owner: lease.owner, ttlUs, ...this.op(s) } as const;
+    const r = yield* io.request(this.node, op as LockOp, 'refresh.request', { owner: lease.owner, fence: lease.fence });
+    this.heard(io, s, r, lease.owner);
+    return stepResult(r, 'the key is gone');
+  }
+
+  *release(io: ClientIo, lease: LeaseRef, _method: 'token-checked' | 'plain-del'): Script<StepResult> {
+    const s = this.session ?? this.open(io);
+    const op = { op: 'release', key: lease.key, owner: lease.owner, ...this.op(s), end: true } as const;
+    const r = yield* io.request(this.node, op as LockOp, 'release.request', { owner: lease.owner, data: { method: 'token-checked' } });
+    this.heard(io, s, r, lease.owner);
+    if (r.status === 'reply') s.open = false;
+    else this.abandon(io, s);
+    if (this.session === s) this.session = undefined;
+    return stepResult(r, 'the key is gone');
+  }
+}

@@ -1,0 +1,170 @@
+import type { ClientSpec, Scenario, StoreSpecBase } from '../scenario/types.js';
+import { machineRef } from './checks.js';
+import { SessionDriver, SessionLockNode } from './session.js';
+import { msToUs } from '../time.js';
+import type { World } from '../world/world.js';
+import type { Capabilities, StoreCheck, StoreInstance, StoreKind } from './types.js';
+
+export interface ZookeeperSpec extends StoreSpecBase {
+  kind: 'zookeeper' | 'zookeeper-recipe';
+  name: string;
+  machine: string;
+  /** The server's tick: the unit of its session timeouts, and how often it expires sessions. */
+  tickMs: number;
+  /** The session timeout every client asks for; the server allows 2 to 20 ticks. */
+  sessionTimeoutMs: number;
+  /** The first zxid the ensemble hands out (to tell stories with familiar numbers). */
+  zxidStart: number;
+}
+
+const LOSES_LOCK_WHEN = [
+  'session expires: the server hears no heartbeat for the session timeout (GC pause, partition); a cut-off client keeps believing until it hears of the expiry',
+  'session-expiry fault',
+];
+
+/** Symfony's ZookeeperStore: one plain ephemeral node per key, so no queue and no token. */
+export const ZOOKEEPER_CAPABILITIES: Capabilities = {
+  scope: 'remote',
+  blocking: false,
+  expiring: false,
+  sharing: false,
+  fencingToken: null,
+  losesLockWhen: LOSES_LOCK_WHEN,
+};
+
+/** The lock recipe: EPHEMERAL|SEQUENTIAL children, waiters queue in the server, the lock node's czxid fences. */
+export const ZOOKEEPER_RECIPE_CAPABILITIES: Capabilities = {
+  scope: 'remote',
+  blocking: true,
+  expiring: false,
+  sharing: false,
+  fencingToken: 'zxid that created the lock node (czxid)',
+  losesLockWhen: LOSES_LOCK_WHEN,
+};
+
+function schema(kind: string, description: string): Record<string, unknown> {
+  return {
+    type: 'object',
+    additionalProperties: false,
+    required: ['kind', 'machine'],
+    description,
+    properties: {
+      kind: { const: kind },
+      name: { $ref: '#/definitions/name', default: 'zookeeper', description: "The server's name in the trace and in faults." },
+      machine: { $ref: '#/definitions/name', description: 'The machine the server runs on (the ensemble is modelled as one server).' },
+      tickMs: {
+        $ref: '#/definitions/positiveMs',
+        default: 2000,
+        description: "The server's tickTime: session timeouts must lie between 2 and 20 ticks, and sessions are expired on tick boundaries.",
+      },
+      sessionTimeoutMs: {
+        $ref: '#/definitions/positiveMs',
+        default: 10000,
+        description:
+          'The session timeout the clients ask for. The client library pings every third of it; the server ends a session it has not heard from for this long.',
+      },
+      zxidStart: {
+        type: 'integer',
+        minimum: 1,
+        maximum: 9007199254740991,
+        default: 1,
+        description: 'The zxid of the first write in the run (lock nodes are created and deleted by writes).',
+      },
+    },
+  };
+}
+
+function normalize(kind: ZookeeperSpec['kind']) {
+  return (input: Record<string, unknown>, check: StoreCheck): ZookeeperSpec => {
+    const spec: ZookeeperSpec = {
+      kind,
+      name: (input.name as string | undefined) ?? 'zookeeper',
+      machine: input.machine as string,
+      tickMs: (input.tickMs as number | undefined) ?? 2000,
+      sessionTimeoutMs: (input.sessionTimeoutMs as number | undefined) ?? 10000,
+      zxidStart: (input.zxidStart as number | undefined) ?? 1,
+    };
+    machineRef(check, spec.machine, 'machine');
+    const min = 2 * spec.tickMs;
+    const max = 20 * spec.tickMs;
+    if (spec.sessionTimeoutMs < min || spec.sessionTimeoutMs > max) {
+      // A real server would silently clamp it, and the scenario would not mean what it says.
+      check.issues.push({
+        path: `${check.path}.sessionTimeoutMs`,
+        message: `the ${kind} store allows session timeouts between 2 and 20 ticks (${min} to ${max} ms with tickMs ${spec.tickMs}), got ${spec.sessionTimeoutMs}`,
+      });
+    }
+    return spec;
+  };
+}
+
+function create(world: World, spec: StoreSpecBase, _scenario: Scenario): StoreInstance {
+  const zk = spec as ZookeeperSpec;
+  const recipe = zk.kind === 'zookeeper-recipe';
+  const node = new SessionLockNode(world, zk.name, zk.machine, {
+    queue: recipe,
+    fencing: recipe,
+    counterStart: zk.zxidStart,
+    expiryStepUs: msToUs(zk.tickMs),
+    word: 'session',
+    lossKind: 'lock.lost',
+    lossReason: 'session expired',
+  });
+  const timeoutUs = msToUs(zk.sessionTimeoutMs);
+  return {
+    nodes: new Map([[node.name, node]]),
+    driver: (_client: ClientSpec) => new SessionDriver(node, { timeoutUs, pingEveryUs: Math.floor(timeoutUs / 3), word: 'session' }),
+    fault(f) {
+      if (f.kind === 'session-expiry') node.expireClient(f.target, 'session-expiry fault');
+    },
+  };
+}
+
+/**
+ * ZooKeeper as Symfony's ZookeeperStore uses it: the lock is one ephemeral
+ * node named after the key; creating it fails while it exists, and it
+ * vanishes when its session ends. Sessions are kept alive by the client
+ * library's pings (see SessionDriver); the server expires a silent session on
+ * the first tick after its timeout. The zxid counter runs but is not handed
+ * out: this store gives no fencing token.
+ */
+export const ZOOKEEPER: StoreKind = {
+  kind: 'zookeeper',
+  title: "ZooKeeper, Symfony's store (one ephemeral node per key; no queue, no token)",
+  capabilities: ZOOKEEPER_CAPABILITIES,
+  hazardScenario: 'zookeeper-session-expiry',
+  faults: ['session-expiry'],
+  plainGetSet: false,
+  schema: schema(
+    'zookeeper',
+    "ZooKeeper as Symfony's ZookeeperStore uses it: one ephemeral node per key, deleted when its session ends; no fencing token, no blocking.",
+  ),
+  normalize: normalize('zookeeper'),
+  nodeNames: (spec: StoreSpecBase) => [spec.name],
+  create,
+};
+
+/**
+ * ZooKeeper's lock recipe: each acquirer creates an EPHEMERAL|SEQUENTIAL
+ * child of the lock node; the lowest child holds the lock, and each other
+ * waits for the child just before its own to go (a watch on its predecessor
+ * only, so no herd). The wait is modelled as the server holding the acquire's
+ * reply until the watch would fire. The czxid of the holder's node — the
+ * zxid of the write that created it, increasing across the ensemble — is the
+ * fencing token. A try-lock that is not lowest deletes its node again.
+ */
+export const ZOOKEEPER_RECIPE: StoreKind = {
+  kind: 'zookeeper-recipe',
+  title: 'ZooKeeper lock recipe (EPHEMERAL|SEQUENTIAL children, watch the predecessor; blocks, czxid as fencing token)',
+  capabilities: ZOOKEEPER_RECIPE_CAPABILITIES,
+  hazardScenario: 'zookeeper-session-expiry',
+  faults: ['session-expiry'],
+  plainGetSet: false,
+  schema: schema(
+    'zookeeper-recipe',
+    "ZooKeeper's lock recipe: EPHEMERAL|SEQUENTIAL children, the lowest holds the lock, each waiter watches its predecessor; the czxid of the lock node is a fencing token.",
+  ),
+  normalize: normalize('zookeeper-recipe'),
+  nodeNames: (spec: StoreSpecBase) => [spec.name],
+  create,
+};
