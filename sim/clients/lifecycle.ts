@@ -132,7 +132,8 @@ export class Client implements ClientIo {
   ): Script<Array<CallResult<LockReply>>> {
     const out: OutgoingCall[] = calls.map((c) => {
       const msg = this.world.newMsg();
-      this.emit(kind, { ...fields, peer: c.node.name, msg });
+      // Written out rather than spread: this runs for every node of every quorum round.
+      this.emit(kind, { owner: fields.owner, fence: fields.fence, ttlUs: fields.ttlUs, reason: fields.reason, data: fields.data, peer: c.node.name, msg });
       return { to: c.node as Endpoint, request: c.op, timeoutLocalUs: timeoutLocalUs ?? this.requestTimeoutUs, msg };
     });
     return (yield { k: 'callAll', calls: out }) as Array<CallResult<LockReply>>;

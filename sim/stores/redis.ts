@@ -58,6 +58,8 @@ export class RedisNode implements StoreNode {
   private readonly counters = new Map<string, Version & { value: number }>();
   private readonly counterHistory = new Map<string, Array<{ writtenLocalUs: number; value: number }>>();
   private up = true;
+  /** How many reader entries exist, so exclusive-only traffic never builds reader ids. */
+  private readers = 0;
 
   constructor(
     private readonly world: World,
@@ -78,9 +80,12 @@ export class RedisNode implements StoreNode {
 
   handle(req: LockOp, caller: Caller): LockReply {
     this.expireIfDue(req.key);
-    if ('owner' in req) this.expireIfDue(readerId(req.key, req.owner));
     // A shared lock's readers are kept beside the key, one entry each (Symfony's saveRead).
-    const mine = 'owner' in req ? this.keys.get(readerId(req.key, req.owner)) : undefined;
+    let mine: Entry | undefined;
+    if (this.readers > 0 && 'owner' in req) {
+      this.expireIfDue(readerId(req.key, req.owner));
+      mine = this.keys.get(readerId(req.key, req.owner));
+    }
     const entry = mine ?? this.keys.get(req.key);
     switch (req.op) {
       case 'get':
@@ -204,6 +209,7 @@ export class RedisNode implements StoreNode {
       timer: undefined,
     };
     this.keys.set(entryId(entry), entry);
+    if (shared) this.readers++;
     this.world.record('lock.granted', this.name, this.machine, {
       key,
       owner,
@@ -236,6 +242,7 @@ export class RedisNode implements StoreNode {
 
   private drop(entry: Entry, kind: string, reason: string, extra: { peer?: string; msg?: number }): void {
     this.keys.delete(entryId(entry));
+    if (entry.shared) this.readers--;
     this.world.kernel.cancel(entry.timer);
     this.world.record(kind, this.name, this.machine, {
       key: entry.key,
@@ -258,6 +265,7 @@ export class RedisNode implements StoreNode {
 
   /** The owner of some reader of `key`'s shared lock, if it has readers. */
   private firstReader(key: string): string | undefined {
+    if (this.readers === 0) return undefined;
     const prefix = `${key}\u0000`;
     for (const [id, entry] of this.keys) if (entry.shared && id.startsWith(prefix)) return entry.owner;
     return undefined;

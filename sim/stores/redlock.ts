@@ -142,7 +142,7 @@ export class RedlockDriver implements LockDriver {
     const results = yield* io.requestAll(
       this.nodes.map((node) => ({ node, op })),
       kind,
-      { ...fields },
+      { owner: fields.owner, ttlUs: fields.ttlUs, data: fields.data },
     );
     let granted = 0;
     let holder: string | undefined;
@@ -262,7 +262,10 @@ export function missedData(
   extra: Record<string, number | string | undefined>,
 ): Record<string, number | string> {
   const data: Record<string, number | string> = { granted, of, needed, unit };
-  for (const [k, v] of Object.entries(extra)) if (v !== undefined) data[k] = v;
+  for (const k in extra) {
+    const v = extra[k];
+    if (v !== undefined) data[k] = v;
+  }
   return data;
 }
 

@@ -67,13 +67,16 @@ export class Network {
 
   /**
    * The same decision without allocating, for the hot path: the latency in
-   * microseconds, or CUT, or DROPPED.
+   * microseconds, or CUT, or DROPPED. `drawFor` names the machine whose stream
+   * supplies the draw: a reply draws from its requester's stream, so a run
+   * seeds one stream per machine that starts conversations, not per server
+   * that answers them.
    */
-  delayUs(from: string, to: string): number {
+  delayUs(from: string, to: string, drawFor: string = from): number {
     if (this.partitions.length > 0 && !this.connected(from, to)) return CUT;
     let delayUs = LOOPBACK_US;
     if (from !== to) {
-      const rng = this.rngFor(from);
+      const rng = this.rngFor(drawFor);
       if (rng.chance(this.config.loss)) return DROPPED;
       delayUs = rng.int(this.config.latencyMinUs, this.config.latencyMaxUs);
     }

@@ -67,7 +67,7 @@ export class World {
     const now = this.kernel.nowUs;
     if (this.nodeGroups.size > 0 && kind.startsWith('lock.')) {
       const g = this.nodeGroups.get(actor);
-      if (g !== undefined) fields = { ...fields, data: { ...fields.data, group: g.group, quorum: g.quorum } };
+      if (g !== undefined) fields = withGroup(fields, g.group, g.quorum);
     }
     this.trace.record(now, kind, actor, machine.name, machine.clock.read(now), fields, key ?? fields.key, believes ?? fields.believes);
   }
@@ -112,6 +112,25 @@ export class World {
   }
 }
 
+/** A copy of `fields` whose data also names the node's group and quorum (written out: spreads are slow here). */
+function withGroup(fields: EventFields, group: string, quorum: number): EventFields {
+  const data: Record<string, number | string | boolean> = {};
+  if (fields.data !== undefined) for (const k of Object.keys(fields.data)) data[k] = fields.data[k]!;
+  data.group = group;
+  data.quorum = quorum;
+  return {
+    key: fields.key,
+    owner: fields.owner,
+    fence: fields.fence,
+    ttlUs: fields.ttlUs,
+    peer: fields.peer,
+    msg: fields.msg,
+    reason: fields.reason,
+    believes: fields.believes,
+    data,
+  };
+}
+
 /**
  * One request in flight: its delivery, the handling at the far end, the
  * reply's way back, and its timeout. It is also the `Caller` the endpoint
@@ -152,7 +171,7 @@ class PendingCall implements Caller {
 
   private send(result: CallResult<unknown>): void {
     const { world, to, msg } = this;
-    const delayUs = world.network.delayUs(to.machine.name, this.machine);
+    const delayUs = world.network.delayUs(to.machine.name, this.machine, this.machine);
     if (delayUs < 0) {
       world.recordGlobal('msg.lost', 'net', to.machine.name, { peer: this.process, msg, reason: delayUs === CUT ? 'partition' : 'loss' });
       return;
