@@ -152,7 +152,8 @@ Exit codes: 0 the run completed (whatever its outcome), 1 the outcome met --fail
         return;
       }
       const w = Math.max(...list.map((s) => s.name.length));
-      for (const s of list) io.out(`${c.bold(s.name.padEnd(w))}  ${c.dim(s.store.padEnd(6))}  ${s.summary}\n`);
+      const ws = Math.max(...list.map((s) => s.store.length));
+      for (const s of list) io.out(`${c.bold(s.name.padEnd(w))}  ${c.dim(s.store.padEnd(ws))}  ${s.summary}\n`);
     });
 
   program
