@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { QuorumHarness } from '../support/quorum-harness.js';
-import { InputError } from '../../sim/errors.js';
 import { normalizeScenario } from '../../sim/scenario/normalize.js';
 import type { RedisSpec } from '../../sim/scenario/types.js';
 import { COMBINED, CombinedDriver, strategyCanBeMet, strategyMet, strategyQuorum, type CombinedSpec, type Strategy } from '../../sim/stores/combined.js';
 import type { AcquireResult, StepResult, StoreNode } from '../../sim/stores/types.js';
+import { scenarioIssues } from '../support/refusal.js';
 
 const MS = 1000;
 const S = 1_000_000;
@@ -192,15 +192,7 @@ const base = (store: Record<string, unknown>, client: Record<string, unknown> = 
   faults,
 });
 
-function issues(doc: unknown): Array<{ path: string; message: string }> {
-  try {
-    normalizeScenario(doc, 'bad.json');
-  } catch (err) {
-    if (err instanceof InputError) return [...err.issues];
-    throw err;
-  }
-  return [];
-}
+const issues = (doc: unknown): Array<{ path: string; message: string }> => scenarioIssues(doc);
 
 describe('Combined scenarios it refuses', () => {
   it('names unnamed stores after their kind and position, and defaults to consensus', () => {

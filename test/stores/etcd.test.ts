@@ -1,20 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { InputError } from '../../sim/errors.js';
-import { normalizeScenario } from '../../sim/scenario/normalize.js';
 import { ETCD, leaseTtlUs } from '../../sim/stores/etcd.js';
 import { pick, runDoc } from '../support/session-harness.js';
+import { refusal } from '../support/refusal.js';
 
 const S = 1_000_000;
 
-function inputIssues(doc: unknown): string {
-  try {
-    normalizeScenario(doc, 'bad.json');
-  } catch (e) {
-    if (e instanceof InputError) return e.message;
-    throw e;
-  }
-  throw new Error('expected an InputError');
-}
+const inputIssues = (doc: unknown): string => refusal(doc);
 
 const store = { kind: 'etcd', machine: 'db', revisionStart: 33 };
 

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { InputError } from '../../sim/errors.js';
 import { runScenario } from '../../sim/run.js';
 import { normalizeScenario } from '../../sim/scenario/normalize.js';
 import { MEMCACHED, LOCK_ITEM_OVERHEAD_BYTES } from '../../sim/stores/memcached.js';
 import type { TraceDocument } from '../../sim/trace/types.js';
 import { add, cas, gets, MemcachedHarness } from '../support/memcached-harness.js';
+import { refusal } from '../support/refusal.js';
 
 const S = 1_000_000;
 
@@ -23,15 +23,7 @@ function run(clients: unknown[], faults: unknown[] = [], store: Record<string, u
   return runScenario(s, 1);
 }
 
-function refusal(doc: unknown): string {
-  try {
-    normalizeScenario(doc, 'test');
-  } catch (e) {
-    if (e instanceof InputError) return e.message;
-    throw e;
-  }
-  throw new Error('the scenario was accepted');
-}
+const refusalOf = (doc: unknown): string => refusal(doc, 'test');
 
 describe('Memcached model (STORES.md: add, whole-second expiry, gets + cas, LRU eviction, no persistence)', () => {
   it('add stores only when the key is absent: a second owner gets NOT_STORED, and only gets tells whose it is', () => {
@@ -237,16 +229,16 @@ describe('Memcached model (STORES.md: add, whole-second expiry, gets + cas, LRU 
     expect(attempts).toBeGreaterThan(3);
     expect(doc.events.find((e) => e.kind === 'acquire.ok' && e.actor === 'B')).toBeDefined();
     const base = { name: 'x', machines: [{ name: 'm' }], store: { kind: 'memcached', machine: 'm' } };
-    expect(refusal({ ...base, clients: [{ name: 'A', machine: 'm', writes: 0, acquire: { shared: true } }] })).toMatch(
+    expect(refusalOf({ ...base, clients: [{ name: 'A', machine: 'm', writes: 0, acquire: { shared: true } }] })).toMatch(
       /clients\[0\]\.acquire\.shared: the memcached store has no shared locks/,
     );
-    expect(refusal({ ...base, clients: [{ name: 'A', machine: 'm', acquire: { mode: 'blocking', poll: false } }] })).toMatch(
+    expect(refusalOf({ ...base, clients: [{ name: 'A', machine: 'm', acquire: { mode: 'blocking', poll: false } }] })).toMatch(
       /clients\[0\]\.acquire\.poll: the memcached store cannot block/,
     );
   });
 
   it('refuses a TTL under 1 s, naming the client field, the store and the reason', () => {
-    const message = refusal({
+    const message = refusalOf({
       name: 'x',
       machines: [{ name: 'm' }],
       store: { kind: 'memcached', machine: 'm' },
@@ -261,9 +253,9 @@ describe('Memcached model (STORES.md: add, whole-second expiry, gets + cas, LRU 
 
   it('refuses a memory budget under 1 KiB and an unknown machine', () => {
     expect(
-      refusal({ name: 'x', machines: [{ name: 'm' }], store: { kind: 'memcached', machine: 'm', memoryBytes: 10 }, clients: [{ name: 'A', machine: 'm' }] }),
+      refusalOf({ name: 'x', machines: [{ name: 'm' }], store: { kind: 'memcached', machine: 'm', memoryBytes: 10 }, clients: [{ name: 'A', machine: 'm' }] }),
     ).toMatch(/store/);
-    expect(refusal({ name: 'x', machines: [{ name: 'm' }], store: { kind: 'memcached', machine: 'nope' }, clients: [{ name: 'A', machine: 'm' }] })).toMatch(
+    expect(refusalOf({ name: 'x', machines: [{ name: 'm' }], store: { kind: 'memcached', machine: 'nope' }, clients: [{ name: 'A', machine: 'm' }] })).toMatch(
       /store\.machine: no machine named "nope"/,
     );
   });

@@ -1,10 +1,9 @@
 import { crc32 as zlibCrc32 } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { InputError } from '../../sim/errors.js';
-import { normalizeScenario } from '../../sim/scenario/normalize.js';
 import { CONNECTION_LOST, crc32, POSTGRES, PostgresNode } from '../../sim/stores/postgres.js';
 import type { LockOp } from '../../sim/stores/types.js';
 import { NodeHarness, pick, runDoc } from '../support/session-harness.js';
+import { refusal } from '../support/refusal.js';
 
 const S = 1_000_000;
 
@@ -47,15 +46,7 @@ const scenario = (store: Record<string, unknown>, clients: Array<Record<string, 
   clients,
 });
 
-function inputIssues(doc: unknown): string {
-  try {
-    normalizeScenario(doc, 'bad.json');
-  } catch (e) {
-    if (e instanceof InputError) return e.message;
-    throw e;
-  }
-  throw new Error('expected an InputError');
-}
+const inputIssues = (doc: unknown): string => refusal(doc);
 
 describe('PostgreSQL advisory locks (STORES.md: session-bound, no expiry, blocking, shared, crc32 names)', () => {
   it('declares the capability row of the Symfony table: remote, blocking, not expiring, sharing, no fencing token', () => {

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { InputError } from '../../sim/errors.js';
 import { normalizeScenario } from '../../sim/scenario/normalize.js';
 import { driftUs, majority, REDLOCK, RedlockDriver, RedlockNode, type RedlockSpec } from '../../sim/stores/redlock.js';
 import type { AcquireResult, StepResult } from '../../sim/stores/types.js';
 import { QuorumHarness } from '../support/quorum-harness.js';
+import { scenarioIssues } from '../support/refusal.js';
 
 const MS = 1000;
 const S = 1_000_000;
@@ -282,15 +282,7 @@ const base = (store: Record<string, unknown>, client: Record<string, unknown> = 
   faults,
 });
 
-function issues(doc: unknown): Array<{ path: string; message: string }> {
-  try {
-    normalizeScenario(doc, 'bad.json');
-  } catch (err) {
-    if (err instanceof InputError) return [...err.issues];
-    throw err;
-  }
-  return [];
-}
+const issues = (doc: unknown): Array<{ path: string; message: string }> => scenarioIssues(doc);
 
 describe('Redlock scenarios it refuses', () => {
   it('accepts a plain three-node store and fills in node-redlock defaults', () => {

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { InputError } from '../../sim/errors.js';
 import { normalizeScenario } from '../../sim/scenario/normalize.js';
 import { SessionLockNode, type SessionNodeOptions } from '../../sim/stores/session.js';
 import type { LockOp } from '../../sim/stores/types.js';
 import { ZOOKEEPER, ZOOKEEPER_RECIPE } from '../../sim/stores/zookeeper.js';
 import { NodeHarness, pick, runDoc } from '../support/session-harness.js';
+import { refusal } from '../support/refusal.js';
 
 const S = 1_000_000;
 const TICK = 2 * S;
@@ -27,15 +27,7 @@ const on = (session: string, op: LockOp | { op: 'ping' | 'close' }, fresh = fals
 const lock = (owner: string, waitUs?: number | null): LockOp => ({ op: 'acquire', key: 'job', owner, ttlUs: S, waitUs });
 const unlock = (owner: string): LockOp => ({ op: 'release', key: 'job', owner });
 
-function inputIssues(doc: unknown): string {
-  try {
-    normalizeScenario(doc, 'bad.json');
-  } catch (e) {
-    if (e instanceof InputError) return e.message;
-    throw e;
-  }
-  throw new Error('expected an InputError');
-}
+const inputIssues = (doc: unknown): string => refusal(doc);
 
 const zkScenario = (store: Record<string, unknown>, client: Record<string, unknown> = {}): unknown => ({
   name: 'bad',
