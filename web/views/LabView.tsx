@@ -28,11 +28,17 @@ export function LabView() {
   const trace = useTrace(primaryId);
   const [forkOpen, setForkOpen] = useState(false);
   const [seedText, setSeedText] = useState('');
+  // The box shows the choice at once; the re-run that makes it true takes a moment.
+  const [pendingFencing, setPendingFencing] = useState<boolean | null>(null);
 
   useEffect(() => {
     if (trace === null) return;
     setSeedText(String(trace.doc.seed));
-    viewKeys.fencing = () => void toggleFencing(trace);
+    setPendingFencing(null);
+    viewKeys.fencing = () => {
+      setPendingFencing(!trace.doc.scenario.resource.fencing);
+      void toggleFencing(trace);
+    };
     viewKeys.fork = () => setForkOpen(true);
     return () => {
       viewKeys.fencing = null;
@@ -43,7 +49,7 @@ export function LabView() {
   if (trace === null) return <p className="muted">{busy ?? 'Loading…'}</p>;
   const origin = trace.origin;
   const builtin = origin.kind === 'builtin' ? origin.name : '';
-  const fencing = trace.doc.scenario.resource.fencing;
+  const fencing = pendingFencing ?? trace.doc.scenario.resource.fencing;
 
   return (
     <div className="lab">
@@ -77,7 +83,16 @@ export function LabView() {
           <button type="submit">Run</button>
         </form>
         <label className="check">
-          <input type="checkbox" checked={fencing} onChange={() => void toggleFencing(trace)} data-testid="fencing-toggle" /> Fencing
+          <input
+            type="checkbox"
+            checked={fencing}
+            onChange={() => {
+              setPendingFencing(!fencing);
+              void toggleFencing(trace);
+            }}
+            data-testid="fencing-toggle"
+          />{' '}
+          Fencing
         </label>
         <button type="button" onClick={() => setForkOpen(true)} data-testid="fork-open">
           Fork from here…
