@@ -12,7 +12,8 @@ export interface NetworkConfig {
 
 interface Partition {
   readonly id: number;
-  readonly groups: ReadonlyArray<ReadonlySet<string>>;
+  /** Each listed machine's group index; machines in no group reach everyone. */
+  readonly groupOf: ReadonlyMap<string, number>;
 }
 
 interface Spike {
@@ -46,13 +47,9 @@ export class Network {
   connected(a: string, b: string): boolean {
     if (a === b) return true;
     for (const p of this.partitions) {
-      let ga = -1;
-      let gb = -1;
-      p.groups.forEach((g, i) => {
-        if (g.has(a)) ga = i;
-        if (g.has(b)) gb = i;
-      });
-      if (ga !== -1 && gb !== -1 && ga !== gb) return false;
+      const ga = p.groupOf.get(a);
+      const gb = p.groupOf.get(b);
+      if (ga !== undefined && gb !== undefined && ga !== gb) return false;
     }
     return true;
   }
@@ -87,7 +84,9 @@ export class Network {
   }
 
   addPartition(id: number, groups: ReadonlyArray<ReadonlyArray<string>>): void {
-    this.partitions.push({ id, groups: groups.map((g) => new Set(g)) });
+    const groupOf = new Map<string, number>();
+    groups.forEach((g, i) => g.forEach((m) => groupOf.set(m, i)));
+    this.partitions.push({ id, groupOf });
   }
 
   removePartition(id: number): void {
