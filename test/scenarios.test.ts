@@ -1,22 +1,12 @@
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { normalizeScenario } from '../sim/scenario/normalize.js';
-import { applyOverrides, parseOverride } from '../sim/scenario/set.js';
 import { BUILTIN_NAMES, BUILTIN_SCENARIOS } from '../sim/scenarios/index.js';
-import { runScenario } from '../sim/run.js';
-import { traceHash } from '../sim/trace/io.js';
-import type { TraceDocument } from '../sim/trace/types.js';
-import { Golden } from './support/golden.js';
+import { pinOutcomes, runBuiltin, type Pinned } from './support/pinned.js';
 
-const golden = new Golden<{ outcome: string; hash: string; events: number }>(new URL('./golden/scenarios.json', import.meta.url).pathname);
-afterAll(() => golden.save());
-
-function run(name: string, sets: string[] = [], seed?: number): TraceDocument {
-  const scenario = applyOverrides(normalizeScenario(BUILTIN_SCENARIOS[name], name), sets.map(parseOverride));
-  return runScenario(scenario, seed ?? scenario.seed);
-}
+const run = runBuiltin;
 
 /** The built-in runs whose verdicts and trace hashes are pinned, with the outcome each must have. */
-const PINNED: Array<{ name: string; sets: string[]; outcome: 'safe' | 'fenced' | 'unsafe' }> = [
+const PINNED: Pinned[] = [
   { name: 'pause-past-expiry', sets: [], outcome: 'unsafe' },
   { name: 'pause-past-expiry', sets: ['resource.fencing=true'], outcome: 'fenced' },
   { name: 'crash-without-release', sets: [], outcome: 'safe' },
@@ -32,16 +22,7 @@ describe('built-in scenarios', () => {
     for (const name of BUILTIN_NAMES) expect(normalizeScenario(BUILTIN_SCENARIOS[name], name).name).toBe(name);
   });
 
-  for (const p of PINNED) {
-    const label = [p.name, ...p.sets].join(' ');
-    it(`${label} is ${p.outcome}, with a pinned trace hash`, () => {
-      const doc = run(p.name, p.sets);
-      const repro = `Reproduce: locklab run ${p.name} --seed ${doc.seed}${p.sets.map((s) => ` --set ${s}`).join('')}`;
-      expect(doc.stop.reason).toBe('completed');
-      expect(doc.verdict.outcome, repro).toBe(p.outcome);
-      golden.expect(label, { outcome: doc.verdict.outcome, hash: traceHash(doc), events: doc.events.length }, repro);
-    });
-  }
+  pinOutcomes(new URL('./golden/scenarios.json', import.meta.url), PINNED);
 });
 
 describe('the stories the scenarios tell', () => {

@@ -1,26 +1,14 @@
-import { afterAll, describe, expect, it } from 'vitest';
-import { normalizeScenario } from '../../sim/scenario/normalize.js';
-import { applyOverrides, parseOverride } from '../../sim/scenario/set.js';
-import { BUILTIN_SCENARIOS } from '../../sim/scenarios/index.js';
-import { runScenario } from '../../sim/run.js';
-import { traceHash } from '../../sim/trace/io.js';
-import type { TraceDocument } from '../../sim/trace/types.js';
-import { Golden } from '../support/golden.js';
-
-const golden = new Golden<{ outcome: string; hash: string; events: number }>(new URL('../golden/expiring.json', import.meta.url).pathname);
-afterAll(() => golden.save());
+import { describe, expect, it } from 'vitest';
+import { pinOutcomes, reproduce, runBuiltin, type Pinned } from '../support/pinned.js';
 
 const S = 1_000_000;
 
-function run(name: string, sets: string[] = [], seed?: number): TraceDocument {
-  const scenario = applyOverrides(normalizeScenario(BUILTIN_SCENARIOS[name], name), sets.map(parseOverride));
-  return runScenario(scenario, seed ?? scenario.seed);
-}
+const run = runBuiltin;
 
-const repro = (name: string, sets: string[], seed: number): string => `Reproduce: locklab run ${name} --seed ${seed}${sets.map((s) => ` --set ${s}`).join('')}`;
+const repro = reproduce;
 
 /** Each hazard with the outcome it must have, and its fix (or the attempt that shows there is none). */
-const PINNED: Array<{ name: string; sets: string[]; outcome: 'safe' | 'fenced' | 'unsafe' }> = [
+const PINNED: Pinned[] = [
   { name: 'memcached-restart', sets: [], outcome: 'unsafe' },
   // No fix in memcached: refreshing every second happens to catch the loss here (A's refresh finds B's item and A stops)...
   { name: 'memcached-restart', sets: ['clients.A.refreshEveryMs=1000'], outcome: 'safe' },
@@ -42,16 +30,7 @@ const PINNED: Array<{ name: string; sets: string[]; outcome: 'safe' | 'fenced' |
 ];
 
 describe('the expiring stores\u2019 built-in scenarios', () => {
-  for (const p of PINNED) {
-    const label = [p.name, ...p.sets].join(' ');
-    it(`${label} is ${p.outcome}, with a pinned trace hash`, () => {
-      const doc = run(p.name, p.sets);
-      const hint = repro(p.name, p.sets, doc.seed);
-      expect(doc.stop.reason, hint).toBe('completed');
-      expect(doc.verdict.outcome, hint).toBe(p.outcome);
-      golden.expect(label, { outcome: doc.verdict.outcome, hash: traceHash(doc), events: doc.events.length }, hint);
-    });
-  }
+  pinOutcomes(new URL('../golden/expiring.json', import.meta.url), PINNED);
 
   it('every hazard stays unsafe and every fix stays safe across seeds', () => {
     for (let seed = 0; seed < 20; seed++) {

@@ -1,19 +1,8 @@
-import { afterAll, describe, expect, it } from 'vitest';
-import { normalizeScenario } from '../../sim/scenario/normalize.js';
-import { applyOverrides, parseOverride } from '../../sim/scenario/set.js';
-import { BUILTIN_SCENARIOS } from '../../sim/scenarios/index.js';
-import { runScenario } from '../../sim/run.js';
-import { traceHash } from '../../sim/trace/io.js';
+import { describe, expect, it } from 'vitest';
 import type { TraceDocument } from '../../sim/trace/types.js';
-import { Golden } from '../support/golden.js';
+import { pinOutcomes, runBuiltin, type Pinned } from '../support/pinned.js';
 
-const golden = new Golden<{ outcome: string; hash: string; events: number }>(new URL('../golden/local.json', import.meta.url).pathname);
-afterAll(() => golden.save());
-
-function run(name: string, sets: string[] = [], seed?: number): TraceDocument {
-  const scenario = applyOverrides(normalizeScenario(BUILTIN_SCENARIOS[name], name), sets.map(parseOverride));
-  return runScenario(scenario, seed ?? scenario.seed);
-}
+const run = runBuiltin;
 
 /** The fix for each hazard, as `--set` overrides. */
 const FIX: Record<string, string[]> = {
@@ -25,7 +14,7 @@ const FIX: Record<string, string[]> = {
   'deploy-config-change': ['store.lockDir=/var/www/shared/var/lock', 'faults[0].store.lockDir=/var/www/shared/var/lock'],
 };
 
-const PINNED: Array<{ name: string; sets: string[]; outcome: 'safe' | 'fenced' | 'unsafe' }> = [
+const PINNED: Pinned[] = [
   { name: 'flock-across-servers', sets: [], outcome: 'unsafe' },
   { name: 'flock-across-servers', sets: FIX['flock-across-servers']!, outcome: 'safe' },
   { name: 'semaphore-two-containers', sets: [], outcome: 'unsafe' },
@@ -39,16 +28,7 @@ const grants = (doc: TraceDocument): string[][] =>
 const writes = (doc: TraceDocument): string[] => doc.events.filter((e) => e.kind === 'write.accepted').map((e) => e.owner ?? '');
 
 describe('local-store scenarios', () => {
-  for (const p of PINNED) {
-    const label = [p.name, ...p.sets].join(' ');
-    it(`${label} is ${p.outcome}, with a pinned trace hash`, () => {
-      const doc = run(p.name, p.sets);
-      const repro = `Reproduce: locklab run ${p.name} --seed ${doc.seed}${p.sets.map((s) => ` --set ${s}`).join('')}`;
-      expect(doc.stop.reason).toBe('completed');
-      expect(doc.verdict.outcome, repro).toBe(p.outcome);
-      golden.expect(label, { outcome: doc.verdict.outcome, hash: traceHash(doc), events: doc.events.length }, repro);
-    });
-  }
+  pinOutcomes(new URL('../golden/local.json', import.meta.url), PINNED);
 
   it('every hazard is unsafe and every fix safe for each seed tried', () => {
     for (const name of Object.keys(FIX)) {

@@ -1,22 +1,12 @@
-import { afterAll, describe, expect, it } from 'vitest';
-import { normalizeScenario } from '../../sim/scenario/normalize.js';
-import { applyOverrides, parseOverride } from '../../sim/scenario/set.js';
-import { BUILTIN_SCENARIOS } from '../../sim/scenarios/index.js';
-import { runScenario } from '../../sim/run.js';
+import { describe, expect, it } from 'vitest';
 import { traceHash } from '../../sim/trace/io.js';
 import type { TraceDocument, TraceEvent } from '../../sim/trace/types.js';
-import { Golden } from '../support/golden.js';
+import { pinOutcomes, runBuiltin, type Pinned } from '../support/pinned.js';
 
-const golden = new Golden<{ outcome: string; hash: string; events: number }>(new URL('../golden/multi.json', import.meta.url).pathname);
-afterAll(() => golden.save());
-
-function run(name: string, sets: string[] = [], seed?: number): TraceDocument {
-  const scenario = applyOverrides(normalizeScenario(BUILTIN_SCENARIOS[name], name), sets.map(parseOverride));
-  return runScenario(scenario, seed ?? scenario.seed);
-}
+const run = runBuiltin;
 
 /** The multi-node stores' built-in runs, each with the outcome it must have. */
-const PINNED: Array<{ name: string; sets: string[]; outcome: 'safe' | 'fenced' | 'unsafe' }> = [
+const PINNED: Pinned[] = [
   { name: 'redlock-clock-jump', sets: [], outcome: 'unsafe' },
   // A step inside the drift allowance leaves C's copy alive while client1 works: client2 never reaches a majority.
   { name: 'redlock-clock-jump', sets: ['faults[1].byMs=50'], outcome: 'safe' },
@@ -30,16 +20,7 @@ const PINNED: Array<{ name: string; sets: string[]; outcome: 'safe' | 'fenced' |
 ];
 
 describe('multi-node store scenarios', () => {
-  for (const p of PINNED) {
-    const label = [p.name, ...p.sets].join(' ');
-    it(`${label} is ${p.outcome}, with a pinned trace hash`, () => {
-      const doc = run(p.name, p.sets);
-      const repro = `Reproduce: locklab run ${p.name} --seed ${doc.seed}${p.sets.map((s) => ` --set ${s}`).join('')}`;
-      expect(doc.stop.reason).toBe('completed');
-      expect(doc.verdict.outcome, repro).toBe(p.outcome);
-      golden.expect(label, { outcome: doc.verdict.outcome, hash: traceHash(doc), events: doc.events.length }, repro);
-    });
-  }
+  pinOutcomes(new URL('../golden/multi.json', import.meta.url), PINNED);
 
   it('runs twice to the same bytes', () => {
     for (const p of PINNED) expect(traceHash(run(p.name, p.sets))).toBe(traceHash(run(p.name, p.sets)));

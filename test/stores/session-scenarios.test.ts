@@ -1,27 +1,17 @@
-import { afterAll, describe, expect, it } from 'vitest';
-import { normalizeScenario } from '../../sim/scenario/normalize.js';
-import { applyOverrides, parseOverride } from '../../sim/scenario/set.js';
+import { describe, expect, it } from 'vitest';
 import { BUILTIN_SCENARIOS } from '../../sim/scenarios/index.js';
-import { runScenario } from '../../sim/run.js';
 import { storeKind } from '../../sim/stores/registry.js';
-import { traceHash } from '../../sim/trace/io.js';
 import type { TraceDocument } from '../../sim/trace/types.js';
-import { Golden } from '../support/golden.js';
-
-const golden = new Golden<{ outcome: string; hash: string; events: number }>(new URL('../golden/session.json', import.meta.url).pathname);
-afterAll(() => golden.save());
+import { pinOutcomes, runBuiltin, type Pinned } from '../support/pinned.js';
 
 const S = 1_000_000;
 
-function run(name: string, sets: string[] = [], seed?: number): TraceDocument {
-  const scenario = applyOverrides(normalizeScenario(BUILTIN_SCENARIOS[name], name), sets.map(parseOverride));
-  return runScenario(scenario, seed ?? scenario.seed);
-}
+const run = runBuiltin;
 
 const of = (doc: TraceDocument, kind: string, actor?: string) => doc.events.filter((e) => e.kind === kind && (actor === undefined || e.actor === actor));
 
 /** The session stores' hazard scenarios and their fix variants, with the outcome each must have. */
-const PINNED: Array<{ name: string; sets: string[]; outcome: 'safe' | 'fenced' | 'unsafe' }> = [
+const PINNED: Pinned[] = [
   { name: 'postgres-connection-loss', sets: [], outcome: 'unsafe' },
   // No lock-side fix exists (advisory locks give no token). Checking the lock on the same connection before
   // writing — Symfony's refresh is a pg_locks query — catches this loss, though a loss between check and write
@@ -43,17 +33,7 @@ describe('session-store scenarios', () => {
     }
   });
 
-  for (const p of PINNED) {
-    const label = [p.name, ...p.sets].join(' ');
-    it(`${label} is ${p.outcome}, with a pinned trace hash`, () => {
-      const doc = run(p.name, p.sets);
-      const repro = `Reproduce: locklab run ${p.name} --seed ${doc.seed}${p.sets.map((s) => ` --set ${s}`).join('')}`;
-      expect(doc.stop.reason, repro).toBe('completed');
-      expect(doc.verdict.outcome, repro).toBe(p.outcome);
-      expect(traceHash(run(p.name, p.sets)), `the same run hashed twice differs. ${repro}`).toBe(traceHash(doc));
-      golden.expect(label, { outcome: doc.verdict.outcome, hash: traceHash(doc), events: doc.events.length }, repro);
-    });
-  }
+  pinOutcomes(new URL('../golden/session.json', import.meta.url), PINNED);
 
   it('every seed tells the same stories', () => {
     for (let seed = 0; seed < 20; seed++) {
