@@ -213,8 +213,10 @@ export class RedlockDriver implements LockDriver {
       const vote = yield* this.round(io, op, 'refresh.request', { owner: lease.owner, ttlUs, data: { round } });
       const validityUs = ttlUs - vote.elapsedUs - drift;
       if (vote.granted >= this.quorum && validityUs > 0) {
-        this.validUntil.set(lease.owner, vote.startLocalUs + ttlUs - drift);
-        return { status: 'ok', msg: firstMsg(vote.results, true) };
+        const expiresLocalUs = vote.startLocalUs + ttlUs - drift;
+        this.validUntil.set(lease.owner, expiresLocalUs);
+        // The client's lease ends by its validity, as at acquire, not at request time + TTL.
+        return { status: 'ok', msg: firstMsg(vote.results, true), expiresLocalUs };
       }
       const retry = round < rounds;
       const delayUs = retry ? this.retryDelayUs(io) : undefined;

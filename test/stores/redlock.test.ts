@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { runScenario } from '../../sim/run.js';
 import { normalizeScenario } from '../../sim/scenario/normalize.js';
 import { driftUs, majority, REDLOCK, RedlockDriver, RedlockNode, type RedlockSpec } from '../../sim/stores/redlock.js';
 import type { AcquireResult, StepResult } from '../../sim/stores/types.js';
@@ -339,5 +340,34 @@ describe('Redlock scenarios it refuses', () => {
 
   it('refuses a drift factor outside node-redlock sense', () => {
     expect(issues(base({ driftFactor: 2 }))[0]).toMatchObject({ path: 'store.driftFactor' });
+  });
+});
+
+describe('Redlock extend', () => {
+  it("a successful extend sets the client's lease to the round's start + TTL − drift, as acquire does", () => {
+    const doc = runScenario(
+      normalizeScenario(
+        {
+          name: 'extend',
+          machines: [{ name: 'app' }, { name: 'h1' }, { name: 'h2' }, { name: 'h3' }],
+          network: { latencyMinMs: 1, latencyMaxMs: 1 },
+          store: {
+            kind: 'redlock',
+            nodes: [
+              { name: 'n1', machine: 'h1' },
+              { name: 'n2', machine: 'h2' },
+              { name: 'n3', machine: 'h3' },
+            ],
+          },
+          clients: [{ name: 'c', machine: 'app', ttlMs: 1000, workMs: 1500, refreshEveryMs: 500, checkRemaining: true }],
+        },
+        'extend',
+      ),
+    );
+    const ok = doc.events.find((e) => e.kind === 'refresh.ok')!;
+    const asked = doc.events.find((e) => e.kind === 'refresh.request')!;
+    // drift = 1 % of 1 s + 2 ms = 12 ms; the lease is measured from the round's start.
+    expect(ok.believes?.ttlLeftUs).toBe(asked.localUs! + 1_000_000 - 12_000 - ok.localUs!);
+    expect(doc.verdict.outcome).toBe('safe');
   });
 });
