@@ -16,6 +16,7 @@ export function runScenario(scenario: Scenario, seed: number = scenario.seed): T
   const world = new World(seed, {
     latencyMinUs: msToUs(scenario.network.latencyMinMs),
     latencyMaxUs: msToUs(scenario.network.latencyMaxMs),
+    distribution: scenario.network.distribution,
     loss: scenario.network.loss,
   });
   for (const m of scenario.machines) world.addMachine(m.name, msToUs(m.clockOffsetMs), m.clockDriftPpm);

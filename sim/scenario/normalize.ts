@@ -2,7 +2,7 @@ import { InputError, show, type InputIssue } from '../errors.js';
 import { storeKind } from '../stores/registry.js';
 import { compileSchema } from './schema-check.js';
 import { scenarioSchema } from './schema.js';
-import { GENERIC_FAULTS, type ClientSpec, type FaultSpec, type MachineSpec, type Scenario, type StoreSpecBase } from './types.js';
+import { GENERIC_FAULTS, type ClientSpec, type FaultSpec, type LatencyDistribution, type MachineSpec, type Scenario, type StoreSpecBase } from './types.js';
 
 let checkShape: ((data: unknown) => InputIssue[]) | undefined;
 
@@ -13,7 +13,7 @@ interface Input {
   seed?: number;
   budget?: { maxEvents?: number; maxTimeMs?: number };
   machines: Array<{ name: string; clockOffsetMs?: number; clockDriftPpm?: number }>;
-  network?: { latencyMinMs?: number; latencyMaxMs?: number; loss?: number };
+  network?: { latencyMinMs?: number; latencyMaxMs?: number; distribution?: LatencyDistribution; loss?: number };
   store: Record<string, unknown> & { kind: string };
   resource?: { machine?: string; fencing?: boolean };
   clients: ClientInput[];
@@ -92,6 +92,7 @@ export function normalizeScenario(data: unknown, source: string): Scenario {
     network: {
       latencyMinMs: input.network?.latencyMinMs ?? 0.5,
       latencyMaxMs: input.network?.latencyMaxMs ?? 2,
+      distribution: input.network?.distribution ?? 'uniform',
       loss: input.network?.loss ?? 0,
     },
     clients,

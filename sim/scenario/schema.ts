@@ -369,10 +369,18 @@ const BASE = {
         latencyMinMs: {
           $ref: '#/definitions/ms',
           default: 0.5,
+          description: 'The fastest a message between two machines can travel.',
         },
         latencyMaxMs: {
           $ref: '#/definitions/ms',
           default: 2,
+          description: 'The slowest a message between two machines can travel.',
+        },
+        distribution: {
+          enum: ['uniform', 'normal', 'long-tail'],
+          default: 'uniform',
+          description:
+            'How latencies spread between the two bounds: uniform; normal (centred, σ a sixth of the range); long-tail (mostly near the minimum, a few slow messages up to the maximum; mean a fifth of the range).',
         },
         loss: {
           type: 'number',

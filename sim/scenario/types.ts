@@ -10,12 +10,14 @@ export interface Scenario {
   seed: number;
   budget: { maxEvents: number; maxTimeMs: number };
   machines: MachineSpec[];
-  network: { latencyMinMs: number; latencyMaxMs: number; loss: number };
+  network: { latencyMinMs: number; latencyMaxMs: number; distribution: LatencyDistribution; loss: number };
   store: StoreSpecBase;
   resource: { machine: string; fencing: boolean };
   clients: ClientSpec[];
   faults: FaultSpec[];
 }
+
+export type LatencyDistribution = 'uniform' | 'normal' | 'long-tail';
 
 export interface MachineSpec {
   name: string;

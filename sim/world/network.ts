@@ -1,4 +1,5 @@
 import type { Rng, RngStreams } from '../kernel/rng.js';
+import type { LatencyDistribution } from '../scenario/types.js';
 
 /** Latency between two processes on the same machine (loopback), in microseconds. */
 export const LOOPBACK_US = 50;
@@ -6,6 +7,8 @@ export const LOOPBACK_US = 50;
 export interface NetworkConfig {
   readonly latencyMinUs: number;
   readonly latencyMaxUs: number;
+  /** How latencies spread between the bounds; uniform when not given. */
+  readonly distribution?: LatencyDistribution;
   /** Probability that a message between two machines is dropped. */
   readonly loss: number;
 }
@@ -75,7 +78,7 @@ export class Network {
     if (from !== to) {
       const rng = this.rngFor(drawFor);
       if (rng.chance(this.config.loss)) return DROPPED;
-      delayUs = rng.int(this.config.latencyMinUs, this.config.latencyMaxUs);
+      delayUs = drawLatency(rng, this.config);
     }
     for (const s of this.spikes) {
       if (s.machines === undefined || s.machines.has(from) || s.machines.has(to)) delayUs += s.extraUs;
@@ -116,4 +119,34 @@ export class Network {
     }
     return rng;
   }
+}
+
+/**
+ * One latency in whole microseconds within [min, max]. Only arithmetic, no
+ * Math.log or Math.cos, so every JavaScript engine draws the same numbers:
+ * `normal` sums twelve uniforms (Irwin–Hall, σ a sixth of the range, clamped);
+ * `long-tail` is the range times u⁴, mostly near the minimum with a few slow
+ * messages up to the maximum (mean a fifth of the range).
+ */
+export function drawLatency(rng: Rng, config: NetworkConfig): number {
+  const min = config.latencyMinUs;
+  const max = config.latencyMaxUs;
+  const span = max - min;
+  switch (config.distribution ?? 'uniform') {
+    case 'uniform':
+      return rng.int(min, max);
+    case 'normal': {
+      let z = -6;
+      for (let i = 0; i < 12; i++) z += rng.next();
+      return clamp(Math.round(min + span / 2 + (z * span) / 6), min, max);
+    }
+    case 'long-tail': {
+      const u = rng.next();
+      return min + Math.round(span * u * u * u * u);
+    }
+  }
+}
+
+function clamp(x: number, min: number, max: number): number {
+  return x < min ? min : x > max ? max : x;
 }

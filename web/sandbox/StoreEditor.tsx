@@ -1,7 +1,9 @@
-import type { Scenario } from '../../sim/scenario/types.js';
+import type { LatencyDistribution, Scenario } from '../../sim/scenario/types.js';
 import { STORE_TABLE } from '../../sim/stores/registry.js';
 import { CheckField, NumField, SelectField } from './fields.js';
 import { ValueField } from './ValueField.js';
+
+const LATENCY_DISTRIBUTIONS: readonly LatencyDistribution[] = ['uniform', 'normal', 'long-tail'];
 
 /**
  * The store, the resource and the network. The store's own settings are
@@ -44,6 +46,12 @@ export function StoreEditor({
         <CheckField label="Fencing: the resource rejects lower tokens" value={scenario.resource.fencing} onChange={(v) => update(['resource', 'fencing'], v)} />
         <NumField label="Latency min (ms)" value={scenario.network.latencyMinMs} min={0} onChange={(v) => update(['network', 'latencyMinMs'], v)} />
         <NumField label="Latency max (ms)" value={scenario.network.latencyMaxMs} min={0} onChange={(v) => update(['network', 'latencyMaxMs'], v)} />
+        <SelectField
+          label="Latency distribution"
+          value={scenario.network.distribution}
+          options={LATENCY_DISTRIBUTIONS}
+          onChange={(v) => update(['network', 'distribution'], v)}
+        />
         <NumField label="Message loss (0–1)" value={scenario.network.loss} min={0} onChange={(v) => update(['network', 'loss'], v)} />
       </div>
     </fieldset>
