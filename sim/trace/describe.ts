@@ -54,6 +54,11 @@ const str = (e: TraceEvent, name: string): string | undefined => {
   return typeof v === 'string' ? v : undefined;
 };
 const token = (e: TraceEvent): string => (e.fence === undefined ? '' : `, fencing token ${e.fence}`);
+/** The store command a request step sends, for protocols of several steps (memcached's gets, cas, delete). */
+const step = (e: TraceEvent): string => {
+  const c = str(e, 'command');
+  return c === undefined ? '' : ` (${c})`;
+};
 const ttl = (e: TraceEvent): string => (e.ttlUs === undefined ? '' : ` (ttl ${formatDuration(e.ttlUs)})`);
 
 /**
@@ -106,7 +111,7 @@ export function describe(e: TraceEvent): string {
     case 'work.start':
       return `works for ${formatDuration(num(e, 'workUs') ?? 0)}`;
     case 'refresh.request':
-      return `asks to extend ${key}${ttl(e)}`;
+      return `asks ${e.peer ?? 'the store'} to extend ${key}${ttl(e)}${step(e)}`;
     case 'refresh.ok':
       return `extended ${key}`;
     case 'refresh.failed':
@@ -123,8 +128,11 @@ export function describe(e: TraceEvent): string {
       return 'hears its write was rejected (fenced): stops believing';
     case 'write.timeout':
       return 'hears nothing back from the resource';
-    case 'release.request':
-      return str(e, 'method') === 'plain-del' ? `deletes ${key} with a plain DEL` : `releases ${key} (token-checked)`;
+    case 'release.request': {
+      const at = e.peer === undefined ? '' : ` on ${e.peer}`;
+      if (str(e, 'method') === 'plain-del') return `deletes ${key}${at} with a plain DEL${step(e)}`;
+      return `releases ${key}${at}${step(e) === '' ? ' (token-checked)' : step(e)}`;
+    }
     case 'release.ok':
       return 'hears the release succeeded';
     case 'release.failed':
