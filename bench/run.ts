@@ -77,11 +77,10 @@ async function main(): Promise<void> {
   const redisRate = redis.runsPerSec.median;
   const redisEventRate = redisRate * redis.kernelEventsPerRun;
   for (const k of STORE_KINDS) {
-    const scenario = BUILTIN_SCENARIOS[k.hazardScenario] as { store?: { kind?: string } } | undefined;
-    if (scenario === undefined) continue;
-    // A kind that shares its hazard scenario with another (the ZooKeeper recipe) runs it on itself.
-    const sets = scenario.store?.kind === k.kind ? [] : [`store.kind=${k.kind}`];
-    const r = k.hazardScenario === 'pause-past-expiry' ? redis : runsPerSec(k.hazardScenario, 5, sets);
+    if (BUILTIN_SCENARIOS[k.hazardScenario] === undefined) continue;
+    // A kind that shares its hazard scenario with a sibling (the ZooKeeper recipe) runs it on itself.
+    const sets = k.hazardSets ?? [];
+    const r = k.hazardScenario === 'pause-past-expiry' && sets.length === 0 ? redis : runsPerSec(k.hazardScenario, 5, sets);
     const rate = r.runsPerSec.median;
     const eventRate = rate * r.kernelEventsPerRun;
     stores[k.kind] = {

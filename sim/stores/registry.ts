@@ -36,6 +36,14 @@ export interface StoreRow extends Capabilities {
   readonly name: string;
   readonly title: string;
   readonly hazardScenario: string;
+  /** Overrides that make the hazard scenario run on this store (empty when it already does). */
+  readonly hazardSets: readonly string[];
 }
 
-export const STORE_TABLE: readonly StoreRow[] = STORE_KINDS.map((k) => ({ name: k.kind, title: k.title, hazardScenario: k.hazardScenario, ...k.capabilities }));
+export const STORE_TABLE: readonly StoreRow[] = STORE_KINDS.map((k) => ({
+  name: k.kind,
+  title: k.title,
+  hazardScenario: k.hazardScenario,
+  hazardSets: k.hazardSets ?? [],
+  ...k.capabilities,
+}));

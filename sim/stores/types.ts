@@ -178,6 +178,8 @@ export interface StoreKind {
   readonly capabilities: Capabilities;
   /** The built-in scenario that shows this store's classic hazard. */
   readonly hazardScenario: string;
+  /** `--set` overrides that put this store into that scenario, when the scenario is written for a sibling kind. */
+  readonly hazardSets?: readonly string[];
   /** Store-specific fault kinds this store understands, besides the generic ones. */
   readonly faults: readonly string[];
   /** Whether the exists-then-set mistake (plain GET then SET) can be made on it. */

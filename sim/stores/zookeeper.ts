@@ -158,6 +158,8 @@ export const ZOOKEEPER_RECIPE: StoreKind = {
   title: 'ZooKeeper lock recipe (EPHEMERAL|SEQUENTIAL children, watch the predecessor; blocks, czxid as fencing token)',
   capabilities: ZOOKEEPER_RECIPE_CAPABILITIES,
   hazardScenario: 'zookeeper-session-expiry',
+  // The same story on the recipe: its token fences A off once the resource checks it.
+  hazardSets: ['store.kind=zookeeper-recipe', 'resource.fencing=true'],
   faults: ['session-expiry'],
   plainGetSet: false,
   schema: schema(

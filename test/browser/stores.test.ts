@@ -18,13 +18,19 @@ describeBrowser('the stores page', () => {
     for (const row of STORE_TABLE) {
       const tr = page.locator(`tr[data-store-row="${row.name}"]`);
       expect(await tr.locator('th').textContent()).toBe(row.title);
-      expect(await tr.getByRole('link').textContent()).toBe(row.hazardScenario);
+      expect(await tr.getByRole('link').textContent()).toBe([row.hazardScenario, ...row.hazardSets.map((o) => `--set ${o}`)].join(' '));
     }
     await screenshot(page, 'stores');
     const first = STORE_TABLE[0]!;
     await page.locator(`tr[data-store-row="${first.name}"]`).getByRole('link').click();
     await ready(page);
     await expect.poll(() => page.getByTestId('scenario-select').inputValue()).toBe(first.hazardScenario);
+    // A row whose hazard runs on a sibling's scenario opens it with its overrides: the recipe, fencing on.
+    const recipe = STORE_TABLE.find((r) => r.hazardSets.length > 0)!;
+    await page.goto(`${page.url().split('#')[0]}#/stores`);
+    await page.locator(`tr[data-store-row="${recipe.name}"]`).getByRole('link').click();
+    await ready(page);
+    await expect.poll(() => page.getByTestId('verdict').getAttribute('data-outcome')).toBe('fenced');
     expect(lab.errors).toEqual([]);
   });
 });

@@ -40,7 +40,7 @@ export function StoresView() {
                   </ul>
                 </td>
                 <td>
-                  <a href={buildLinkSync(row.hazardScenario)}>{row.hazardScenario}</a>
+                  <a href={buildLinkSync(row.hazardScenario, row.hazardSets)}>{[row.hazardScenario, ...row.hazardSets.map((o) => `--set ${o}`)].join(' ')}</a>
                 </td>
               </tr>
             ))}
