@@ -212,10 +212,24 @@ export class MemcachedNode implements StoreNode {
     if (!this.up) return;
     this.up = false;
     const lost = this.items.size;
-    for (const [key, item] of [...this.items]) this.drop(key, item, 'lock.lost', 'restart: memcached keeps nothing across a restart', undefined);
+    const backAtUs = this.world.nowUs + downUs;
+    // Everything is gone with the process, but nobody can be granted a key while the server is down: a lock
+    // whose exptime comes first ends then, and the others end when the empty server is back (as for Redis).
+    const endAtRestart: Array<{ key: string; item: Item }> = [];
+    for (const [key, item] of [...this.items]) {
+      this.items.delete(key);
+      this.world.kernel.cancel(item.timer);
+      const expiresAtUs = this.ticks.trueTimeAt(item.exptime * US_PER_S, this.world.nowUs);
+      if (expiresAtUs < backAtUs) {
+        this.world.kernel.at(expiresAtUs, () => this.recordEnd(key, item, 'lock.expired', 'exptime reached on memcached\u2019s once-a-second clock'));
+      } else {
+        endAtRestart.push({ key, item });
+      }
+    }
     this.world.kernel.cancel(this.evictionTimer);
     this.world.record('store.down', this.name, this.machine, { reason: 'restart', data: { persistence: 'none', keysLost: lost } });
     this.world.kernel.after(downUs, () => {
+      for (const { key, item } of endAtRestart) this.recordEnd(key, item, 'lock.lost', 'restart: memcached keeps nothing across a restart');
       this.up = true;
       this.startProcess();
       this.world.record('store.up', this.name, this.machine, { data: { keysKept: 0 } });
@@ -304,6 +318,10 @@ export class MemcachedNode implements StoreNode {
   private drop(key: string, item: Item, kind: string, reason: string, caller: Caller | undefined): void {
     this.items.delete(key);
     this.world.kernel.cancel(item.timer);
+    this.recordEnd(key, item, kind, reason, caller);
+  }
+
+  private recordEnd(key: string, item: Item, kind: string, reason: string, caller?: Caller): void {
     this.world.record(kind, this.name, this.machine, { key, owner: item.owner, peer: caller?.process ?? item.client, msg: caller?.msg, reason });
   }
 

@@ -166,8 +166,22 @@ describe('Memcached model (STORES.md: add, whole-second expiry, gets + cas, LRU 
     m.advance(S);
     m.node.restart(2 * S);
     m.advance(3 * S);
-    expect(m.kinds()).toEqual(['0 lock.granted A:1', `${S} lock.lost A:1`, `${S} store.down`, `${3 * S} store.up`]);
+    // Lost with the process, but nobody can add it while the server is down: the loss counts from the restart's end.
+    expect(m.kinds()).toEqual(['0 lock.granted A:1', `${S} store.down`, `${3 * S} lock.lost A:1`, `${3 * S} store.up`]);
     expect(m.at(3 * S, 'B', add('B:1', S))).toEqual({ ok: true });
+  });
+
+  it('an item lost in a restart whose exptime comes while the server is down ends at its expiry', () => {
+    const m = new MemcachedHarness();
+    m.at(0, 'A', add('A:1', 2 * S));
+    m.advance(S / 2);
+    m.node.restart(10 * S);
+    m.advance(11 * S);
+    const kinds = m.kinds();
+    expect(kinds.map((k) => k.split(' ').slice(1).join(' '))).toEqual(['lock.granted A:1', 'store.down', 'lock.expired A:1', 'store.up']);
+    const expiredAt = Number(kinds[2]!.split(' ')[0]);
+    expect(expiredAt).toBeGreaterThan(S);
+    expect(expiredAt).toBeLessThanOrEqual(2 * S);
   });
 
   it('memory pressure evicts the lock before its expiry once newer items fill the budget', () => {
