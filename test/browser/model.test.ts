@@ -33,6 +33,17 @@ describe('buildModel', () => {
     expect(m.arrows.every((x) => x.hops.length >= 2)).toBe(true);
   });
 
+  it('buildModel(redlock-clock-jump) keeps each partition with its groups, for the lanes it cuts off', () => {
+    const doc = run('redlock-clock-jump', 3);
+    const m = buildModel(doc);
+    const starts = doc.events.filter((e) => e.kind === 'partition.start');
+    expect(m.partitions.map((p) => [p.fromUs, p.groups])).toEqual([
+      [starts[0]!.timeUs, [['app1'], ['hostD', 'hostE']]],
+      [starts[1]!.timeUs, [['app2'], ['hostA', 'hostB']]],
+    ]);
+    for (const p of m.partitions) expect(p.toUs).toBeGreaterThan(p.fromUs);
+  });
+
   it('buildModel(exists-then-set-race) ends an overwritten holding on the holder it belonged to', () => {
     const m = buildModel(run('exists-then-set-race', 11));
     const overwritten = m.clients.flatMap((c) => c.truth.map((t) => ({ client: c.name, ...t }))).filter((t) => t.end === 'lock.overwritten');

@@ -1,5 +1,5 @@
 import type { TraceDocument, TraceEvent } from '../../sim/trace/types.js';
-import type { Arrow, ClientLane, MachineClock, Mark, Span, StoreLane, TraceModel, Write } from './types.js';
+import type { Arrow, ClientLane, MachineClock, Mark, Partition, Span, StoreLane, TraceModel, Write } from './types.js';
 
 const TRUTH_ENDS = new Set(['lock.released', 'lock.expired', 'lock.deleted', 'lock.overwritten', 'lock.lost']);
 const FAULT_MARKS = new Set(['clock.jump', 'clock.drift', 'msg.lost']);
@@ -101,6 +101,8 @@ export function buildModel(doc: TraceDocument): TraceModel {
   const stale = new Set(doc.verdict.staleWrites.map((w) => w.seq));
   const writes: Write[] = [];
   const faultBands = new SpanBuilder();
+  const partitions: Partition[] = [];
+  const openPartitions = new Map<string, { fromUs: number; seq: number }>();
   const faultMarks: Mark[] = [];
   const arrowHops = new Map<number, { atUs: number; lane: string }[]>();
   const arrowOrder: number[] = [];
@@ -177,9 +179,15 @@ export function buildModel(doc: TraceDocument): TraceModel {
     }
     if (e.actor === 'faults' || e.actor === 'net') {
       const groups = e.data?.groups ?? e.data?.machines ?? '';
-      if (e.kind === 'partition.start') faultBands.start(`partition ${String(groups)}`, e, `partition ${String(groups)}`);
-      else if (e.kind === 'partition.end') faultBands.end(`partition ${String(groups)}`, e);
-      else if (e.kind === 'latency.start') faultBands.start(`latency ${String(groups)}`, e, `latency +${Math.round(Number(e.data?.extraUs ?? 0) / 1000)} ms`);
+      if (e.kind === 'partition.start') {
+        faultBands.start(`partition ${String(groups)}`, e, `partition ${String(groups)}`);
+        openPartitions.set(String(groups), { fromUs: e.timeUs, seq: e.seq });
+      } else if (e.kind === 'partition.end') {
+        faultBands.end(`partition ${String(groups)}`, e);
+        const open = openPartitions.get(String(groups));
+        if (open !== undefined) partitions.push({ ...open, toUs: e.timeUs, groups: partitionGroups(String(groups)) });
+        openPartitions.delete(String(groups));
+      } else if (e.kind === 'latency.start') faultBands.start(`latency ${String(groups)}`, e, `latency +${Math.round(Number(e.data?.extraUs ?? 0) / 1000)} ms`);
       else if (e.kind === 'latency.end') faultBands.end(`latency ${String(groups)}`, e);
       else if (FAULT_MARKS.has(e.kind)) faultMarks.push({ atUs: e.timeUs, seq: e.seq, kind: e.kind, label: faultLabel(e) });
       continue;
@@ -240,6 +248,8 @@ export function buildModel(doc: TraceDocument): TraceModel {
     stores,
     resource: { name: 'resource', machine: doc.scenario.resource.machine, writes },
     faultBands: faultBands.finish(endUs),
+    // A partition still in force when the trace ends lasts to its end.
+    partitions: [...partitions, ...[...openPartitions].map(([g, o]) => ({ ...o, toUs: endUs, groups: partitionGroups(g) }))],
     faultMarks,
     doubleOwnership: doc.verdict.doubleOwnership,
     arrows,
@@ -258,4 +268,14 @@ function faultLabel(e: TraceEvent): string {
 
 function formatShort(us: number): string {
   return us >= 1_000_000 ? `${(us / 1_000_000).toFixed(us % 1_000_000 === 0 ? 0 : 1)} s` : `${Math.round(us / 1000)} ms`;
+}
+
+/** Reads the groups of a partition event's `data.groups` ("app1 | hostD hostE"). */
+function partitionGroups(text: string): string[][] {
+  return text.split('|').map((g) =>
+    g
+      .trim()
+      .split(/\s+/)
+      .filter((m) => m !== ''),
+  );
 }

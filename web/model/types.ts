@@ -49,6 +49,14 @@ export interface StoreLane {
   readonly marks: readonly Mark[];
 }
 
+/** A partition as the lanes draw it: when, and which machines were cut from which. */
+export interface Partition {
+  readonly fromUs: number;
+  readonly toUs: number;
+  readonly seq: number;
+  readonly groups: readonly (readonly string[])[];
+}
+
 /** One message's journey: request on the sender's lane, handling at the other end, reply back. */
 export interface Arrow {
   readonly msg: number;
@@ -78,6 +86,8 @@ export interface TraceModel {
   readonly stores: readonly StoreLane[];
   readonly resource: { readonly name: string; readonly machine: string; readonly writes: readonly Write[] };
   readonly faultBands: readonly Span[];
+  /** Each partition, with its groups of machines: a machine in one group cannot reach those in the others. */
+  readonly partitions: readonly Partition[];
   readonly faultMarks: readonly Mark[];
   readonly doubleOwnership: readonly DoubleOwnership[];
   readonly arrows: readonly Arrow[];

@@ -145,6 +145,7 @@ export const Marks = memo(function Marks({ model, lanes, x, plotW, height, arrow
       }
       for (const m of visibleMarks(c.marks, d0, d1, usPerPx * MARK_BUCKET_PX)) out.push(glyph(m.mark, px(m.atUs), lane.rowY, m.count, c.name));
       clockMarks(model, lane, d0, d1, usPerPx, px, out);
+      cutMarks(model, lane, d0, d1, px, out);
       continue;
     }
     if (lane.kind === 'store') {
@@ -173,6 +174,7 @@ export const Marks = memo(function Marks({ model, lanes, x, plotW, height, arrow
       }
       for (const m of visibleMarks(s.marks, d0, d1, usPerPx * MARK_BUCKET_PX)) out.push(glyph(m.mark, px(m.atUs), lane.rowY - 9, m.count, s.name));
       clockMarks(model, lane, d0, d1, usPerPx, px, out);
+      cutMarks(model, lane, d0, d1, px, out);
       continue;
     }
     // Labels need more room than marks; a write's label is left out when it would overlap the previous one.
@@ -224,6 +226,28 @@ export const Marks = memo(function Marks({ model, lanes, x, plotW, height, arrow
   }
   return <g className="marks">{out}</g>;
 });
+
+/**
+ * While a partition holds, a strip along the bottom of every lane whose
+ * machine it cuts off, titled with the machines out of reach: the faults lane
+ * says a partition began, these say whom it blinds.
+ */
+function cutMarks(model: TraceModel, lane: Lane, d0: number, d1: number, px: (us: number) => number, out: ReactNode[]): void {
+  for (const p of model.partitions) {
+    if (p.toUs < d0 || p.fromUs > d1) continue;
+    const mine = p.groups.findIndex((g) => g.includes(lane.machine));
+    if (mine === -1) continue;
+    const others = p.groups.filter((_, i) => i !== mine).flat();
+    const x0 = px(Math.max(p.fromUs, d0));
+    const w = Math.max(1, px(Math.min(p.toUs, d1)) - x0);
+    out.push(
+      <g key={`cut${lane.id}${p.seq}`} data-mark="cut" data-lane={lane.name}>
+        <title>{`${lane.machine} cut off from ${others.join(', ')} (${(p.fromUs / 1e6).toFixed(3)} s to ${(p.toUs / 1e6).toFixed(3)} s)`}</title>
+        <rect className="fault-partition partition-cut" x={x0} y={lane.y + lane.h - 5} width={w} height={4} />
+      </g>,
+    );
+  }
+}
 
 function clockMarks(model: TraceModel, lane: Lane, d0: number, d1: number, usPerPx: number, px: (us: number) => number, out: ReactNode[]): void {
   const mine = model.faultMarks.filter((m) => m.kind.startsWith('clock.') && m.label.startsWith(`${lane.machine} `));
