@@ -17,11 +17,6 @@ export interface OutgoingCall {
 /** A process script: a generator that yields effects and receives their results. */
 export type Script<T> = Generator<Effect, T, unknown>;
 
-/** Sleeps for a duration measured by the process's machine clock. */
-export function* sleep(localUs: number): Script<void> {
-  yield { k: 'sleep', localUs };
-}
-
 /**
  * Sends a request and waits for its reply, a refusal or the timeout. `msg`
  * (from World.newMsg) ties the request, its handling and the reply together
@@ -29,9 +24,4 @@ export function* sleep(localUs: number): Script<void> {
  */
 export function* call<Req, Rep>(to: Endpoint<Req, Rep>, request: Req, timeoutLocalUs: number, msg: number): Script<CallResult<Rep>> {
   return (yield { k: 'call', to: to as Endpoint, request, timeoutLocalUs, msg }) as CallResult<Rep>;
-}
-
-/** Sends several requests at once and waits until every one has a reply, a refusal or its timeout. */
-export function* callAll(calls: readonly OutgoingCall[]): Script<Array<CallResult<unknown>>> {
-  return (yield { k: 'callAll', calls }) as Array<CallResult<unknown>>;
 }

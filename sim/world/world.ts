@@ -196,7 +196,6 @@ class PendingCall implements Caller {
  */
 export class Process {
   alive = true;
-  private started = false;
   private pausedUntilUs = -1;
   private readonly threads: Thread[] = [];
   private main: Thread | undefined;
@@ -214,10 +213,6 @@ export class Process {
     return this.world.nowUs < this.pausedUntilUs;
   }
 
-  get hasStarted(): boolean {
-    return this.started;
-  }
-
   /** The process's machine clock now. */
   localNow(): number {
     return this.machine.clock.read(this.world.nowUs);
@@ -225,7 +220,7 @@ export class Process {
 
   start(script: Script<void>): void {
     if (!this.alive) return;
-    this.started = true;
+
     this.main = this.thread(script);
   }
 
