@@ -44,6 +44,17 @@ describe('buildModel', () => {
     for (const p of m.partitions) expect(p.toUs).toBeGreaterThan(p.fromUs);
   });
 
+  it('buildModel(redlock-clock-jump) keeps each message the partition dropped, with the lane it was meant for', () => {
+    const m = buildModel(run('redlock-clock-jump', 3));
+    const lost = m.arrows.filter((a) => a.lost !== undefined);
+    expect(lost.map((a) => [a.hops[0]!.lane, a.lost!.toLane])).toEqual([
+      ['client:client1', 'store:D'],
+      ['client:client1', 'store:E'],
+      ['client:client2', 'store:A'],
+      ['client:client2', 'store:B'],
+    ]);
+  });
+
   it('buildModel(exists-then-set-race) ends an overwritten holding on the holder it belonged to', () => {
     const m = buildModel(run('exists-then-set-race', 11));
     const overwritten = m.clients.flatMap((c) => c.truth.map((t) => ({ client: c.name, ...t }))).filter((t) => t.end === 'lock.overwritten');

@@ -106,6 +106,7 @@ export function buildModel(doc: TraceDocument): TraceModel {
   const faultMarks: Mark[] = [];
   const arrowHops = new Map<number, { atUs: number; lane: string }[]>();
   const arrowOrder: number[] = [];
+  const lostMsgs = new Map<number, { atUs: number; toLane: string }>();
 
   const machineNames = doc.scenario.machines.map((m) => m.name);
   const machineDrift = new Map<string, number>(doc.scenario.machines.map((m) => [m.name, m.clockDriftPpm]));
@@ -133,6 +134,7 @@ export function buildModel(doc: TraceDocument): TraceModel {
       s.l.push(e.localUs);
       s.d.push(machineDrift.get(e.machine) ?? 0);
     }
+    if (e.msg !== undefined && e.kind === 'msg.lost' && e.peer !== undefined) lostMsgs.set(e.msg, { atUs: e.timeUs, toLane: laneIdOf(e.peer, clientSet) });
     if (e.msg !== undefined && e.actor !== 'net') {
       let hops = arrowHops.get(e.msg);
       if (hops === undefined) {
@@ -233,7 +235,10 @@ export function buildModel(doc: TraceDocument): TraceModel {
   const arrows: Arrow[] = [];
   for (const msg of arrowOrder) {
     const hops = arrowHops.get(msg)!;
-    if (hops.length >= 2) arrows.push({ msg, hops });
+    const lost = lostMsgs.get(msg);
+    // A dropped request has only its sender's hop; it is still drawn, ending where it was lost.
+    if (lost !== undefined) arrows.push({ msg, hops, lost });
+    else if (hops.length >= 2) arrows.push({ msg, hops });
   }
   const machines: MachineClock[] = machineNames.map((name) => {
     const s = samples.get(name) ?? { t: [], l: [], d: [] };

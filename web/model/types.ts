@@ -61,6 +61,8 @@ export interface Partition {
 export interface Arrow {
   readonly msg: number;
   readonly hops: readonly { atUs: number; lane: string }[];
+  /** Where the message was dropped (a partition, loss), and the lane it was meant for. */
+  readonly lost?: { readonly atUs: number; readonly toLane: string };
 }
 
 /** Enough of a machine's clock history to read it at any true time. */

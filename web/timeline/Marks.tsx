@@ -205,17 +205,36 @@ export const Marks = memo(function Marks({ model, lanes, x, plotW, height, arrow
           return l === undefined ? null : `${px(h.atUs).toFixed(1)},${(l.kind === 'client' ? l.rowY : l.rowY).toFixed(1)}`;
         })
         .filter((p) => p !== null);
-      if (points.length < 2) continue;
-      out.push(
-        <polyline
-          key={`a${a.msg}`}
-          data-mark="arrow"
-          className="arrow"
-          points={points.join(' ')}
-          markerMid="url(#ll-arrowhead)"
-          markerEnd="url(#ll-arrowhead)"
-        />,
-      );
+      if (points.length >= 2) {
+        out.push(
+          <polyline
+            key={`a${a.msg}`}
+            data-mark="arrow"
+            className="arrow"
+            points={points.join(' ')}
+            markerMid="url(#ll-arrowhead)"
+            markerEnd="url(#ll-arrowhead)"
+          />,
+        );
+      }
+      // A dropped message heads for its lane and stops halfway, with a cross where it was lost.
+      const lastHop = a.hops[a.hops.length - 1]!;
+      const from = laneY.get(lastHop.lane);
+      const to = a.lost === undefined ? undefined : laneY.get(a.lost.toLane);
+      if (a.lost !== undefined && from !== undefined && to !== undefined) {
+        const x0 = px(lastHop.atUs);
+        const x1 = px(a.lost.atUs) + 14;
+        const y1 = (from.rowY + to.rowY) / 2;
+        out.push(
+          <g key={`l${a.msg}`} data-mark="arrow-lost">
+            <title>{`message #${a.msg} to ${a.lost.toLane.replace(/^\w+:/, '')} lost at ${(a.lost.atUs / 1e6).toFixed(3)} s`}</title>
+            <line className="arrow arrow-lost" x1={x0} y1={from.rowY} x2={x1} y2={y1} />
+            <text className="glyph glyph-loss" x={x1} y={y1 + 4} textAnchor="middle">
+              ✕
+            </text>
+          </g>,
+        );
+      }
     }
     if (skipped > 0)
       out.push(
