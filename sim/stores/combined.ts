@@ -189,6 +189,15 @@ export const COMBINED: StoreKind = {
   title: 'Combined (Symfony CombinedStore): consensus or unanimous over other stores',
   capabilities: COMBINED_CAPABILITIES,
   hazardScenario: 'combined-unanimous-node-down',
+  starter: (machines) => ({
+    kind: 'combined',
+    strategy: 'consensus',
+    stores: ['r1', 'r2', 'r3'].map((name, i) => ({
+      kind: 'redis',
+      name,
+      machine: machines[(machines.length - 1 - i + 3 * machines.length) % machines.length] ?? 'db',
+    })),
+  }),
   // Whatever the stores below take; normalize checks each against the store it reaches.
   faults: ['store-restart', 'eviction', 'memory-pressure', 'session-expiry', 'connection-loss', 'ipc-removal'],
   plainGetSet: false,

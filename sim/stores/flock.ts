@@ -57,6 +57,8 @@ export const FLOCK: StoreKind = {
   title: 'flock (per-machine file lock)',
   capabilities: FLOCK_CAPABILITIES,
   hazardScenario: 'flock-across-servers',
+  // Every machine has its own kernel lock table: nothing to place.
+  starter: () => ({ kind: 'flock' }),
   faults: ['deploy'],
   plainGetSet: false,
   schema: {

@@ -279,6 +279,11 @@ export const REDLOCK: StoreKind = {
   title: 'Redlock over N Redis nodes (node-redlock); its random value is no fencing token',
   capabilities: REDLOCK_CAPABILITIES,
   hazardScenario: 'redlock-clock-jump',
+  // Three nodes, spread over the scenario's machines from the last one back.
+  starter: (machines) => ({
+    kind: 'redlock',
+    nodes: ['r1', 'r2', 'r3'].map((name, i) => ({ name, machine: machines[(machines.length - 1 - i + 3 * machines.length) % machines.length] ?? 'db' })),
+  }),
   faults: ['store-restart'],
   plainGetSet: false,
   schema: {

@@ -47,3 +47,10 @@ export const STORE_TABLE: readonly StoreRow[] = STORE_KINDS.map((k) => ({
   hazardSets: k.hazardSets ?? [],
   ...k.capabilities,
 }));
+
+/** A minimal valid `store` object of `kind` on the scenario's machines (the lab's sandbox uses it to switch kinds). */
+export function starterStore(kind: string, machines: readonly string[]): Record<string, unknown> {
+  const k = storeKind(kind);
+  if (k?.starter !== undefined) return k.starter(machines);
+  return { kind, machine: machines[machines.length - 1] ?? 'db' };
+}

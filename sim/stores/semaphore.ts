@@ -42,6 +42,7 @@ export const SEMAPHORE: StoreKind = {
   title: 'Semaphore (System V, per machine)',
   capabilities: SEMAPHORE_CAPABILITIES,
   hazardScenario: 'semaphore-two-containers',
+  starter: () => ({ kind: 'semaphore' }),
   faults: ['ipc-removal'],
   plainGetSet: false,
   schema: {

@@ -180,6 +180,11 @@ export interface StoreKind {
   readonly hazardScenario: string;
   /** `--set` overrides that put this store into that scenario, when the scenario is written for a sibling kind. */
   readonly hazardSets?: readonly string[];
+  /**
+   * A minimal valid `store` object on the given machines, for a form that
+   * switches kinds. When absent: `{ kind, machine }` on the last machine.
+   */
+  starter?(machines: readonly string[]): Record<string, unknown>;
   /** Store-specific fault kinds this store understands, besides the generic ones. */
   readonly faults: readonly string[];
   /** Whether the exists-then-set mistake (plain GET then SET) can be made on it. */

@@ -19,6 +19,7 @@ import { fullDomainOf } from '../state/zoom.js';
 import { sim, WorkerInputError } from '../worker/client.js';
 import { InputError } from '../../sim/errors.js';
 import { parseJson } from '../../sim/json.js';
+import { starterStore } from '../../sim/stores/registry.js';
 
 /** Loads a scenario (built-in or a user's document) into the form, with every default filled in by the worker. */
 export async function loadDraft(input: { builtin: string } | { raw: unknown; sourceName: string }): Promise<boolean> {
@@ -153,9 +154,9 @@ export function SandboxView() {
             scenario={draft}
             update={up}
             changeKind={(kind) => {
-              // A new store kind has its own settings; the worker fills in its defaults.
-              const machine = typeof draft.store.machine === 'string' ? draft.store.machine : (draft.machines[draft.machines.length - 1]?.name ?? 'db');
-              void loadDraft({ raw: { ...draft, store: { kind, machine }, faults: [] }, sourceName: 'sandbox' });
+              // A new store kind has its own settings: start from its minimal valid form; the worker fills in its defaults.
+              const machines = draft.machines.map((m) => m.name);
+              void loadDraft({ raw: { ...draft, store: starterStore(kind, machines), faults: [] }, sourceName: 'sandbox' });
             }}
           />
           <MachinesEditor scenario={draft} update={up} />
