@@ -1,0 +1,120 @@
+import { InputError } from '../errors.js';
+import type { Scenario } from '../scenario/types.js';
+import type { TraceEvent } from '../trace/types.js';
+import { fillCaption } from './caption.js';
+import { evaluateAll, type Judged } from './expect.js';
+import { LESSON_DATA } from './parse.js';
+import { findEvent, describeQuery } from './query.js';
+import { judge, scenarioOf } from './runs.js';
+import { attemptRef, changesOf, type Attempt } from './attempt.js';
+import type { Challenge, Json, Lesson, LessonProblem, RunRef } from './types.js';
+
+/**
+ * Replays every run a lesson embeds and checks what the lesson says about
+ * them: each statement of `shows` and of the "try this" toggles holds, each
+ * stop's query finds an event (in story order), each prediction's right
+ * options are exactly those the replayed run bears out, and each challenge
+ * fails unchanged and passes with its reference solution.
+ */
+export function checkLesson(lesson: Lesson): LessonProblem[] {
+  const file = `${lesson.folder}/${LESSON_DATA}`;
+  const problems: LessonProblem[] = [];
+  const problem = (field: string, message: string) => problems.push({ file, field, message });
+  const cache = new Map<string, Judged | null>();
+
+  /** Runs a reference once; reports a scenario or override error at `field` and returns null. */
+  const run = (ref: RunRef, field: string): Judged | null => {
+    const key = JSON.stringify([ref.scenario, ref.set ?? {}, ref.addFaults ?? []]);
+    if (cache.has(key)) return cache.get(key)!;
+    const s = lesson.scenarios[ref.scenario];
+    let result: Judged | null = null;
+    if (s !== undefined) {
+      let scenario: Scenario | undefined;
+      try {
+        scenario = scenarioOf(s, ref);
+      } catch (err) {
+        if (!(err instanceof InputError)) throw err;
+        for (const i of err.issues) problem(field, `${i.path === '' ? '' : `${i.path}: `}${i.message}`);
+      }
+      if (scenario !== undefined) result = judge(scenario, s.seed).judged;
+    }
+    cache.set(key, result);
+    return result;
+  };
+  const holds = (field: string, xs: Parameters<typeof evaluateAll>[0], judged: Judged) => {
+    const r = evaluateAll(xs, judged);
+    r.checked.forEach((c, i) => {
+      if (!c.ok) problem(`${field}[${i}]`, `expected ${c.statement}, but ${c.found}`);
+    });
+  };
+
+  lesson.shows.forEach((s, i) => {
+    const j = run(s, `shows[${i}]`);
+    if (j !== null) holds(`shows[${i}].expect`, s.expect, j);
+  });
+
+  lesson.stories.forEach((story, i) => {
+    let set: Record<string, Json> = {};
+    let lastSeq = -1;
+    story.stops.forEach((stop, k) => {
+      const field = `stories[${i}].stops[${k}]`;
+      if (stop.set !== undefined) {
+        set = { ...set, ...stop.set };
+        lastSeq = -1;
+      }
+      const j = run({ scenario: story.scenario, set }, field);
+      if (j === null) return;
+      const e: TraceEvent | undefined = findEvent(j.events, stop.at);
+      if (e === undefined) {
+        problem(`${field}.at`, `finds no event: there is no ${describeQuery(stop.at).replace(/^the first /, '')} in the run`);
+        return;
+      }
+      if (e.seq < lastSeq) problem(`${field}.at`, `finds event ${e.seq}, before the previous stop's event ${lastSeq}; stops go in story order`);
+      lastSeq = e.seq;
+      const missing = fillCaption(stop.text, e).missing;
+      if (missing.length > 0) problem(`${field}.text`, `quotes ${missing.map((m) => `{${m}}`).join(', ')}, which event ${e.seq} (${e.kind}) does not have`);
+    });
+    story.tries.forEach((t, k) => {
+      const j = run({ scenario: story.scenario, set: t.set }, `stories[${i}].tries[${k}]`);
+      if (j !== null) holds(`stories[${i}].tries[${k}].expect`, t.expect, j);
+    });
+  });
+
+  lesson.quiz.forEach((q, i) => {
+    if (q.predict === undefined) return;
+    const j = run(q.predict, `quiz[${i}].predict`);
+    if (j === null) return;
+    q.options.forEach((o, k) => {
+      const happened = evaluateAll(o.expect ?? [], j);
+      if (o.correct && !happened.ok) {
+        const miss = happened.checked.find((c) => !c.ok)!;
+        problem(`quiz[${i}].options[${k}]`, `is marked right, but the replayed run does not bear it out: expected ${miss.statement}, but ${miss.found}`);
+      }
+      if (!o.correct && happened.ok) problem(`quiz[${i}].options[${k}]`, 'is marked wrong, but the replayed run shows exactly what it predicts');
+    });
+  });
+
+  lesson.challenges.forEach((c, i) => checkChallenge(c, `challenges[${i}]`, run, problem));
+  return problems;
+}
+
+function checkChallenge(
+  c: Challenge,
+  field: string,
+  run: (ref: RunRef, field: string) => Judged | null,
+  problem: (field: string, message: string) => void,
+): void {
+  const base = run({ scenario: c.scenario }, `${field}.scenario`);
+  if (base !== null && evaluateAll(c.success, base).ok) problem(`${field}.success`, 'already holds for the unchanged scenario: there is nothing to solve');
+  const attempt: Attempt = { set: c.solution.set ?? {}, fault: c.solution.addFault ?? null };
+  const solved = run(attemptRef(c, attempt), `${field}.solution`);
+  if (solved !== null) {
+    const r = evaluateAll(c.success, solved);
+    const miss = r.checked.find((x) => !x.ok);
+    if (miss !== undefined) problem(`${field}.solution`, `does not solve the challenge: expected ${miss.statement}, but ${miss.found}`);
+  }
+  if (c.maxChanges !== undefined) {
+    const n = changesOf(c, attempt);
+    if (n > c.maxChanges) problem(`${field}.solution`, `makes ${n} changes, more than maxChanges (${c.maxChanges})`);
+  }
+}
