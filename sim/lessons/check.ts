@@ -23,8 +23,8 @@ export function checkLesson(lesson: Lesson): LessonProblem[] {
   const cache = new Map<string, Judged | null>();
 
   /** Runs a reference once; reports a scenario or override error at `field` and returns null. */
-  const run = (ref: RunRef, field: string): Judged | null => {
-    const key = JSON.stringify([ref.scenario, ref.set ?? {}, ref.addFaults ?? []]);
+  const run = (ref: RunRef, field: string, seed?: number): Judged | null => {
+    const key = JSON.stringify([ref.scenario, ref.set ?? {}, ref.addFaults ?? [], seed ?? null]);
     if (cache.has(key)) return cache.get(key)!;
     const s = lesson.scenarios[ref.scenario];
     let result: Judged | null = null;
@@ -36,7 +36,7 @@ export function checkLesson(lesson: Lesson): LessonProblem[] {
         if (!(err instanceof InputError)) throw err;
         for (const i of err.issues) problem(field, `${i.path === '' ? '' : `${i.path}: `}${i.message}`);
       }
-      if (scenario !== undefined) result = judge(scenario, s.seed).judged;
+      if (scenario !== undefined) result = judge(scenario, seed ?? s.seed).judged;
     }
     cache.set(key, result);
     return result;
@@ -94,24 +94,27 @@ export function checkLesson(lesson: Lesson): LessonProblem[] {
     });
   });
 
-  lesson.challenges.forEach((c, i) => checkChallenge(c, `challenges[${i}]`, run, problem));
+  lesson.challenges.forEach((c, i) => checkChallenge(c, `challenges[${i}]`, run, problem, lesson.scenarios[c.scenario]?.seed ?? 0));
   return problems;
 }
 
 function checkChallenge(
   c: Challenge,
   field: string,
-  run: (ref: RunRef, field: string) => Judged | null,
+  run: (ref: RunRef, field: string, seed?: number) => Judged | null,
   problem: (field: string, message: string) => void,
+  pinned: number,
 ): void {
-  const base = run({ scenario: c.scenario }, `${field}.scenario`);
-  if (base !== null && evaluateAll(c.success, base).ok) problem(`${field}.success`, 'already holds for the unchanged scenario: there is nothing to solve');
+  const seeds = c.seeds ?? [pinned];
+  const unchanged = seeds.map((seed) => run({ scenario: c.scenario }, `${field}.scenario`, seed));
+  if (unchanged.every((j) => j !== null && evaluateAll(c.success, j).ok))
+    problem(`${field}.success`, 'already holds for the unchanged scenario: there is nothing to solve');
   const attempt: Attempt = { set: c.solution.set ?? {}, fault: c.solution.addFault ?? null };
-  const solved = run(attemptRef(c, attempt), `${field}.solution`);
-  if (solved !== null) {
-    const r = evaluateAll(c.success, solved);
-    const miss = r.checked.find((x) => !x.ok);
-    if (miss !== undefined) problem(`${field}.solution`, `does not solve the challenge: expected ${miss.statement}, but ${miss.found}`);
+  for (const seed of seeds) {
+    const solved = run(attemptRef(c, attempt), `${field}.solution`, seed);
+    if (solved === null) continue;
+    const miss = evaluateAll(c.success, solved).checked.find((x) => !x.ok);
+    if (miss !== undefined) problem(`${field}.solution`, `does not solve the challenge with seed ${seed}: expected ${miss.statement}, but ${miss.found}`);
   }
   if (c.maxChanges !== undefined) {
     const n = changesOf(c, attempt);

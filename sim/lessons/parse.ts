@@ -20,7 +20,7 @@ let checkQuery: ((d: unknown) => { path: string; message: string }[]) | undefine
 
 /** Reads YAML, reporting a syntax error with its line. */
 function readYaml(text: string, file: string, firstLine: number, problems: LessonProblem[]): unknown {
-  const doc = parseDocument(text, { prettyErrors: false });
+  const doc = parseDocument(text);
   if (doc.errors.length > 0) {
     for (const err of doc.errors) {
       const line = (err.linePos?.[0]?.line ?? 0) + firstLine;

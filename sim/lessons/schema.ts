@@ -189,6 +189,7 @@ export const lessonDataSchema = {
           scenario: id,
           knobs: { type: 'array', items: knob, minItems: 1 },
           success: { ...expectList, minItems: 1 },
+          seeds: { type: 'array', minItems: 1, items: { type: 'integer', minimum: 0, maximum: 4294967295 } },
           maxChanges: { type: 'integer', minimum: 1 },
           hints: { type: 'array', items: text, minItems: 1 },
           solution: {

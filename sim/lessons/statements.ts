@@ -10,7 +10,7 @@ import type { Expect } from './types.js';
 type Issue = { path: string; message: string };
 
 const OUTCOMES = ['safe', 'fenced', 'unsafe'];
-const STOPS = ['completed', 'max-events', 'max-time'];
+const STOPS = ['completed', 'event-budget', 'time-budget'];
 
 function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);

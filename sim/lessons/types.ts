@@ -77,7 +77,7 @@ export type Expect =
   /** The true time from the first event of `from` to the first event of `to`. */
   | { readonly gap: { readonly from: EventQuery; readonly to: EventQuery } & MsRange }
   | { readonly writes: { readonly client?: string; readonly accepted?: number; readonly rejected?: number } }
-  | { readonly stopped: 'completed' | 'max-events' | 'max-time' };
+  | { readonly stopped: 'completed' | 'event-budget' | 'time-budget' };
 
 export type ExpectName = 'outcome' | 'doubleOwnership' | 'staleWrite' | 'rejectedWrite' | 'lostLock' | 'event' | 'noEvent' | 'gap' | 'writes' | 'stopped';
 
@@ -180,6 +180,11 @@ export interface Challenge {
   readonly knobs: readonly Knob[];
   /** What the checker must find in the learner's run. */
   readonly success: readonly Expect[];
+  /**
+   * Seeds the attempt must pass on, all of them (default: the scenario's pinned
+   * seed). A fix that works only for one interleaving is luck, not a fix.
+   */
+  readonly seeds?: readonly number[];
   /** Cheapest fix: at most this many knobs changed. */
   readonly maxChanges?: number;
   readonly hints: readonly string[];
