@@ -1,0 +1,75 @@
+import type { Command } from 'commander';
+import type { Colors } from 'picocolors/types.js';
+import { coverageOf } from '../lessons/course.js';
+import { formatProblem } from '../lessons/load.js';
+import { countsOf } from '../lessons/parse.js';
+import { LESSONS_DIR, loadLessons, narrate } from './lessons.js';
+import type { Io } from './main.js';
+
+/** Exit code for a lesson folder with problems: the author's mistake, like any bad input. */
+const BAD_LESSON = 2;
+
+/** `locklab lessons`, `locklab lessons check [dir]` and `locklab lesson N`. */
+export function addLessonCommands(program: Command, io: Io, c: Colors, exit: (code: number) => void): void {
+  const lessons = program
+    .command('lessons')
+    .description('List the lessons, with their claims, questions, predictions, stops and challenges.')
+    .option('--json', 'print the list as JSON')
+    .action((opts: { json?: boolean }) => {
+      const course = loadLessons(LESSONS_DIR, false);
+      if (course.problems.length > 0) {
+        for (const p of course.problems) io.err(`locklab: ${formatProblem(p)}\n`);
+        exit(BAD_LESSON);
+        return;
+      }
+      const list = course.lessons.map((l) => ({ number: l.number, id: l.id, title: l.title, claims: l.claims, ...countsOf(l) }));
+      if (opts.json === true) {
+        io.out(`${JSON.stringify(list, null, 2)}\n`);
+        return;
+      }
+      for (const l of list) {
+        io.out(`${c.bold(String(l.number).padStart(2))}  ${c.bold(l.title)}  ${c.dim(l.id)}\n`);
+        io.out(
+          `    ${c.dim(`claims ${l.claims.join(' ')} · ${l.questions} questions, ${l.predictions} predictions, ${l.stops} stops, ${l.challenges} challenges`)}\n`,
+        );
+      }
+      io.out(c.dim(`\nNarrate a lesson's story: locklab lesson N. Check a lesson folder: locklab lessons check DIR.\n`));
+    });
+
+  lessons
+    .command('check')
+    .description('Check lessons by the rules of the build: every file, field, query, quiz, challenge and claim (exit 2 on any problem).')
+    .argument('[dir]', 'a lessons folder, or one lesson folder (default: the shipped lessons)')
+    .action((dir: string | undefined) => {
+      const course = loadLessons(dir ?? LESSONS_DIR, true);
+      if (course.problems.length > 0) {
+        for (const p of course.problems) io.err(`locklab: ${formatProblem(p)}\n`);
+        io.err(`locklab: ${course.problems.length} problem${course.problems.length === 1 ? '' : 's'} found\n`);
+        exit(BAD_LESSON);
+        return;
+      }
+      const coverage = coverageOf(course.lessons, course.claims);
+      const pending = coverage.filter((k) => k.pending.some((p) => p.part === 'all') && k.shownBy.length === 0).map((k) => k.claim.id);
+      const textOnly = coverage.filter((k) => k.shownBy.length === 0 && k.textOnly.length > 0).map((k) => k.claim.id);
+      io.out(`${course.lessons.length} lesson${course.lessons.length === 1 ? '' : 's'} checked: every run, stop, question and challenge holds.\n`);
+      if (dir === undefined || course.lessons.length > 1)
+        io.out(
+          `${coverage.length - pending.length - textOnly.length} claims shown by runs; taught in text only: ${textOnly.join(', ') || 'none'}; pending: ${pending.join(', ') || 'none'}.\n`,
+        );
+    });
+
+  program
+    .command('lesson')
+    .description("Narrate a lesson's story in the terminal, stop by stop.")
+    .argument('<n>', 'the lesson number (see `locklab lessons`) or id')
+    .action((n: string) => {
+      const course = loadLessons(LESSONS_DIR, false);
+      const lesson = course.lessons.find((l) => String(l.number) === n.replace(/^0+(?=\d)/, '') || l.id === n);
+      if (lesson === undefined) {
+        io.err(`locklab: no lesson ${JSON.stringify(n)}; the lessons are ${course.lessons.map((l) => l.number).join(', ')} (see \`locklab lessons\`)\n`);
+        exit(BAD_LESSON);
+        return;
+      }
+      io.out(`${narrate(lesson, c)}\n`);
+    });
+}

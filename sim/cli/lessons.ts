@@ -1,0 +1,103 @@
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Colors } from 'picocolors/types.js';
+import { check } from '../check/checker.js';
+import { InputError } from '../errors.js';
+import { fillCaption } from '../lessons/caption.js';
+import { CLAIMS_FILE } from '../lessons/course.js';
+import { loadCourse, type CourseFiles, type LoadedCourse } from '../lessons/load.js';
+import { FOLDER_PATTERN, LESSON_MD, type LessonFiles } from '../lessons/parse.js';
+import { findEvent } from '../lessons/query.js';
+import { judge, scenarioOf } from '../lessons/runs.js';
+import type { Json, Lesson } from '../lessons/types.js';
+import { describe } from '../trace/describe.js';
+import { formatInstant } from '../time.js';
+
+/** The lessons shipped with Locklab: lessons/ at the root of the package. */
+export const LESSONS_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '../../lessons');
+
+function readFolder(dir: string): LessonFiles {
+  const files: Record<string, string> = {};
+  for (const f of readdirSync(dir)) {
+    const p = join(dir, f);
+    if (statSync(p).isFile()) files[f] = readFileSync(p, 'utf8');
+  }
+  return files;
+}
+
+/**
+ * Reads a lessons folder (claims.yaml and NN-id folders) or a single lesson
+ * folder, which is checked against the shipped claims and beside the shipped
+ * lessons it does not replace.
+ */
+export function readCourse(dir: string): { files: CourseFiles; only: string | undefined } {
+  if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new InputError(dir, [{ path: '', message: 'is not a folder' }]);
+  if (existsSync(join(dir, LESSON_MD))) {
+    const claims = readFileSync(join(LESSONS_DIR, CLAIMS_FILE), 'utf8');
+    return { files: { claims, lessons: { [basename(resolve(dir))]: readFolder(dir) } }, only: basename(resolve(dir)) };
+  }
+  const claimsPath = join(dir, CLAIMS_FILE);
+  const claims = existsSync(claimsPath) ? readFileSync(claimsPath, 'utf8') : readFileSync(join(LESSONS_DIR, CLAIMS_FILE), 'utf8');
+  const lessons: Record<string, LessonFiles> = {};
+  for (const d of readdirSync(dir).sort()) {
+    const p = join(dir, d);
+    if (statSync(p).isDirectory() && (FOLDER_PATTERN.test(d) || existsSync(join(p, LESSON_MD)))) lessons[d] = readFolder(p);
+  }
+  if (Object.keys(lessons).length === 0)
+    throw new InputError(dir, [{ path: '', message: `holds no lesson folders (NN-id with a ${LESSON_MD}) and is not one itself` }]);
+  return { files: { claims, lessons }, only: undefined };
+}
+
+export function loadLessons(dir: string = LESSONS_DIR, replay = true): LoadedCourse {
+  const { files, only } = readCourse(dir);
+  return loadCourse(files, { replay, course: only === undefined });
+}
+
+/** Narrates a lesson's first story in the terminal: each stop's caption beside the events that led to it. */
+export function narrate(lesson: Lesson, c: Colors): string {
+  const out: string[] = [c.bold(`Lesson ${lesson.number}: ${lesson.title}`), c.dim(lesson.summary), ''];
+  const story = lesson.stories[0];
+  if (story === undefined) {
+    out.push('This lesson has no story to narrate; open it in the lab.');
+    return out.join('\n');
+  }
+  const scenario = lesson.scenarios[story.scenario]!;
+  out.push(c.bold(story.title) + c.dim(` · ${scenario.file} · seed ${scenario.seed}`), '');
+  let set: Record<string, Json> = {};
+  let run = judge(scenarioOf(scenario, { scenario: story.scenario, set }), scenario.seed);
+  let from = 0;
+  for (const stop of story.stops) {
+    if (stop.set !== undefined) {
+      set = { ...set, ...stop.set };
+      run = judge(scenarioOf(scenario, { scenario: story.scenario, set }), scenario.seed);
+      from = 0;
+      out.push(
+        c.bold(
+          c.cyan(
+            `— the same story again, with ${Object.entries(stop.set)
+              .map(([k, v]) => `${k}=${JSON.stringify(v)}`)
+              .join(', ')} —`,
+          ),
+        ),
+        '',
+      );
+    }
+    const e = findEvent(run.doc.events, stop.at)!;
+    for (const ev of run.doc.events.slice(from, e.seq + 1)) {
+      if (ev.kind.endsWith('.request') || ev.kind === 'work.start') continue;
+      const line = `${formatInstant(ev.timeUs).padStart(10)}  ${`${ev.actor}@${ev.machine}`.padEnd(20)} ${describe(ev)}`;
+      out.push(ev.seq === e.seq ? c.bold(line) : c.dim(line));
+    }
+    from = e.seq + 1;
+    if (stop.ask !== undefined) {
+      out.push('', `  ${c.yellow('?')} ${stop.ask.prompt}`);
+      stop.ask.options.forEach((o, i) => out.push(`    ${String.fromCharCode(97 + i)}) ${o.text}${o.correct ? c.green('  ← this one') : ''}`));
+    }
+    out.push('', `  ${c.green('▶')} ${fillCaption(stop.text, e).text}`, '');
+  }
+  const verdict = check(run.doc.events);
+  out.push(c.bold(`Outcome: ${verdict.outcome}`));
+  for (const s of verdict.summary) out.push(`  ${s}`);
+  return out.join('\n');
+}

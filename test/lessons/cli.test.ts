@@ -1,0 +1,79 @@
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { LESSONS_DIR } from '../../sim/cli/lessons.js';
+import { cli } from '../support/cli.js';
+
+const work = mkdtempSync(join(tmpdir(), 'locklab-lessons-'));
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+describe('locklab lessons', () => {
+  it('--json lists each lesson with its claims and counts', async () => {
+    const r = await cli('lessons', '--json');
+    expect(r.code).toBe(0);
+    const list = JSON.parse(r.out) as Array<Record<string, unknown>>;
+    expect(list).toHaveLength(12);
+    expect(list[3]).toEqual({
+      number: 4,
+      id: 'pause-past-expiry',
+      title: 'Pause past expiry',
+      claims: ['C15', 'C16', 'C17', 'C18', 'C69'],
+      questions: 5,
+      predictions: 1,
+      stops: 8,
+      challenges: 2,
+    });
+  });
+
+  it('lists them in words without --json', async () => {
+    const r = await cli('lessons');
+    expect(r.out).toContain(' 4  Pause past expiry  pause-past-expiry');
+    expect(r.out).toContain('claims C15 C16 C17 C18 C69 · 5 questions, 1 predictions, 8 stops, 2 challenges');
+  });
+
+  it('check passes the shipped lessons and reports what is pending', async () => {
+    const r = await cli('lessons', 'check');
+    expect(r.err).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.out).toContain('12 lessons checked');
+    expect(r.out).toContain('pending: C31, C39, C61, C65, C66, C68');
+  });
+
+  it('check of a broken lesson folder prints each problem with file and field, and exits 2', async () => {
+    const dir = join(work, '04-pause-past-expiry');
+    cpSync(join(LESSONS_DIR, '04-pause-past-expiry'), dir, { recursive: true });
+    const data = join(dir, 'lesson.yaml');
+    writeFileSync(data, readFileSync(data, 'utf8').replace('at: { kind: process.pause, actor: A }', 'at: { kind: process.pause, actor: Z }'));
+    const r = await cli('lessons', 'check', dir);
+    expect(r.code).toBe(2);
+    expect(r.err).toContain('locklab: 04-pause-past-expiry/lesson.yaml: stories[0].stops[1].at: finds no event: there is no process.pause by Z in the run');
+    expect(r.err).toContain('locklab: 1 problem found');
+  });
+
+  it('check of a folder that holds no lesson exits 2 and says so', async () => {
+    const r = await cli('lessons', 'check', work + '/nothing-here');
+    expect(r.code).toBe(2);
+    expect(r.err).toContain('is not a folder');
+  });
+});
+
+describe('locklab lesson N', () => {
+  it("narrates lesson 4's story stop by stop, ending with the fenced rejection", async () => {
+    const r = await cli('lesson', '4');
+    expect(r.code).toBe(0);
+    expect(r.out).toContain('Lesson 4: Pause past expiry');
+    expect(r.out).toContain('▶ A takes the lock with a 10 s lease and fencing token 33.');
+    expect(r.out).toContain('? A wakes up at 16 s. What does it do next?');
+    expect(r.out).toContain('— the same story again, with resource.fencing=true —');
+    expect(r.out).toContain("A's write is rejected, 33 < 34.");
+    expect(r.out.indexOf("B's next try succeeds")).toBeLessThan(r.out.indexOf('33 < 34'));
+    expect(r.out).toContain('Outcome: fenced');
+  });
+
+  it('refuses an unknown lesson with the list, exit 2', async () => {
+    const r = await cli('lesson', '13');
+    expect(r.code).toBe(2);
+    expect(r.err).toContain('no lesson "13"; the lessons are 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12');
+  });
+});

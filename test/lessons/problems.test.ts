@@ -1,0 +1,127 @@
+import { describe, expect, it } from 'vitest';
+import { LESSONS_DIR, readCourse } from '../../sim/cli/lessons.js';
+import { formatProblem, loadCourse, type LessonFiles } from '../../sim/lessons/index.js';
+
+/*
+ * A malformed lesson fails with its file and field, never later in front of
+ * a learner. Each case starts from lesson 1 and breaks one thing.
+ */
+
+const { files } = readCourse(LESSONS_DIR);
+const lesson1 = files.lessons['01-one-machine']!;
+
+function problemsOf(change: (f: Record<string, string>) => void, folder = '01-one-machine'): string[] {
+  const broken: Record<string, string> = { ...lesson1 };
+  change(broken);
+  return loadCourse({ claims: files.claims, lessons: { [folder]: broken as LessonFiles } }, { course: false }).problems.map(formatProblem);
+}
+
+const replace = (file: string, from: string, to: string) => (f: Record<string, string>) => {
+  if (!f[file]!.includes(from)) throw new Error(`test fixture: ${file} has no ${from}`);
+  f[file] = f[file]!.replace(from, to);
+};
+
+describe('a malformed lesson', () => {
+  it('passes untouched, so every case below fails for its own change', () => {
+    expect(problemsOf(() => {})).toEqual([]);
+  });
+
+  it('with an unknown claim id names the front matter field', () => {
+    expect(problemsOf(replace('lesson.md', 'claims: [C1, C2,', 'claims: [C1, C999, C2,'))).toContainEqual(
+      '01-one-machine/lesson.md: front matter.claims[1]: unknown claim id C999; the claims are listed in lessons/claims.yaml',
+    );
+  });
+
+  it('with a claim nothing covers says so', () => {
+    expect(problemsOf(replace('lesson.yaml', '  - claims: [C33]', '  - claims: [C1]'))).toEqual([
+      '01-one-machine/lesson.md: front matter.claims[5]: C33 is neither shown by a run (shows), taught in text (textOnly) nor pending in lesson.yaml',
+    ]);
+  });
+
+  it('with a stop whose query finds no event names the stop', () => {
+    expect(problemsOf(replace('lesson.yaml', 'at: { kind: acquire.ok, actor: B }', 'at: { kind: acquire.ok, actor: Nobody }'))).toEqual([
+      '01-one-machine/lesson.yaml: stories[0].stops[1].at: finds no event: there is no acquire.ok by Nobody in the run',
+    ]);
+  });
+
+  it('with a quiz question with two right answers names its options', () => {
+    const two = problemsOf(
+      replace(
+        'lesson.yaml',
+        '      - text: It is too slow for production traffic.\n        correct: false',
+        '      - text: It is too slow for production traffic.\n        correct: true',
+      ),
+    );
+    expect(two).toEqual(['01-one-machine/lesson.yaml: quiz[0].options: has 2 right answers; a question has exactly one unless it is marked multi: true']);
+  });
+
+  it('with a prediction the replayed run contradicts names the option', () => {
+    const p = problemsOf((f) => {
+      replace('lesson.yaml', 'correct: true\n        why: Both workers ask', 'correct: false\n        why: Both workers ask')(f);
+      replace('lesson.yaml', 'correct: false\n        why: That happens across', 'correct: true\n        why: That happens across')(f);
+    });
+    expect(p).toEqual([
+      '01-one-machine/lesson.yaml: quiz[1].options[0]: is marked wrong, but the replayed run shows exactly what it predicts',
+      '01-one-machine/lesson.yaml: quiz[1].options[1]: is marked right, but the replayed run does not bear it out: expected A and B both believe they hold the lock, but no double ownership',
+    ]);
+  });
+
+  it('with a challenge whose solution does not pass names the solution', () => {
+    expect(problemsOf(replace('lesson.yaml', 'clients.new.startMs: 5500 }\n    explain', 'clients.new.startMs: 1000 }\n    explain'))).toEqual([
+      '01-one-machine/lesson.yaml: challenges[0].solution: does not solve the challenge with seed 1: expected the outcome is safe, but the outcome is unsafe',
+    ]);
+  });
+
+  it('with a statement the run does not bear out says what the run showed', () => {
+    expect(problemsOf(replace('lesson.yaml', 'minMs: 120000 }', 'minMs: 200000 }'))).toEqual([
+      '01-one-machine/lesson.yaml: shows[1].expect[1]: expected from the first acquire.ok by A to the first acquire.ok by B takes at least 200 s, but it takes 120.003 s',
+    ]);
+  });
+
+  it('with an unknown statement lists the vocabulary', () => {
+    const p = problemsOf(
+      replace(
+        'lesson.yaml',
+        '      - outcome: safe\n      - doubleOwnership: none\n      - event: { kind: lock.queued',
+        '      - verdict: safe\n      - doubleOwnership: none\n      - event: { kind: lock.queued',
+      ),
+    );
+    expect(p[0]).toMatch(/^01-one-machine\/lesson.yaml: shows\[0\].expect\[0\].verdict: unknown statement; expected one of: outcome, doubleOwnership/);
+  });
+
+  it('with broken YAML gives the line', () => {
+    const p = problemsOf(replace('lesson.yaml', 'scenarios:\n', 'scenarios: [\n'));
+    expect(p[0]).toMatch(/^01-one-machine\/lesson.yaml: line \d+: is not valid YAML/);
+  });
+
+  it('with an unknown embed or an id that does not exist names the line', () => {
+    const p = problemsOf(
+      replace('lesson.md', '::challenge{id=safe-rolling-update}', '::widget{id=x}\n\n::story{id=nope}\n\n::challenge{id=safe-rolling-update}'),
+    );
+    expect(p).toContainEqual(expect.stringMatching(/lesson.md: line \d+: unknown embed ::widget/));
+    expect(p).toContainEqual(expect.stringMatching(/lesson.md: line \d+: ::story\{id=nope\} names no story of lesson.yaml \(across-servers\)/));
+  });
+
+  it('with a colon read as a directive says how to escape it', () => {
+    const p = problemsOf(replace('lesson.md', 'Picture a nightly cron job', 'At 10:30 picture a nightly cron job'));
+    expect(p).toContainEqual(expect.stringMatching(/lesson.md: line \d+: reads ":30" as a directive/));
+  });
+
+  it('with a scenario file missing or invalid names the file', () => {
+    expect(problemsOf((f) => delete f['rolling-update.json'])).toEqual([
+      '01-one-machine/lesson.yaml: scenarios.rolling.file: names rolling-update.json, which is not in the folder',
+    ]);
+    const p = problemsOf(replace('rolling-update.json', '"workMs": 5000', '"workMs": "long"'));
+    expect(p[0]).toMatch(/^01-one-machine\/rolling-update.json: clients\[0\].workMs: expected a number/);
+  });
+
+  it('with a folder name that does not match its id says which', () => {
+    expect(problemsOf(() => {}, '01-other')).toContainEqual('01-other/lesson.md: front matter.id: is "one-machine", but the folder says "other"');
+  });
+
+  it('with a caption quoting a field its event lacks names the caption', () => {
+    expect(problemsOf(replace('lesson.yaml', 'text: A, on app1, locks', 'text: A ({fence}) on app1 locks'))).toEqual([
+      '01-one-machine/lesson.yaml: stories[0].stops[0].text: quotes {fence}, which event 3 (acquire.ok) does not have',
+    ]);
+  });
+});
