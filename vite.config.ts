@@ -1,6 +1,7 @@
 import react from '@vitejs/plugin-react';
 import type { Plugin } from 'vite';
 import { defineConfig } from 'vitest/config';
+import { lessonsPlugin } from './web/lessons/plugin.js';
 
 /*
  * The built lab forbids inline and foreign scripts: nothing a user imports
@@ -31,7 +32,7 @@ const contentSecurityPolicy: Plugin = {
 export default defineConfig({
   root: 'web',
   base: './',
-  plugins: [react(), contentSecurityPolicy],
+  plugins: [react(), contentSecurityPolicy, lessonsPlugin()],
   server: { host: '127.0.0.1', strictPort: false },
   preview: { host: '127.0.0.1' },
   worker: { format: 'es' },

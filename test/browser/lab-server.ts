@@ -43,6 +43,7 @@ function sourceHash(): string {
   const files = [
     ...filesUnder(join(REPO, 'web')),
     ...filesUnder(join(REPO, 'sim')),
+    ...filesUnder(join(REPO, 'lessons')),
     ...filesUnder(join(REPO, 'docs', 'schema')),
     join(REPO, 'vite.config.ts'),
     join(REPO, 'package-lock.json'),

@@ -1,4 +1,6 @@
-import { useCallback, useEffect } from 'react';
+import { lazy, Suspense, useCallback, useEffect } from 'react';
+import { LessonsPage } from '../lessons/LessonsPage.js';
+import { useLessonRoute } from '../lessons/route.js';
 import { usePlayback } from '../state/playback.js';
 import { loadTraceFile } from '../state/session.js';
 import { useShortcuts } from '../state/shortcuts.js';
@@ -13,7 +15,11 @@ import { HelpDialog } from './HelpDialog.js';
 import { Icon } from './Icon.js';
 import { NoticeBar } from './NoticeBar.js';
 
+// The lesson view and its Markdown renderer load only when a lesson is opened.
+const LessonView = lazy(() => import('../lessons/LessonView.js'));
+
 const TABS: readonly { view: View; label: string }[] = [
+  { view: 'lessons', label: 'Lessons' },
   { view: 'lab', label: 'Lab' },
   { view: 'sandbox', label: 'Sandbox' },
   { view: 'compare', label: 'Compare' },
@@ -70,10 +76,10 @@ export function App() {
               <li key={t.view}>
                 <button
                   type="button"
-                  className={view === t.view ? 'tab active' : 'tab'}
-                  aria-current={view === t.view ? 'page' : undefined}
-                  onClick={() => set({ view: t.view })}
-                  title={`${t.label} (${i + 1})`}
+                  className={view === t.view || (t.view === 'lessons' && view === 'lesson') ? 'tab active' : 'tab'}
+                  aria-current={view === t.view || (t.view === 'lessons' && view === 'lesson') ? 'page' : undefined}
+                  onClick={() => (t.view === 'lessons' ? useLessonRoute.getState().go(null) : set({ view: t.view }))}
+                  title={t.view === 'lessons' ? t.label : `${t.label} (${i})`}
                 >
                   {t.label}
                 </button>
@@ -95,6 +101,12 @@ export function App() {
       </header>
       <NoticeBar />
       <main id="main" tabIndex={-1} data-view={view}>
+        {view === 'lessons' && <LessonsPage />}
+        {view === 'lesson' && (
+          <Suspense fallback={<p className="muted">Loading the lesson…</p>}>
+            <LessonView />
+          </Suspense>
+        )}
         {view === 'lab' && <LabView />}
         {view === 'sandbox' && <SandboxView />}
         {view === 'compare' && <CompareView />}

@@ -98,6 +98,8 @@ export function withOverride(overrides: readonly string[], path: string, value: 
 /** The link state of what is on screen now, or a reason why it cannot be linked. */
 export function currentLinkState(): LinkState | string {
   const ui = useUi.getState();
+  // Lessons have addresses of their own (web/lessons/route.ts); url-sync writes those.
+  if (ui.view === 'lessons' || ui.view === 'lesson') return 'A lesson is linked by its own address.';
   const primary = getTrace(ui.primaryId);
   if (ui.view === 'stores' || ui.view === 'sandbox') {
     if (primary === null || primary.origin.kind === 'file') return { ...EMPTY_LINK, view: ui.view };

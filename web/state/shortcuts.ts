@@ -53,7 +53,7 @@ export function useShortcuts(): void {
       if (typingIn(ev.target)) return;
       // Space and Enter on a focused control press or tick it, as everywhere else.
       if ((ev.key === ' ' || ev.key === 'Enter') && (ev.target as HTMLElement | null)?.closest?.('button, a, summary, input, label') != null) return;
-      const inTimeline = ui.view === 'lab' || ui.view === 'compare';
+      const inTimeline = ui.view === 'lab' || ui.view === 'compare' || ui.view === 'lesson';
       let handled = true;
       switch (ev.key) {
         case ' ':

@@ -1,3 +1,5 @@
+import { isLessonHash, lessonHash, openLessonHash, useLessonRoute } from '../lessons/route.js';
+import { useProgress } from '../lessons/progress.js';
 import { currentLink, openLink } from './session.js';
 import { useUi, type UiState } from './ui.js';
 
@@ -16,29 +18,48 @@ const WATCHED: readonly (keyof UiState)[] = ['view', 'primaryId', 'secondaryId',
 async function write(): Promise<void> {
   timer = null;
   if (!enabled) return;
-  const link = await currentLink();
-  const hash = link.ok ? link.hash : `#/${useUi.getState().view}`;
+  const view = useUi.getState().view;
+  if (view !== 'lessons' && view !== 'lesson') useProgress.getState().place({ lab: true });
+  const link = view === 'lessons' || view === 'lesson' ? null : await currentLink();
+  const hash = link === null ? lessonHash(useLessonRoute.getState()) : link.ok ? link.hash : `#/${view}`;
   if (hash !== location.hash) {
     written = hash;
     history.replaceState(null, '', hash);
   }
 }
 
+/**
+ * Opens an address: a lesson's, a lab link, or, with no address at all, the
+ * lessons page on a first visit and the place a returning learner left.
+ */
+async function open(hash: string): Promise<void> {
+  if (isLessonHash(hash)) return openLessonHash(hash);
+  const last = useProgress.getState().last;
+  if (hash === '' || hash === '#') {
+    if (last === null) return openLessonHash('#/lessons');
+    if ('lesson' in last) return useLessonRoute.getState().go(last.lesson, last.anchor);
+  }
+  await openLink(hash);
+}
+
 export async function startUrlSync(): Promise<void> {
-  useUi.subscribe((now, before) => {
-    if (!WATCHED.some((k) => now[k] !== before[k])) return;
+  const later = () => {
     if (timer !== null) clearTimeout(timer);
     // Scrubbing changes the cursor every frame; write the address once it settles.
     timer = setTimeout(() => void write(), 120);
+  };
+  useUi.subscribe((now, before) => {
+    if (WATCHED.some((k) => now[k] !== before[k])) later();
   });
+  useLessonRoute.subscribe(later);
   window.addEventListener('hashchange', () => {
     if (location.hash === written) return;
     enabled = false;
-    void openLink(location.hash).finally(() => {
+    void open(location.hash).finally(() => {
       enabled = true;
     });
   });
-  await openLink(location.hash);
+  await open(location.hash);
   enabled = true;
   void write();
 }

@@ -1,0 +1,243 @@
+import { useMemo, useState } from 'react';
+import { attemptRef, changesOf, valueAt, type Attempt } from '../../sim/lessons/attempt.js';
+import type { Checked } from '../../sim/lessons/expect.js';
+import type { Challenge, Json, Knob, Lesson } from '../../sim/lessons/types.js';
+import { normalizeScenario } from '../../sim/scenario/normalize.js';
+import type { Verdict } from '../../sim/check/verdict.js';
+import { useProgress } from './progress.js';
+import { judgeTrace, runRef, stage, useStage, verdictOf } from './stage.js';
+import { Stage } from './Stage.js';
+
+export const challengeAnchor = (id: string): string => `challenge-${id}`;
+
+const KIND: Readonly<Record<Challenge['type'], string>> = { break: 'Break it', fix: 'Fix it', cheapest: 'Cheapest fix' };
+
+interface Result {
+  readonly solved: boolean;
+  readonly changes: number;
+  readonly perSeed: readonly { seed: number; checked: Checked[]; verdict: Verdict }[];
+}
+
+/**
+ * A goal checked by the checker on the learner's own run: they change the
+ * knobs the challenge allows, run their attempt (a fork of the scenario),
+ * and see it beside the original, with the statements that proved it or
+ * the ones that did not hold. Hints come one at a time.
+ */
+export function ChallengeEmbed({ lesson, challenge }: { lesson: Lesson; challenge: Challenge }) {
+  const owner = `challenge:${challenge.id}`;
+  const owns = useStage((s) => s.owner === owner);
+  const solvedBefore = useProgress((s) => (s.solved[lesson.id] ?? []).includes(challenge.id));
+  const scenario = lesson.scenarios[challenge.scenario]!;
+  const base = useMemo(() => normalizeScenario(scenario.raw, scenario.file), [scenario]);
+  const [set, setSet] = useState<Record<string, Json>>({});
+  const [fault, setFault] = useState<Attempt['fault']>(null);
+  const [hints, setHints] = useState(0);
+  const [showSolution, setShowSolution] = useState(false);
+  const [result, setResult] = useState<Result | null>(null);
+  const [running, setRunning] = useState(false);
+  const seeds = challenge.seeds ?? [scenario.seed];
+
+  const valueOf = (k: Knob): Json => (k.path !== undefined && k.path in set ? set[k.path]! : ((valueAt(base, k.path ?? '') ?? null) as Json));
+  const change = (k: Knob, v: Json) => {
+    const next = { ...set };
+    if (JSON.stringify(v) === JSON.stringify(valueAt(base, k.path!) ?? null)) delete next[k.path!];
+    else next[k.path!] = v;
+    setSet(next);
+    setResult(null);
+  };
+
+  const run = async () => {
+    setRunning(true);
+    try {
+      const attempt: Attempt = { set, fault };
+      const perSeed: { seed: number; checked: Checked[]; verdict: Verdict }[] = [];
+      let first = null;
+      for (const seed of seeds) {
+        const t = await runRef(lesson, attemptRef(challenge, attempt), seed);
+        if (t === null) return;
+        first ??= t;
+        perSeed.push({ seed, checked: judgeTrace(challenge.success, t).checked, verdict: verdictOf(t) });
+      }
+      const original = await runRef(lesson, { scenario: challenge.scenario }, seeds[0]);
+      const changes = changesOf(challenge, attempt);
+      const solved = perSeed.every((r) => r.checked.every((c) => c.ok)) && (challenge.maxChanges === undefined || changes <= challenge.maxChanges);
+      setResult({ solved, changes, perSeed });
+      if (solved) useProgress.getState().solve(lesson.id, challenge.id);
+      if (first !== null) stage(owner, first, original);
+    } finally {
+      setRunning(false);
+    }
+  };
+
+  const faultKnob = challenge.knobs.find((k) => k.kind === 'fault');
+  const option = fault === null ? undefined : faultKnob?.faults?.[fault.choice];
+
+  return (
+    <section className="embed challenge" id={challengeAnchor(challenge.id)} data-challenge={challenge.id} data-solved={solvedBefore}>
+      <h3 className="embed-title">
+        Challenge · {KIND[challenge.type]}: {challenge.title} {solvedBefore && <span className="chip chip-ok">✓ solved</span>}
+      </h3>
+      <p className="goal">{challenge.goal}</p>
+      {challenge.maxChanges !== undefined && (
+        <p className="muted small">
+          Use at most {challenge.maxChanges} change{challenge.maxChanges === 1 ? '' : 's'}.
+        </p>
+      )}
+      {seeds.length > 1 && <p className="muted small">Your attempt must pass with every seed: {seeds.join(', ')}.</p>}
+      <div className="knobs" role="group" aria-label="What you may change">
+        {challenge.knobs.map((k) =>
+          k.kind === 'fault' ? (
+            <div key={k.id} className="knob">
+              <label>
+                {k.label}{' '}
+                <select
+                  value={fault === null ? '' : String(fault.choice)}
+                  onChange={(ev) => {
+                    setFault(ev.target.value === '' ? null : { choice: Number(ev.target.value), fields: {} });
+                    setResult(null);
+                  }}
+                  data-testid={`knob-${k.id}`}
+                >
+                  <option value="">no fault</option>
+                  {k.faults!.map((f, i) => (
+                    <option key={f.label} value={i}>
+                      {f.label}
+                    </option>
+                  ))}
+                </select>
+              </label>
+              {option !== undefined &&
+                (option.edit ?? []).map((field) => (
+                  <label key={field} className="knob-field">
+                    {field}{' '}
+                    <input
+                      type="number"
+                      value={fault?.fields?.[field] ?? (option.fault as Record<string, number>)[field] ?? 0}
+                      onChange={(ev) => {
+                        setFault({ choice: fault!.choice, fields: { ...fault!.fields, [field]: Number(ev.target.value) } });
+                        setResult(null);
+                      }}
+                      data-testid={`knob-${k.id}-${field}`}
+                    />{' '}
+                    ms
+                  </label>
+                ))}
+            </div>
+          ) : (
+            <label key={k.id} className="knob">
+              {k.kind === 'boolean' ? (
+                <>
+                  <input type="checkbox" checked={valueOf(k) === true} onChange={(ev) => change(k, ev.target.checked)} data-testid={`knob-${k.id}`} /> {k.label}
+                </>
+              ) : k.kind === 'choice' ? (
+                <>
+                  {k.label}{' '}
+                  <select value={JSON.stringify(valueOf(k))} onChange={(ev) => change(k, JSON.parse(ev.target.value) as Json)} data-testid={`knob-${k.id}`}>
+                    {k.choices!.map((c) => (
+                      <option key={c.label} value={JSON.stringify(c.value)}>
+                        {c.label}
+                      </option>
+                    ))}
+                  </select>
+                </>
+              ) : (
+                <>
+                  {k.label}{' '}
+                  <input
+                    type="number"
+                    min={k.min}
+                    max={k.max}
+                    step={k.step ?? 1}
+                    value={typeof valueOf(k) === 'number' ? (valueOf(k) as number) : ''}
+                    placeholder="not set"
+                    onChange={(ev) => change(k, ev.target.value === '' ? null : Number(ev.target.value))}
+                    data-testid={`knob-${k.id}`}
+                  />{' '}
+                  {k.unit ?? ''}
+                </>
+              )}
+            </label>
+          ),
+        )}
+      </div>
+      <p>
+        <button type="button" className="primary" onClick={() => void run()} disabled={running} data-testid={`run-${challenge.id}`}>
+          {running ? 'Running…' : 'Run my attempt'}
+        </button>{' '}
+        <button type="button" onClick={() => setHints(Math.min(challenge.hints.length, hints + 1))} disabled={hints >= challenge.hints.length}>
+          {hints === 0 ? 'Give me a hint' : hints < challenge.hints.length ? `Another hint (${hints + 1} of ${challenge.hints.length})` : 'No more hints'}
+        </button>{' '}
+        <button type="button" className="link-button" onClick={() => setShowSolution(true)}>
+          Show the reference solution
+        </button>
+      </p>
+      {hints > 0 && (
+        <ol className="hints" data-testid="hints">
+          {challenge.hints.slice(0, hints).map((h) => (
+            <li key={h}>{h}</li>
+          ))}
+        </ol>
+      )}
+      {showSolution && (
+        <div className="solution" data-testid="solution">
+          <p>
+            <strong>Reference solution:</strong>{' '}
+            {[
+              ...Object.entries(challenge.solution.set ?? {}).map(
+                ([p, v]) => `${challenge.knobs.find((k) => k.path === p)?.label ?? p} = ${JSON.stringify(v)}`,
+              ),
+              ...(challenge.solution.addFault === undefined
+                ? []
+                : [
+                    `add “${faultKnob?.faults?.[challenge.solution.addFault.choice]?.label ?? ''}” with ${Object.entries(
+                      challenge.solution.addFault.fields ?? {},
+                    )
+                      .map(([f, v]) => `${f} ${v}`)
+                      .join(', ')}`,
+                  ]),
+            ].join('; ')}
+            .
+          </p>
+          <p>{challenge.explain}</p>
+          <button
+            type="button"
+            onClick={() => {
+              setSet({ ...(challenge.solution.set ?? {}) });
+              setFault(challenge.solution.addFault ?? null);
+              setResult(null);
+            }}
+          >
+            Load it into the knobs
+          </button>
+        </div>
+      )}
+      {result !== null && (
+        <div className={result.solved ? 'challenge-result solved' : 'challenge-result'} data-testid={`result-${challenge.id}`} data-solved={result.solved}>
+          <p className="verdict-line">
+            {result.solved
+              ? `✓ Solved. The checker proved it${result.perSeed.length > 1 ? ` on every seed (${seeds.join(', ')})` : ''}:`
+              : challenge.maxChanges !== undefined && result.changes > challenge.maxChanges
+                ? `✗ You made ${result.changes} changes; it can be done with ${challenge.maxChanges}.`
+                : '✗ Not yet. What the checker found:'}
+          </p>
+          {result.perSeed.map((r) => (
+            <div key={r.seed}>
+              {result.perSeed.length > 1 && <p className="muted small">Seed {r.seed}:</p>}
+              <ul className="checked">
+                {r.checked.map((c) => (
+                  <li key={c.statement} className={c.ok ? 'ok' : 'bad'}>
+                    {c.ok ? '✓' : '✗'} {c.statement}
+                    {c.ok ? '' : `, but ${c.found}`}
+                  </li>
+                ))}
+              </ul>
+            </div>
+          ))}
+          {result.solved && <p>{challenge.explain}</p>}
+        </div>
+      )}
+      {owns && result !== null && <Stage title="Your attempt" compareTitle="The original run" />}
+    </section>
+  );
+}

@@ -1,0 +1,72 @@
+import { useState } from 'react';
+import type { Option } from '../../sim/lessons/types.js';
+
+/**
+ * A question's options: one choice (radio) unless it is multi-select
+ * (checkboxes). Once answered, every option says whether it was right and
+ * why, the learner's choice marked.
+ */
+export function Choices({
+  name,
+  prompt,
+  multi,
+  options,
+  chosen,
+  onAnswer,
+  checkLabel = 'Check my answer',
+}: {
+  name: string;
+  prompt: string;
+  multi: boolean;
+  options: readonly Option[];
+  chosen: readonly number[] | null;
+  onAnswer(chosen: number[]): void;
+  checkLabel?: string;
+}) {
+  const [picked, setPicked] = useState<number[]>(chosen === null ? [] : [...chosen]);
+  const answered = chosen !== null;
+  const right = answered && options.every((o, i) => o.correct === chosen.includes(i));
+  return (
+    <fieldset className="choices" data-answered={answered} data-right={answered ? right : undefined}>
+      <legend className="prompt">{prompt}</legend>
+      {multi && !answered && <p className="muted small">Tick every option that applies.</p>}
+      <ul>
+        {options.map((o, i) => {
+          const mine = answered ? chosen.includes(i) : picked.includes(i);
+          return (
+            <li key={o.text} className={answered ? (o.correct ? 'option right' : mine ? 'option wrong' : 'option') : 'option'} data-option={i}>
+              <label>
+                <input
+                  type={multi ? 'checkbox' : 'radio'}
+                  name={name}
+                  checked={mine}
+                  disabled={answered}
+                  onChange={() => setPicked(multi ? (picked.includes(i) ? picked.filter((p) => p !== i) : [...picked, i]) : [i])}
+                />{' '}
+                {o.text}
+              </label>
+              {answered && (
+                <p className="why">
+                  <strong>
+                    {o.correct ? 'Right' : 'Wrong'}
+                    {mine ? ' (your answer)' : ''}:
+                  </strong>{' '}
+                  {o.why}
+                </p>
+              )}
+            </li>
+          );
+        })}
+      </ul>
+      {!answered ? (
+        <button type="button" className="primary" disabled={picked.length === 0} onClick={() => onAnswer([...picked].sort((a, b) => a - b))}>
+          {checkLabel}
+        </button>
+      ) : (
+        <p className={right ? 'verdict-line ok' : 'verdict-line bad'} data-testid="answer-result">
+          {right ? '✓ That is right.' : '✗ Not quite: the right answer is marked above, and every option says why.'}
+        </p>
+      )}
+    </fieldset>
+  );
+}

@@ -1,0 +1,241 @@
+import { useEffect, useMemo, useState, type ReactNode } from 'react';
+import Markdown, { type Components } from 'react-markdown';
+import remarkDirective from 'remark-directive';
+import { visit } from 'unist-util-visit';
+import { stepAnchor } from '../../sim/lessons/markdown.js';
+import type { Lesson } from '../../sim/lessons/types.js';
+import { lessonSummary, LESSONS, loadLesson } from './catalog.js';
+import { ChallengeEmbed, challengeAnchor } from './ChallengeEmbed.js';
+import { useProgress } from './progress.js';
+import { QuestionEmbed, questionAnchor } from './QuestionEmbed.js';
+import { useLessonRoute } from './route.js';
+import { statusOf } from './status.js';
+import { StoryEmbed } from './StoryEmbed.js';
+import './lessons.css';
+
+/** Turns each `::name{id=…}` leaf directive into a `lesson-embed` element the renderer maps to a component. Raw HTML is never rendered. */
+function remarkEmbeds() {
+  return (tree: unknown) => {
+    visit(
+      tree as never,
+      (node: { type: string; name?: string; attributes?: Record<string, string | null | undefined> | null; data?: Record<string, unknown> }) => {
+        if (node.type !== 'leafDirective') return;
+        node.data = { hName: 'lesson-embed', hProperties: { 'data-kind': node.name ?? '', 'data-id': node.attributes?.id ?? '' } };
+      },
+    );
+  };
+}
+
+function textOf(children: ReactNode): string {
+  if (typeof children === 'string' || typeof children === 'number') return String(children);
+  if (Array.isArray(children)) return children.map(textOf).join('');
+  return '';
+}
+
+/** A lesson: its text with the embeds in place, steps to jump between, and the next lesson at the end. */
+export default function LessonView() {
+  const id = useLessonRoute((s) => s.lesson);
+  const anchor = useLessonRoute((s) => s.anchor);
+  const [lesson, setLesson] = useState<Lesson | null>(null);
+  const [error, setError] = useState<string | null>(null);
+
+  useEffect(() => {
+    setLesson(null);
+    if (id === null) return;
+    loadLesson(id).then(setLesson, (e: Error) => setError(e.message));
+  }, [id]);
+
+  // Steps, questions and challenges are plain anchors; stops are handled by their story.
+  useEffect(() => {
+    if (lesson === null || anchor === null || anchor.startsWith('stop-')) return;
+    const el = document.getElementById(anchor);
+    el?.scrollIntoView({ block: 'start' });
+    (el?.querySelector('input, button') as HTMLElement | null)?.focus({ preventScroll: true });
+  }, [lesson, anchor]);
+
+  if (error !== null) return <p className="warn">{error}</p>;
+  if (lesson === null) return <p className="muted">Loading the lesson…</p>;
+  return <LessonBody lesson={lesson} />;
+}
+
+function LessonBody({ lesson }: { lesson: Lesson }) {
+  const progress = useProgress();
+  const summary = lessonSummary(lesson.id)!;
+  const status = statusOf(summary, progress);
+  const next = LESSONS.find((l) => l.number > lesson.number);
+  const go = useLessonRoute((s) => s.go);
+
+  const components = useMemo(() => {
+    const placed = new Set(lesson.quiz.map((q) => q.id).filter((q) => lesson.body.includes(`::question{id=${q}}`)));
+    const numberOf = (qid: string) => lesson.quiz.findIndex((q) => q.id === qid) + 1;
+    return {
+      h2: ({ children }: { children?: ReactNode }) => {
+        const step = stepAnchor(textOf(children));
+        return (
+          <h2 id={step} className="step-heading">
+            <a
+              href={`#/lesson/${lesson.folder}?at=${step}`}
+              className="step-link"
+              onClick={(ev) => {
+                ev.preventDefault();
+                go(lesson.id, step);
+              }}
+            >
+              {children}
+            </a>
+          </h2>
+        );
+      },
+      'lesson-embed': (props: Record<string, string>) => {
+        const kind = props['data-kind'];
+        const eid = props['data-id'];
+        if (kind === 'story') {
+          const story = lesson.stories.find((s) => s.id === eid)!;
+          return <StoryEmbed lesson={lesson} story={story} />;
+        }
+        if (kind === 'question') {
+          const q = lesson.quiz.find((x) => x.id === eid)!;
+          return <QuestionEmbed lesson={lesson} question={q} number={numberOf(q.id)} />;
+        }
+        if (kind === 'challenge') return <ChallengeEmbed lesson={lesson} challenge={lesson.challenges.find((c) => c.id === eid)!} />;
+        return (
+          <div className="quiz" data-testid="quiz">
+            {lesson.quiz
+              .filter((q) => !placed.has(q.id))
+              .map((q) => (
+                <QuestionEmbed key={q.id} lesson={lesson} question={q} number={numberOf(q.id)} />
+              ))}
+          </div>
+        );
+      },
+    } as unknown as Components;
+  }, [lesson, go]);
+
+  return (
+    <article className="lesson" data-lesson={lesson.id}>
+      <nav className="lesson-nav" aria-label="Steps of this lesson">
+        <p>
+          <a
+            href="#/lessons"
+            onClick={(ev) => {
+              ev.preventDefault();
+              go(null);
+            }}
+          >
+            ← All lessons
+          </a>
+        </p>
+        <ol>
+          {lesson.steps.map((s) => (
+            <li key={s.id}>
+              <a
+                href={`#/lesson/${lesson.folder}?at=${s.id}`}
+                onClick={(ev) => {
+                  ev.preventDefault();
+                  go(lesson.id, s.id);
+                }}
+              >
+                {s.title}
+              </a>
+            </li>
+          ))}
+        </ol>
+        <p className="muted small" data-testid="lesson-status">
+          {status.answered}/{status.questions} questions · {status.storiesDone}/{status.stories} stories · {status.solved}/{status.challenges} challenges
+          {status.finished ? ' · ✓ finished' : ''}
+        </p>
+        <ul className="anchors muted small" aria-label="Questions and challenges">
+          {lesson.quiz.map((q, i) => (
+            <li key={q.id}>
+              <a
+                href={`#/lesson/${lesson.folder}?at=${questionAnchor(q.id)}`}
+                onClick={(ev) => {
+                  ev.preventDefault();
+                  go(lesson.id, questionAnchor(q.id));
+                }}
+              >
+                Q{i + 1}
+              </a>
+              {progress.answers[lesson.id]?.[q.id] !== undefined ? ' ✓' : ''}
+            </li>
+          ))}
+          {lesson.challenges.map((c) => (
+            <li key={c.id}>
+              <a
+                href={`#/lesson/${lesson.folder}?at=${challengeAnchor(c.id)}`}
+                onClick={(ev) => {
+                  ev.preventDefault();
+                  go(lesson.id, challengeAnchor(c.id));
+                }}
+              >
+                {c.title}
+              </a>
+            </li>
+          ))}
+        </ul>
+      </nav>
+      <div className="lesson-text">
+        <header>
+          <p className="muted small">
+            Lesson {lesson.number} of {LESSONS.length}
+          </p>
+          <h2 className="lesson-heading">{lesson.title}</h2>
+          <p className="lesson-summary">{lesson.summary}</p>
+          {lesson.prerequisites.length > 0 && (
+            <p className="muted small">
+              Builds on:{' '}
+              {lesson.prerequisites.map((p, i) => {
+                const s = lessonSummary(p);
+                return (
+                  <span key={p}>
+                    {i > 0 && ', '}
+                    <a
+                      href={`#/lesson/${s?.folder ?? p}`}
+                      onClick={(ev) => {
+                        ev.preventDefault();
+                        go(p);
+                      }}
+                    >
+                      {s === undefined ? p : `${s.number}. ${s.title}`}
+                    </a>
+                  </span>
+                );
+              })}
+            </p>
+          )}
+        </header>
+        <Markdown remarkPlugins={[remarkDirective, remarkEmbeds]} components={components} skipHtml>
+          {lesson.body}
+        </Markdown>
+        <details className="lesson-claims">
+          <summary>What this lesson's runs prove ({lesson.shows.length} checked statements)</summary>
+          <ul>
+            {lesson.shows.map((s) => (
+              <li key={`${s.claims.join()}-${s.says}`}>
+                <span className="mono small">{s.claims.join(' ')}</span> {s.says}
+                {s.precisely !== undefined && <em> Precisely: {s.precisely}</em>}
+              </li>
+            ))}
+            {lesson.textOnly.map((t) => (
+              <li key={t.claim}>
+                <span className="mono small">{t.claim}</span> Taught in the text only: {t.reason}
+              </li>
+            ))}
+            {lesson.pending.map((p) => (
+              <li key={`${p.claim}-${p.needs}`}>
+                <span className="mono small">{p.claim}</span> {p.part === 'all' ? 'Not shown yet' : 'Partly shown'}; waits for: {p.needs}
+              </li>
+            ))}
+          </ul>
+        </details>
+        {next !== undefined && (
+          <p className="next-lesson">
+            <button type="button" className="primary" onClick={() => go(next.id)} data-testid="next-lesson">
+              Next: lesson {next.number}, {next.title} →
+            </button>
+          </p>
+        )}
+      </div>
+    </article>
+  );
+}

@@ -1,0 +1,79 @@
+import './lessons.css';
+import { useUi } from '../state/ui.js';
+import { LESSONS, lessonSummary } from './catalog.js';
+import { useProgress } from './progress.js';
+import { useLessonRoute } from './route.js';
+import { statusOf } from './status.js';
+
+/** The course: every lesson with the learner's progress, a way back to where they were, and the free lab one click away. */
+export function LessonsPage() {
+  const progress = useProgress();
+  const go = useLessonRoute((s) => s.go);
+  const last = progress.last !== null && 'lesson' in progress.last ? progress.last : null;
+  const lastLesson = last === null ? undefined : lessonSummary(last.lesson);
+  const statuses = LESSONS.map((l) => statusOf(l, progress));
+  const finished = statuses.filter((s) => s.finished).length;
+
+  return (
+    <div className="lessons-page">
+      <header className="lessons-intro">
+        <h2>Learn distributed locks by breaking them</h2>
+        <p>
+          Twelve short lessons. Each tells a story on a live timeline you can play, pause and scrub, asks you to predict what happens next, and ends with
+          questions and a challenge checked by the same checker the lab uses. Nothing to install: every store is simulated in your browser.
+        </p>
+        <p className="lessons-actions">
+          {lastLesson !== undefined ? (
+            <button type="button" className="primary" onClick={() => go(lastLesson.id, last?.anchor ?? null)} data-testid="resume">
+              Continue lesson {lastLesson.number}: {lastLesson.title}
+            </button>
+          ) : (
+            <button type="button" className="primary" onClick={() => go(LESSONS[0]!.id)} data-testid="start">
+              Start with lesson 1
+            </button>
+          )}{' '}
+          <button type="button" onClick={() => useUi.getState().set({ view: 'lab' })} data-testid="open-lab">
+            Open the free lab
+          </button>
+        </p>
+        <p className="muted small" data-testid="course-progress">
+          {finished} of {LESSONS.length} lessons finished. Your progress is kept in this browser only.{' '}
+          <button
+            type="button"
+            className="link-button"
+            onClick={() => {
+              if (window.confirm('Forget every answer, stop and solved challenge in this browser?')) progress.reset();
+            }}
+            data-testid="reset-progress"
+          >
+            Reset progress
+          </button>
+        </p>
+      </header>
+      <ol className="lesson-list">
+        {LESSONS.map((l, i) => {
+          const s = statuses[i]!;
+          return (
+            <li key={l.id} className={s.finished ? 'lesson-card done' : 'lesson-card'} data-lesson={l.id} data-finished={s.finished}>
+              <a
+                href={`#/lesson/${l.folder}`}
+                onClick={(ev) => {
+                  ev.preventDefault();
+                  go(l.id);
+                }}
+              >
+                <span className="lesson-number">{l.number}</span>
+                <span className="lesson-title">{l.title}</span>
+              </a>
+              <p className="lesson-summary">{l.summary}</p>
+              <p className="muted small lesson-status">
+                {s.finished ? '✓ finished · ' : s.started ? 'in progress · ' : ''}
+                {s.answered}/{s.questions} questions answered · {s.storiesDone}/{s.stories} stories played · {s.solved}/{s.challenges} challenges solved
+              </p>
+            </li>
+          );
+        })}
+      </ol>
+    </div>
+  );
+}

@@ -1,0 +1,63 @@
+import { useState } from 'react';
+import type { Lesson, Question } from '../../sim/lessons/types.js';
+import type { LoadedTrace } from '../state/traces.js';
+import { Choices } from './Choices.js';
+import { useProgress } from './progress.js';
+import { judgeTrace, runRef, stage, useStage } from './stage.js';
+import { Stage } from './Stage.js';
+
+export const questionAnchor = (id: string): string => `q-${id}`;
+
+/**
+ * One quiz question. A prediction is answered first and then run: the
+ * replayed run is shown on the timeline, with the option it bears out.
+ */
+export function QuestionEmbed({ lesson, question, number }: { lesson: Lesson; question: Question; number: number }) {
+  const chosen = useProgress((s) => s.answers[lesson.id]?.[question.id] ?? null);
+  const owner = `question:${question.id}`;
+  const owns = useStage((s) => s.owner === owner);
+  const [trace, setTrace] = useState<LoadedTrace | null>(null);
+
+  const replay = async () => {
+    if (question.predict === undefined) return;
+    const t = await runRef(lesson, question.predict);
+    if (t === null) return;
+    setTrace(t);
+    stage(owner, t);
+  };
+  const happened = trace === null ? -1 : question.options.findIndex((o) => judgeTrace(o.expect ?? [], trace).ok);
+
+  return (
+    <section
+      className={question.predict === undefined ? 'embed question' : 'embed question prediction'}
+      id={questionAnchor(question.id)}
+      data-question={question.id}
+    >
+      <h3 className="embed-title">{question.predict === undefined ? `Question ${number}` : `Predict (question ${number})`}</h3>
+      <Choices
+        name={`${lesson.id}-${question.id}`}
+        prompt={question.prompt}
+        multi={question.multi}
+        options={question.options}
+        chosen={chosen}
+        checkLabel={question.predict === undefined ? 'Check my answer' : 'Lock in my prediction and run it'}
+        onAnswer={(c) => {
+          useProgress.getState().answer(lesson.id, question.id, c);
+          void replay();
+        }}
+      />
+      {question.predict !== undefined && chosen !== null && (!owns || trace === null) && (
+        <button type="button" onClick={() => void replay()} data-testid={`replay-${question.id}`}>
+          Watch the replayed run
+        </button>
+      )}
+      {owns && trace !== null && (
+        <Stage title="The run you predicted">
+          <p className="caption" data-testid="prediction-result" data-happened={happened}>
+            {happened >= 0 ? `What happened: “${question.options[happened]!.text}”` : 'None of the options describes this run exactly.'}
+          </p>
+        </Stage>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,28 @@
+import { SidePanel } from '../components/SidePanel.js';
+import { Transport } from '../components/Transport.js';
+import { VerdictView } from '../components/VerdictView.js';
+import { useTrace } from '../state/traces.js';
+import { useUi } from '../state/ui.js';
+import { fullDomainOf } from '../state/zoom.js';
+import { Timeline } from '../timeline/Timeline.js';
+import { verdictOf } from './stage.js';
+
+/** The lab's timeline, transport and side panel, for the embed that owns the stage; an optional second trace is drawn above for comparison. */
+export function Stage({ title, compareTitle, children }: { title: string; compareTitle?: string; children?: React.ReactNode }) {
+  const primary = useTrace(useUi((s) => s.primaryId));
+  const secondary = useTrace(useUi((s) => s.secondaryId));
+  if (primary === null) return <p className="muted">Running…</p>;
+  const domain = fullDomainOf(primary.id, secondary?.id ?? null);
+  return (
+    <div className="stage" data-testid="stage">
+      <div className="stage-main">
+        {secondary !== null && <Timeline trace={secondary} fullDomain={domain} primary={false} title={compareTitle ?? secondary.label} />}
+        <Timeline trace={primary} fullDomain={domain} primary title={title} />
+        <Transport trace={primary} />
+        {children}
+        <VerdictView verdict={verdictOf(primary)} />
+      </div>
+      <SidePanel trace={primary} />
+    </div>
+  );
+}

@@ -1,0 +1,255 @@
+import { useCallback, useEffect, useMemo, useState } from 'react';
+import { fillCaption } from '../../sim/lessons/caption.js';
+import { findEvent } from '../../sim/lessons/query.js';
+import type { Json, Lesson, Story } from '../../sim/lessons/types.js';
+import type { LoadedTrace } from '../state/traces.js';
+import { useUi } from '../state/ui.js';
+import { Choices } from './Choices.js';
+import { useProgress } from './progress.js';
+import { useLessonRoute } from './route.js';
+import { judgeTrace, runRef, stage, useStage } from './stage.js';
+import { Stage } from './Stage.js';
+
+export const stopAnchor = (story: string, stop: string): string => `stop-${story}-${stop}`;
+
+/** The overrides in force at each stop: a stop's `set` carries on to the stops after it. */
+function setsOf(story: Story): Record<string, Json>[] {
+  let set: Record<string, Json> = {};
+  return story.stops.map((s) => (set = s.set === undefined ? set : { ...set, ...s.set }));
+}
+
+/**
+ * A narrated story: the scenario plays on the lab's timeline and pauses at
+ * each stop, a caption pinned to an event the stop's query finds. A stop may
+ * ask what happens next before it tells. The learner can step back, go on,
+ * or scrub freely; "try this" toggles re-run the story with one change.
+ */
+export function StoryEmbed({ lesson, story }: { lesson: Lesson; story: Story }) {
+  const owner = `story:${story.id}`;
+  const owns = useStage((s) => s.owner === owner);
+  const sets = useMemo(() => setsOf(story), [story]);
+  const [index, setIndex] = useState(-1);
+  const [trace, setTrace] = useState<LoadedTrace | null>(null);
+  const [tried, setTried] = useState<string | null>(null);
+  const answers = useProgress((s) => s.answers[lesson.id]);
+  const reachStop = useProgress((s) => s.reachStop);
+  const anchor = useLessonRoute((s) => s.anchor);
+
+  /** Loads the run a stop belongs to (if it is not on screen) and puts the playhead on its event. */
+  const goTo = useCallback(
+    async (i: number) => {
+      const set = i < 0 ? (sets[0] ?? {}) : sets[i]!;
+      let t = trace;
+      if (t === null || tried !== null || !owns || JSON.stringify(set) !== JSON.stringify(currentSet(t))) {
+        t = await runRef(lesson, { scenario: story.scenario, set });
+        if (t === null) return;
+        setTrace(t);
+        setTried(null);
+        stage(owner, t);
+      }
+      if (i >= 0) {
+        const e = findEvent(t.doc.events, story.stops[i]!.at);
+        if (e !== undefined) useUi.getState().seekSeq(e.seq);
+        reachStop(lesson.id, `${story.id}/${story.stops[i]!.id}`);
+      }
+      useUi.getState().set({ playing: false });
+      setIndex(i);
+    },
+    [lesson, story, sets, trace, tried, owns, owner, reachStop],
+  );
+
+  // A deep link to one of this story's stops opens the story there.
+  useEffect(() => {
+    const i = story.stops.findIndex((s) => anchor === stopAnchor(story.id, s.id));
+    if (i >= 0) {
+      void goTo(i);
+      document.getElementById(stopAnchor(story.id, story.stops[i]!.id))?.scrollIntoView({ block: 'center' });
+    }
+    // Only when the address changes, not whenever goTo's inputs do.
+  }, [anchor]);
+
+  // While playing, stop at the next stop's event (in the run on screen) and show its caption.
+  useEffect(() => {
+    if (!owns || trace === null || tried !== null) return;
+    return useUi.subscribe((now, before) => {
+      if (!now.playing || now.cursor === before.cursor) return;
+      const next = index + 1;
+      const stop = story.stops[next];
+      if (stop === undefined || JSON.stringify(sets[next]) !== JSON.stringify(currentSet(trace))) return;
+      const e = findEvent(trace.doc.events, stop.at);
+      if (e !== undefined && now.cursor >= e.seq) {
+        useUi.getState().set({ playing: false });
+        useUi.getState().seekSeq(e.seq);
+        reachStop(lesson.id, `${story.id}/${stop.id}`);
+        setIndex(next);
+      }
+    });
+  }, [owns, trace, tried, index, story, sets, lesson.id, reachStop]);
+
+  const stop = index >= 0 ? story.stops[index] : undefined;
+  const askKey = stop === undefined ? '' : `stop:${story.id}/${stop.id}`;
+  const asked = stop?.ask !== undefined && answers?.[askKey] === undefined;
+  const event = stop !== undefined && trace !== null ? findEvent(trace.doc.events, stop.at) : undefined;
+  const nextNeedsRun = index + 1 < story.stops.length && JSON.stringify(sets[index + 1]) !== JSON.stringify(sets[Math.max(0, index)]);
+
+  return (
+    <section className="embed story" aria-label={`Story: ${story.title}`} data-story={story.id}>
+      <h3 className="embed-title">▶ Story: {story.title}</h3>
+      <ol className="stop-list" aria-label="Stops of the story">
+        {story.stops.map((s, i) => (
+          <li key={s.id} id={stopAnchor(story.id, s.id)} className={i === index && owns ? 'current' : i < index && owns ? 'seen' : ''}>
+            <a
+              href={`#/lesson/${lesson.folder}?at=${stopAnchor(story.id, s.id)}`}
+              onClick={(ev) => {
+                ev.preventDefault();
+                useLessonRoute.getState().go(lesson.id, stopAnchor(story.id, s.id));
+              }}
+            >
+              {i + 1}
+            </a>
+          </li>
+        ))}
+      </ol>
+      {!owns || trace === null ? (
+        <p>
+          <button type="button" className="primary" onClick={() => void goTo(-1)} data-testid={`play-story-${story.id}`}>
+            Play the story
+          </button>{' '}
+          <span className="muted small">
+            {story.stops.length} stops; {story.stops.filter((s) => s.ask !== undefined).length} of them ask you first.
+          </span>
+        </p>
+      ) : (
+        <Stage title={`${story.title}${tried === null ? '' : ` · ${story.tries.find((t) => t.id === tried)?.label ?? ''}`}`}>
+          <div className="stop-panel" data-testid="stop-panel" data-stop={stop?.id ?? ''} aria-live="polite">
+            {tried !== null ? (
+              <TryResult story={story} tried={tried} trace={trace} />
+            ) : stop === undefined ? (
+              <p>Press Play (or Space) and the story stops at each moment that matters. Use the buttons below to go from stop to stop.</p>
+            ) : asked ? (
+              <div data-testid="stop-ask">
+                <p className="stop-number">
+                  Stop {index + 1} of {story.stops.length}: before we tell you…
+                </p>
+                <Choices
+                  name={askKey}
+                  prompt={stop.ask!.prompt}
+                  multi={stop.ask!.multi === true}
+                  options={stop.ask!.options}
+                  chosen={null}
+                  onAnswer={(chosen) => useProgress.getState().answer(lesson.id, askKey, chosen)}
+                />
+              </div>
+            ) : (
+              <div data-testid="stop-caption">
+                <p className="stop-number">
+                  Stop {index + 1} of {story.stops.length}
+                </p>
+                {stop.ask !== undefined && (
+                  <Choices
+                    name={askKey}
+                    prompt={stop.ask.prompt}
+                    multi={stop.ask.multi === true}
+                    options={stop.ask.options}
+                    chosen={answers?.[askKey] ?? null}
+                    onAnswer={() => undefined}
+                  />
+                )}
+                <p className="caption">{event === undefined ? stop.text : fillCaption(stop.text, event).text}</p>
+              </div>
+            )}
+            <p className="stop-buttons">
+              <button type="button" onClick={() => void goTo(index - 1)} disabled={index < 0 || tried !== null} data-testid="stop-back">
+                ◀ Previous stop
+              </button>{' '}
+              {index + 1 < story.stops.length ? (
+                <>
+                  <button
+                    type="button"
+                    className="primary"
+                    onClick={() => (nextNeedsRun || tried !== null ? void goTo(index + 1) : useUi.getState().set({ playing: true }))}
+                    disabled={asked}
+                    data-testid="stop-next"
+                    title={asked ? 'Answer the question first' : undefined}
+                  >
+                    {nextNeedsRun ? 'Next: run it again with a change ▶' : 'Play to the next stop ▶'}
+                  </button>{' '}
+                  <button type="button" onClick={() => void goTo(index + 1)} disabled={asked} data-testid="stop-skip">
+                    Jump to the next stop
+                  </button>
+                </>
+              ) : (
+                <strong className="story-end">The end of the story.</strong>
+              )}
+            </p>
+          </div>
+          {story.tries.length > 0 && (
+            <div className="tries" role="group" aria-label="Try this">
+              <span className="muted small">Try this:</span>{' '}
+              {story.tries.map((t) => (
+                <button
+                  key={t.id}
+                  type="button"
+                  aria-pressed={tried === t.id}
+                  data-testid={`try-${t.id}`}
+                  onClick={async () => {
+                    const r = await runRef(lesson, { scenario: story.scenario, set: t.set });
+                    if (r === null) return;
+                    setTrace(r);
+                    setTried(t.id);
+                    stage(owner, r);
+                    useUi.getState().seekSeq(r.doc.events.length - 1);
+                  }}
+                >
+                  {t.label}
+                </button>
+              ))}{' '}
+              {tried !== null && (
+                <button type="button" onClick={() => void goTo(-1)}>
+                  Back to the story
+                </button>
+              )}
+            </div>
+          )}
+        </Stage>
+      )}
+    </section>
+  );
+}
+
+/** The overrides a trace of this lesson was run with, as a set map. */
+function currentSet(t: LoadedTrace): Record<string, Json> {
+  const overrides = t.origin.kind === 'file' ? [] : t.origin.overrides;
+  return Object.fromEntries(
+    overrides.map((o) => {
+      const eq = o.indexOf('=');
+      const raw = o.slice(eq + 1);
+      let value: Json = raw;
+      try {
+        value = JSON.parse(raw) as Json;
+      } catch {
+        // A plain string value, as --set takes it.
+      }
+      return [o.slice(0, eq), value];
+    }),
+  );
+}
+
+function TryResult({ story, tried, trace }: { story: Story; tried: string; trace: LoadedTrace }) {
+  const t = story.tries.find((x) => x.id === tried)!;
+  const r = judgeTrace(t.expect, trace);
+  return (
+    <div data-testid="try-result">
+      <p className="stop-number">Try this: {t.label}</p>
+      <p className="caption">{t.says}</p>
+      <ul className="checked">
+        {r.checked.map((c) => (
+          <li key={c.statement} className={c.ok ? 'ok' : 'bad'}>
+            {c.ok ? '✓' : '✗'} {c.statement}
+            {c.ok ? '' : ` (but ${c.found})`}
+          </li>
+        ))}
+      </ul>
+    </div>
+  );
+}

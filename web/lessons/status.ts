@@ -1,0 +1,33 @@
+import type { Progress } from './progress.js';
+import type { LessonSummary } from './types.js';
+
+/** How far a learner got in a lesson, from their stored progress. */
+export interface LessonStatus {
+  readonly answered: number;
+  readonly questions: number;
+  readonly storiesDone: number;
+  readonly stories: number;
+  readonly solved: number;
+  readonly challenges: number;
+  /** Every question answered and every story played to its last stop. */
+  readonly finished: boolean;
+  readonly started: boolean;
+}
+
+export function statusOf(l: LessonSummary, p: Pick<Progress, 'answers' | 'stops' | 'solved'>): LessonStatus {
+  const answers = p.answers[l.id] ?? {};
+  const stops = p.stops[l.id] ?? [];
+  const answered = l.questions.filter((q) => answers[q] !== undefined).length;
+  const storiesDone = l.stories.filter((s) => stops.includes(`${s.id}/${s.lastStop}`)).length;
+  const solved = l.challenges.filter((c) => (p.solved[l.id] ?? []).includes(c)).length;
+  return {
+    answered,
+    questions: l.questions.length,
+    storiesDone,
+    stories: l.stories.length,
+    solved,
+    challenges: l.challenges.length,
+    finished: answered === l.questions.length && storiesDone === l.stories.length,
+    started: answered > 0 || stops.length > 0 || solved > 0,
+  };
+}
