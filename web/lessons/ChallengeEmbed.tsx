@@ -4,11 +4,15 @@ import type { Checked } from '../../sim/lessons/expect.js';
 import type { Challenge, Json, Knob, Lesson } from '../../sim/lessons/types.js';
 import { normalizeScenario } from '../../sim/scenario/normalize.js';
 import type { Verdict } from '../../sim/check/verdict.js';
+import { useUi } from '../state/ui.js';
 import { useProgress } from './progress.js';
 import { judgeTrace, runRef, stage, useStage, verdictOf } from './stage.js';
 import { Stage } from './Stage.js';
 
 export const challengeAnchor = (id: string): string => `challenge-${id}`;
+
+/** Fault fields in words, as the learner edits them. */
+const FIELD_LABELS: Readonly<Record<string, string>> = { atMs: 'at', durationMs: 'lasting', byMs: 'by', extraMs: 'extra delay', downMs: 'down for' };
 
 const KIND: Readonly<Record<Challenge['type'], string>> = { break: 'Break it', fix: 'Fix it', cheapest: 'Cheapest fix' };
 
@@ -64,7 +68,14 @@ export function ChallengeEmbed({ lesson, challenge }: { lesson: Lesson; challeng
       const solved = perSeed.every((r) => r.checked.every((c) => c.ok)) && (challenge.maxChanges === undefined || changes <= challenge.maxChanges);
       setResult({ solved, changes, perSeed });
       if (solved) useProgress.getState().solve(lesson.id, challenge.id);
-      if (first !== null) stage(owner, first, original);
+      if (first !== null) {
+        stage(owner, first, original);
+        // Open on the moment that decides it: where two clients first both believe, else the end.
+        const v = verdictOf(first);
+        const at = v.doubleOwnership[0]?.fromUs ?? v.staleWrites[0]?.timeUs;
+        if (at === undefined) useUi.getState().seekSeq(first.doc.events.length - 1);
+        else useUi.getState().seekTime(at);
+      }
     } finally {
       setRunning(false);
     }
@@ -110,7 +121,7 @@ export function ChallengeEmbed({ lesson, challenge }: { lesson: Lesson; challeng
               {option !== undefined &&
                 (option.edit ?? []).map((field) => (
                   <label key={field} className="knob-field">
-                    {field}{' '}
+                    {FIELD_LABELS[field] ?? field}{' '}
                     <input
                       type="number"
                       value={fault?.fields?.[field] ?? (option.fault as Record<string, number>)[field] ?? 0}

@@ -33,7 +33,7 @@ export function QuestionEmbed({ lesson, question, number }: { lesson: Lesson; qu
       id={questionAnchor(question.id)}
       data-question={question.id}
     >
-      <h3 className="embed-title">{question.predict === undefined ? `Question ${number}` : `Predict (question ${number})`}</h3>
+      <h3 className="embed-title">{question.predict === undefined ? `Question ${number}` : `Question ${number} · make a prediction`}</h3>
       <Choices
         name={`${lesson.id}-${question.id}`}
         prompt={question.prompt}

@@ -8,7 +8,18 @@ import { Timeline } from '../timeline/Timeline.js';
 import { verdictOf } from './stage.js';
 
 /** The lab's timeline, transport and side panel, for the embed that owns the stage; an optional second trace is drawn above for comparison. */
-export function Stage({ title, compareTitle, children }: { title: string; compareTitle?: string; children?: React.ReactNode }) {
+export function Stage({
+  title,
+  compareTitle,
+  children,
+  verdict = true,
+}: {
+  title: string;
+  compareTitle?: string;
+  children?: React.ReactNode;
+  /** A story keeps the checker's verdict back until its end, so it does not give the plot away. */
+  verdict?: boolean;
+}) {
   const primary = useTrace(useUi((s) => s.primaryId));
   const secondary = useTrace(useUi((s) => s.secondaryId));
   if (primary === null) return <p className="muted">Running…</p>;
@@ -20,7 +31,7 @@ export function Stage({ title, compareTitle, children }: { title: string; compar
         <Timeline trace={primary} fullDomain={domain} primary title={title} />
         <Transport trace={primary} />
         {children}
-        <VerdictView verdict={verdictOf(primary)} />
+        {verdict && <VerdictView verdict={verdictOf(primary)} />}
       </div>
       <SidePanel trace={primary} />
     </div>

@@ -120,7 +120,10 @@ export function StoryEmbed({ lesson, story }: { lesson: Lesson; story: Story }) 
           </span>
         </p>
       ) : (
-        <Stage title={`${story.title}${tried === null ? '' : ` · ${story.tries.find((t) => t.id === tried)?.label ?? ''}`}`}>
+        <Stage
+          title={`${story.title}${tried === null ? '' : ` · ${story.tries.find((t) => t.id === tried)?.label ?? ''}`}`}
+          verdict={tried !== null || index === story.stops.length - 1}
+        >
           <div className="stop-panel" data-testid="stop-panel" data-stop={stop?.id ?? ''} aria-live="polite">
             {tried !== null ? (
               <TryResult story={story} tried={tried} trace={trace} />

@@ -1,6 +1,7 @@
 import { isLessonHash, lessonHash, openLessonHash, useLessonRoute } from '../lessons/route.js';
 import { useProgress } from '../lessons/progress.js';
-import { currentLink, openLink } from './session.js';
+import { currentLink, DEFAULT_SCENARIO, openLink, runPrimary } from './session.js';
+import { getTrace } from './traces.js';
 import { useUi, type UiState } from './ui.js';
 
 /*
@@ -50,6 +51,9 @@ export async function startUrlSync(): Promise<void> {
   };
   useUi.subscribe((now, before) => {
     if (WATCHED.some((k) => now[k] !== before[k])) later();
+    // A visit that began on the lessons page has no trace yet; the lab opens on its classic story.
+    if (now.view !== before.view && (now.view === 'lab' || now.view === 'compare') && getTrace(now.primaryId) === null && now.busy === null)
+      void runPrimary({ kind: 'builtin', name: DEFAULT_SCENARIO, seed: null, overrides: [] });
   });
   useLessonRoute.subscribe(later);
   window.addEventListener('hashchange', () => {

@@ -1,0 +1,186 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Locator, Page } from 'playwright-core';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { axeViolations, describeBrowser, screenshot, SCREENSHOTS, startLab, type Lab } from './harness.js';
+
+/*
+ * A learner's way through lesson 4: the lessons page on a first visit, the
+ * prediction, the story stop by stop (answering what it asks), fencing
+ * flipped on, the quiz, a challenge solved, and the progress still there
+ * after a reload. Deep links open a question; unreadable progress is reset
+ * with a notice.
+ */
+
+const LESSON4 = '#/lesson/04-pause-past-expiry';
+
+/** A screenshot of one part of the page (a story, a question, a challenge), as a learner sees it. */
+async function shotOf(part: Locator, name: string): Promise<void> {
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  await part.screenshot({ path: join(SCREENSHOTS, `${name}.png`), timeout: 10_000 });
+}
+
+async function waitStop(page: Page, stop: string): Promise<void> {
+  await expect.poll(() => page.getByTestId('stop-panel').getAttribute('data-stop'), { timeout: 15_000 }).toBe(stop);
+}
+
+/** Answers a question by ticking the given options of its section and pressing its check button. */
+async function answer(page: Page, question: string, options: number[]): Promise<void> {
+  const q = page.locator(`section[data-question="${question}"]`);
+  for (const i of options) await q.locator(`li[data-option="${i}"] input`).check();
+  await q.getByRole('button', { name: /Check my answer|Lock in my prediction/ }).click();
+  await expect.poll(() => q.locator('fieldset').getAttribute('data-answered')).toBe('true');
+}
+
+describeBrowser('a learner goes through lesson 4', () => {
+  let lab: Lab;
+  beforeAll(async () => {
+    lab = await startLab();
+  });
+  afterAll(async () => {
+    await lab?.close();
+  });
+
+  it('opens on the lessons page on a first visit, with the free lab one click away', async () => {
+    const page = await lab.page('');
+    await expect.poll(() => page.locator('.lesson-card').count()).toBe(12);
+    expect(page.url()).toMatch(/#\/lessons$/);
+    expect(await page.getByTestId('course-progress').textContent()).toContain('0 of 12 lessons finished');
+    await screenshot(page, 'lessons-page');
+    expect(await axeViolations(page, 'lessons page')).toEqual([]);
+    await page.getByTestId('open-lab').click();
+    await page.locator('figure.timeline').first().waitFor();
+    await page.close();
+  });
+
+  it('reads, predicts, plays the story to each stop, flips fencing, answers the quiz and solves a challenge; a reload keeps it all', async () => {
+    const page = await lab.page('#/lessons');
+    await page.locator('.lesson-card[data-lesson="pause-past-expiry"] a').click();
+    await expect.poll(() => page.locator('article.lesson').getAttribute('data-lesson')).toBe('pause-past-expiry');
+    expect(page.url()).toContain(LESSON4);
+    await page.screenshot({ path: join(SCREENSHOTS, 'lesson-4.png') });
+
+    // Predict, then watch the replayed run bear the prediction out.
+    await answer(page, 'predict-pause', [0]);
+    await expect.poll(() => page.getByTestId('prediction-result').getAttribute('data-happened')).toBe('0');
+    expect(await page.locator('section[data-question="predict-pause"] [data-testid="answer-result"]').textContent()).toContain('That is right');
+
+    // The story, at 10× so its 16 s pass quickly; each Play stops at the next stop.
+    await page.getByTestId('play-story-gc-pause').click();
+    await page.getByTestId('stage').waitFor();
+    await page.locator('.stage select').selectOption('10');
+    const stops = ['a-takes', 'a-pauses', 'lease-expires', 'b-takes', 'b-writes', 'a-wakes', 'a-writes'];
+    for (const stop of stops) {
+      await page.getByTestId('stop-next').click();
+      await waitStop(page, stop);
+      if (stop === 'a-pauses' || stop === 'a-wakes') {
+        // The stop asks first; going on waits for the answer.
+        expect(await page.getByTestId('stop-next').isDisabled()).toBe(true);
+        const ask = page.getByTestId('stop-ask');
+        await ask.locator('li[data-option="0"] input').check();
+        await ask.getByRole('button', { name: 'Check my answer' }).click();
+        await page.getByTestId('stop-caption').waitFor();
+      }
+      if (stop === 'b-takes') await shotOf(page.locator('section[data-story="gc-pause"]'), 'lesson-4-stop');
+    }
+    expect(await page.getByTestId('stop-caption').textContent()).toContain('accepted on top of');
+    // The side panel reads the same moment: A still believes.
+    expect(await page.locator('[data-testid="belief-table"] tr[data-client="A"]').getAttribute('data-believes')).toBe('true');
+
+    // The last stop runs the story again with fencing on and lands on the rejection.
+    await page.getByTestId('stop-next').click();
+    await waitStop(page, 'fenced');
+    expect(await page.getByTestId('stop-caption').textContent()).toContain('33 < 34');
+    expect(await page.locator('[data-mark="write"][data-outcome="rejected"]').count()).toBe(1);
+    await expect.poll(() => page.getByTestId('verdict').getAttribute('data-outcome')).toBe('fenced');
+
+    // Step back to the previous stop, in the unfenced run again.
+    await page.getByTestId('stop-back').click();
+    await waitStop(page, 'a-writes');
+    expect(await page.locator('[data-mark="write"][data-outcome="stale-accepted"]').count()).toBe(1);
+
+    // "Try this": fencing on, with the statements it shows.
+    await page.getByTestId('try-fencing-on').click();
+    await expect.poll(() => page.getByTestId('try-result').textContent()).toContain("✓ the resource rejects A's write: 33 < 34");
+
+    // The quiz: the right answers, one multi-select among them.
+    await answer(page, 'gc-danger', [1]);
+    await answer(page, 'no-error', [0]);
+    await answer(page, 'other-causes', [0, 1, 2]);
+    await answer(page, 'lease-buys', [0]);
+    for (const q of ['gc-danger', 'no-error', 'other-causes', 'lease-buys'])
+      expect(await page.locator(`section[data-question="${q}"] fieldset`).getAttribute('data-right')).toBe('true');
+    await shotOf(page.locator('section[data-question="other-causes"]'), 'lesson-4-quiz');
+
+    // A challenge: one fault that gives two owners. A crash does not; a long pause does.
+    const ch = page.locator('section[data-challenge="break-it"]');
+    await ch.getByTestId('knob-fault').selectOption('1');
+    await ch.getByTestId('run-break-it').click();
+    await expect.poll(() => ch.getByTestId('result-break-it').getAttribute('data-solved')).toBe('false');
+    expect(await ch.getByTestId('result-break-it').textContent()).toContain('A and B both believe they hold the lock, but no double ownership');
+    await ch.getByRole('button', { name: 'Give me a hint' }).click();
+    expect(await ch.getByTestId('hints').locator('li').count()).toBe(1);
+    await ch.getByTestId('knob-fault').selectOption('0');
+    await ch.getByTestId('knob-fault-durationMs').fill('8000');
+    await ch.getByTestId('run-break-it').click();
+    await expect.poll(() => ch.getByTestId('result-break-it').getAttribute('data-solved')).toBe('true');
+    expect(await ch.getByTestId('result-break-it').textContent()).toContain('✓ A and B both believe they hold the lock');
+    // The attempt is a fork: it shows beside the original run.
+    expect(await ch.locator('figure.timeline').count()).toBe(2);
+    await shotOf(ch, 'lesson-4-challenge');
+
+    await expect.poll(() => page.getByTestId('lesson-status').textContent()).toBe('5/5 questions · 1/1 stories · 1/2 challenges · ✓ finished');
+    await page.reload();
+    await expect
+      .poll(() => page.getByTestId('lesson-status').textContent(), { timeout: 15_000 })
+      .toBe('5/5 questions · 1/1 stories · 1/2 challenges · ✓ finished');
+    expect(await page.locator('section[data-question="gc-danger"] fieldset').getAttribute('data-right')).toBe('true');
+    expect(await page.locator('section[data-challenge="break-it"]').getAttribute('data-solved')).toBe('true');
+    await page.goto(`${lab.url}#/lessons`);
+    await expect.poll(() => page.locator('.lesson-card[data-lesson="pause-past-expiry"]').getAttribute('data-finished')).toBe('true');
+    expect(lab.errors).toEqual([]);
+    await page.close();
+  });
+
+  it('resumes a returning learner where they left off', async () => {
+    const page = await lab.page(`${LESSON4}?at=step-what-a-lease-buys`);
+    await page.locator('#step-what-a-lease-buys').waitFor();
+    await page.goto(lab.url);
+    await expect.poll(() => page.locator('article.lesson').getAttribute('data-lesson')).toBe('pause-past-expiry');
+    expect(page.url()).toContain('at=step-what-a-lease-buys');
+    await page.goto(`${lab.url}#/lessons`);
+    expect(await page.getByTestId('resume').textContent()).toBe('Continue lesson 4: Pause past expiry');
+    await page.close();
+  });
+
+  it('opens a deep link to a question scrolled to it, and one to a stop with the story there', async () => {
+    const page = await lab.page(`${LESSON4}?at=q-no-error`);
+    const q = page.locator('#q-no-error');
+    await q.waitFor();
+    await expect.poll(() => q.evaluate((el) => el.getBoundingClientRect().top)).toBeLessThan(200);
+    const stop = await lab.page(`${LESSON4}?at=stop-gc-pause-b-takes`);
+    await waitStop(stop, 'b-takes');
+    expect(await stop.getByTestId('stop-caption').textContent()).toContain('token 34');
+    await page.close();
+    await stop.close();
+  });
+
+  it('discards stored progress it cannot read, says so, and carries on', async () => {
+    const page = await lab.page('#/lessons');
+    await page.evaluate(() => localStorage.setItem('locklab.progress', '{"version":1,"answers":"no"'));
+    await page.reload();
+    await expect.poll(() => page.locator('.notice').textContent()).toContain('could not be read, so it was reset');
+    expect(await page.getByTestId('course-progress').textContent()).toContain('0 of 12 lessons finished');
+    expect(await page.evaluate(() => localStorage.getItem('locklab.progress'))).toBeNull();
+    await page.locator('.lesson-card[data-lesson="one-machine"] a').click();
+    await page.locator('article.lesson').waitFor();
+    await page.close();
+  });
+
+  it('names an unknown lesson in a notice and shows the list instead', async () => {
+    const page = await lab.page('#/lesson/99-nothing');
+    await expect.poll(() => page.locator('.notice').textContent()).toContain('no lesson "99-nothing"');
+    expect(await page.locator('.lesson-card').count()).toBe(12);
+    await page.close();
+  });
+});
