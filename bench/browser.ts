@@ -1,8 +1,9 @@
 /*
  * Browser figures for `npm run bench`, measured in headless Chromium on the
  * production build: time to first render of a lesson trace, time to draw a
- * 100,000-event trace, frames per second while scrubbing it, and the
- * gzipped size of the JavaScript the page loads first. Medians of several
+ * 100,000-event trace, frames per second while scrubbing it, the time to
+ * open a lesson and draw its first story, and the gzipped size of the
+ * JavaScript the page loads first (lesson summaries included). Medians of several
  * runs. Run directly (`npx tsx bench/browser.ts`) it prints the JSON.
  */
 import { readFileSync } from 'node:fs';
@@ -69,6 +70,24 @@ export async function runBrowserBench(): Promise<Record<string, number>> {
       await page.close();
     }
 
+    // Open lesson 4 (its text loads on demand), then play its story until the timeline is drawn.
+    const lessonOpen: number[] = [];
+    const storyDraw: number[] = [];
+    for (let i = 0; i < RUNS; i++) {
+      const page = await lab.context.newPage();
+      await page.goto(`${lab.url}#/lesson/04-pause-past-expiry`);
+      const play = page.getByTestId('play-story-gc-pause');
+      await play.waitFor({ timeout: 15_000 });
+      lessonOpen.push((await page.evaluate('performance.now()')) as number);
+      // Strings, not functions: tsx's keepNames would otherwise inject a helper the page does not have.
+      await page.evaluate(
+        `performance.clearMarks('locklab:timeline-drawn'); window.__storyT0 = performance.now(); document.querySelector('[data-testid="play-story-gc-pause"]').click();`,
+      );
+      await page.waitForFunction(`performance.getEntriesByName('locklab:timeline-drawn').length > 0`, undefined, { timeout: 15_000 });
+      storyDraw.push((await page.evaluate(`performance.getEntriesByName('locklab:timeline-drawn')[0].startTime - window.__storyT0`)) as number);
+      await page.close();
+    }
+
     const render100k: number[] = [];
     const sim100k: number[] = [];
     const scrubFps: number[] = [];
@@ -111,6 +130,9 @@ export async function runBrowserBench(): Promise<Record<string, number>> {
       'browser.trace100kSimulateMs': round(median(sim100k)),
       'browser.trace100kRenderMs': round(median(render100k)),
       'browser.scrub100kFps': round(median(scrubFps)),
+      'browser.lessonOpenMs': round(median(lessonOpen)),
+      'browser.lessonStoryDrawMs': round(median(storyDraw)),
+      'browser.lessonOpenAndStoryMs': round(median(lessonOpen) + median(storyDraw)),
       'browser.initialJsGzipKb': round(initialJsGzipKb(outDir)),
     };
   } finally {

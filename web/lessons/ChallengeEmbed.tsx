@@ -1,8 +1,9 @@
-import { useMemo, useState } from 'react';
+import { useEffect, useState } from 'react';
 import { attemptRef, changesOf, valueAt, type Attempt } from '../../sim/lessons/attempt.js';
 import type { Checked } from '../../sim/lessons/expect.js';
 import type { Challenge, Json, Knob, Lesson } from '../../sim/lessons/types.js';
-import { normalizeScenario } from '../../sim/scenario/normalize.js';
+import type { Scenario } from '../../sim/scenario/types.js';
+import { sim } from '../worker/client.js';
 import type { Verdict } from '../../sim/check/verdict.js';
 import { useUi } from '../state/ui.js';
 import { useProgress } from './progress.js';
@@ -33,7 +34,13 @@ export function ChallengeEmbed({ lesson, challenge }: { lesson: Lesson; challeng
   const owns = useStage((s) => s.owner === owner);
   const solvedBefore = useProgress((s) => (s.solved[lesson.id] ?? []).includes(challenge.id));
   const scenario = lesson.scenarios[challenge.scenario]!;
-  const base = useMemo(() => normalizeScenario(scenario.raw, scenario.file), [scenario]);
+  // The scenario with its defaults, from the worker, so each knob starts at the value the run really has.
+  const [base, setBase] = useState<Scenario | null>(null);
+  useEffect(() => {
+    void sim()
+      .normalize({ raw: scenario.raw, sourceName: scenario.file })
+      .then((s) => setBase(s as Scenario));
+  }, [scenario]);
   const [set, setSet] = useState<Record<string, Json>>({});
   const [fault, setFault] = useState<Attempt['fault']>(null);
   const [hints, setHints] = useState(0);
@@ -42,10 +49,11 @@ export function ChallengeEmbed({ lesson, challenge }: { lesson: Lesson; challeng
   const [running, setRunning] = useState(false);
   const seeds = challenge.seeds ?? [scenario.seed];
 
-  const valueOf = (k: Knob): Json => (k.path !== undefined && k.path in set ? set[k.path]! : ((valueAt(base, k.path ?? '') ?? null) as Json));
+  const baseValue = (path: string): Json => (base === null ? null : ((valueAt(base, path) ?? null) as Json));
+  const valueOf = (k: Knob): Json => (k.path !== undefined && k.path in set ? set[k.path]! : baseValue(k.path ?? ''));
   const change = (k: Knob, v: Json) => {
     const next = { ...set };
-    if (JSON.stringify(v) === JSON.stringify(valueAt(base, k.path!) ?? null)) delete next[k.path!];
+    if (JSON.stringify(v) === JSON.stringify(baseValue(k.path!))) delete next[k.path!];
     else next[k.path!] = v;
     setSet(next);
     setResult(null);

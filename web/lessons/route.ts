@@ -1,6 +1,6 @@
 import { create } from 'zustand';
 import { useUi } from '../state/ui.js';
-import { lessonSummary, LESSONS } from './catalog.js';
+import { lessonSummary, LESSONS, loadLesson } from './catalog.js';
 import { useProgress } from './progress.js';
 
 /*
@@ -19,6 +19,11 @@ export const useLessonRoute = create<LessonRoute & { go(lesson: string | null, a
   lesson: null,
   anchor: null,
   go: (lesson, anchor = null) => {
+    // Start fetching the lesson's text while the lesson view's own code loads.
+    if (lesson !== null) {
+      void loadLesson(lesson).catch(() => undefined);
+      void import('./LessonView.js');
+    }
     set({ lesson, anchor });
     useUi.getState().set({ view: lesson === null ? 'lessons' : 'lesson', playing: false });
     if (lesson !== null) useProgress.getState().place({ lesson, anchor });

@@ -2,7 +2,7 @@ import { create } from 'zustand';
 import { check } from '../../sim/check/checker.js';
 import type { Verdict } from '../../sim/check/verdict.js';
 import { evaluateAll, type Checked } from '../../sim/lessons/expect.js';
-import { overrideStrings, rawOf } from '../../sim/lessons/runs.js';
+import { overrideStrings, rawOf } from '../../sim/lessons/refs.js';
 import type { Expect, Lesson, RunRef } from '../../sim/lessons/types.js';
 import { runOrigin, showPrimary } from '../state/session.js';
 import type { LoadedTrace } from '../state/traces.js';
