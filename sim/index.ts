@@ -1,6 +1,12 @@
 /** The public surface of the simulation core: pure, deterministic, with no DOM and no Node built-ins. */
-export { runScenario } from './run.js';
-export { check } from './check/checker.js';
+export { runJob, runScenario, type JobResult, type JobWants } from './run.js';
+export { check, Checker, findingsOf } from './check/checker.js';
+export { deriveIntervals, type Intervals, type Holding, type BeliefInterval, type OwnershipWindow } from './check/intervals.js';
+export { summarize, staleWhy } from './check/summary.js';
+export { CheckError } from './check/refuse.js';
+export { runHash, canonicalJson, RunHasher } from './trace/hash.js';
+export { EVENT_KINDS, kindSpec, type KindSpec } from './trace/kinds.js';
+export type { Runtime, Script, Effect } from './runtime/types.js';
 export { normalizeScenario } from './scenario/normalize.js';
 export { applyOverrides, parseOverride, type Override } from './scenario/set.js';
 export { BUILTIN_SCENARIOS, BUILTIN_NAMES } from './scenarios/index.js';
@@ -9,6 +15,6 @@ export { describe, describeBelief, toneOf } from './trace/describe.js';
 export { InputError, formatIssue } from './errors.js';
 export type { Scenario, ClientSpec, FaultSpec } from './scenario/types.js';
 export type { TraceDocument, TraceEvent, Belief } from './trace/types.js';
-export type { Verdict } from './check/verdict.js';
+export type { Verdict, Finding, StaleWrite, DoubleOwnership, LostLock } from './check/verdict.js';
 export { STORE_TABLE, type StoreRow } from './stores/registry.js';
 export { parseJson } from './json.js';
