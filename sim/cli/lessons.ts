@@ -3,6 +3,7 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Colors } from 'picocolors/types.js';
 import { check } from '../check/checker.js';
+import { summarize } from '../check/summary.js';
 import { InputError } from '../errors.js';
 import { fillCaption } from '../lessons/caption.js';
 import { CLAIMS_FILE } from '../lessons/course.js';
@@ -98,6 +99,6 @@ export function narrate(lesson: Lesson, c: Colors): string {
   }
   const verdict = check(run.doc.events);
   out.push(c.bold(`Outcome: ${verdict.outcome}`));
-  for (const s of verdict.summary) out.push(`  ${s}`);
+  for (const s of summarize(verdict)) out.push(`  ${s}`);
   return out.join('\n');
 }

@@ -37,8 +37,9 @@ describeBrowser('keyboard-only use', () => {
 
     // Play at a high speed runs to the end and stops by itself.
     for (let i = 0; i < 3; i++) await page.keyboard.press(']');
+    expect((await state()).cursor).toBe(-1);
+    // At 1000× the story can end before the state is read, so the proof of play is the cursor at the last event.
     await page.keyboard.press(' ');
-    expect((await state()).playing).toBe(true);
     await expect.poll(() => state().then((s) => s.playing), { timeout: 10_000 }).toBe(false);
     expect((await state()).cursor).toBe(31);
     // Back to the slowest speed, so the 16 s story cannot play to its end between two key presses on a busy machine.
@@ -66,7 +67,8 @@ describeBrowser('keyboard-only use', () => {
     const page = await lab.page('#/lab?s=pause-past-expiry');
     await ready(page);
     await page.keyboard.press('Tab'); // the skip link
-    await page.keyboard.press('Tab');
+    await page.keyboard.press('Tab'); // Lessons
+    await page.keyboard.press('Tab'); // Lab
     await page.keyboard.press('Tab');
     expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Sandbox');
     await page.keyboard.press('Enter');
