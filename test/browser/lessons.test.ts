@@ -76,10 +76,13 @@ describeBrowser('a learner goes through lesson 4', () => {
       if (stop === 'a-pauses' || stop === 'a-wakes') {
         // The stop asks first; going on waits for the answer.
         expect(await page.getByTestId('stop-next').isDisabled()).toBe(true);
+        // The drawing would tell, so it is covered until the learner answers.
+        expect(await page.locator('.stage [data-curtain="true"]').count()).toBe(1);
         const ask = page.getByTestId('stop-ask');
         await ask.locator('li[data-option="0"] input').check();
         await ask.getByRole('button', { name: 'Check my answer' }).click();
         await page.getByTestId('stop-caption').waitFor();
+        expect(await page.locator('.stage [data-curtain="true"]').count()).toBe(0);
       }
       if (stop === 'b-takes') await shotOf(page.locator('section[data-story="gc-pause"]'), 'lesson-4-stop');
     }

@@ -13,12 +13,15 @@ export function Stage({
   compareTitle,
   children,
   verdict = true,
+  curtain = false,
 }: {
   title: string;
   compareTitle?: string;
   children?: React.ReactNode;
   /** A story keeps the checker's verdict back until its end, so it does not give the plot away. */
   verdict?: boolean;
+  /** Covers the timelines and the side panel while a stop asks what happens next: the drawing would tell. */
+  curtain?: boolean;
 }) {
   const primary = useTrace(useUi((s) => s.primaryId));
   const secondary = useTrace(useUi((s) => s.secondaryId));
@@ -27,13 +30,18 @@ export function Stage({
   return (
     <div className="stage" data-testid="stage">
       <div className="stage-main">
-        {secondary !== null && <Timeline trace={secondary} fullDomain={domain} primary={false} title={compareTitle ?? secondary.label} />}
-        <Timeline trace={primary} fullDomain={domain} primary title={title} />
+        <div className={curtain ? 'curtained' : undefined} data-curtain={curtain}>
+          {curtain && <p className="curtain-note">Answer the question below to see what happens next.</p>}
+          {secondary !== null && <Timeline trace={secondary} fullDomain={domain} primary={false} title={compareTitle ?? secondary.label} />}
+          <Timeline trace={primary} fullDomain={domain} primary title={title} />
+        </div>
         <Transport trace={primary} />
         {children}
         {verdict && <VerdictView verdict={verdictOf(primary)} />}
       </div>
-      <SidePanel trace={primary} />
+      <div className={curtain ? 'curtained' : undefined}>
+        <SidePanel trace={primary} />
+      </div>
     </div>
   );
 }

@@ -12,6 +12,17 @@ import { Stage } from './Stage.js';
 
 export const stopAnchor = (story: string, stop: string): string => `stop-${story}-${stop}`;
 
+/**
+ * Puts the playhead on a stop's event, or, while the stop's question is
+ * unanswered, on the event just before it, so the picture does not give the
+ * answer away.
+ */
+function seekStop(lessonId: string, story: Story, i: number, seq: number): void {
+  const stop = story.stops[i]!;
+  const unanswered = stop.ask !== undefined && useProgress.getState().answers[lessonId]?.[`stop:${story.id}/${stop.id}`] === undefined;
+  useUi.getState().seekSeq(unanswered ? seq - 1 : seq);
+}
+
 /** The overrides in force at each stop: a stop's `set` carries on to the stops after it. */
 function setsOf(story: Story): Record<string, Json>[] {
   let set: Record<string, Json> = {};
@@ -49,7 +60,7 @@ export function StoryEmbed({ lesson, story }: { lesson: Lesson; story: Story }) 
       }
       if (i >= 0) {
         const e = findEvent(t.doc.events, story.stops[i]!.at);
-        if (e !== undefined) useUi.getState().seekSeq(e.seq);
+        if (e !== undefined) seekStop(lesson.id, story, i, e.seq);
         reachStop(lesson.id, `${story.id}/${story.stops[i]!.id}`);
       }
       useUi.getState().set({ playing: false });
@@ -79,7 +90,7 @@ export function StoryEmbed({ lesson, story }: { lesson: Lesson; story: Story }) 
       const e = findEvent(trace.doc.events, stop.at);
       if (e !== undefined && now.cursor >= e.seq) {
         useUi.getState().set({ playing: false });
-        useUi.getState().seekSeq(e.seq);
+        seekStop(lesson.id, story, next, e.seq);
         reachStop(lesson.id, `${story.id}/${stop.id}`);
         setIndex(next);
       }
@@ -123,6 +134,7 @@ export function StoryEmbed({ lesson, story }: { lesson: Lesson; story: Story }) 
         <Stage
           title={`${story.title}${tried === null ? '' : ` · ${story.tries.find((t) => t.id === tried)?.label ?? ''}`}`}
           verdict={tried !== null || index === story.stops.length - 1}
+          curtain={asked}
         >
           <div className="stop-panel" data-testid="stop-panel" data-stop={stop?.id ?? ''} aria-live="polite">
             {tried !== null ? (
@@ -140,7 +152,10 @@ export function StoryEmbed({ lesson, story }: { lesson: Lesson; story: Story }) 
                   multi={stop.ask!.multi === true}
                   options={stop.ask!.options}
                   chosen={null}
-                  onAnswer={(chosen) => useProgress.getState().answer(lesson.id, askKey, chosen)}
+                  onAnswer={(chosen) => {
+                    useProgress.getState().answer(lesson.id, askKey, chosen);
+                    if (event !== undefined) useUi.getState().seekSeq(event.seq);
+                  }}
                 />
               </div>
             ) : (
