@@ -47,8 +47,44 @@ export default tseslint.config(
     rules: {
       'no-restricted-globals': [
         'error',
+        // The global object itself: `globalThis.Date` or `self['performance']` would walk around every name below.
+        ...['globalThis', 'window', 'self', 'global', 'frames', 'parent', 'top'].map((name) => ({
+          name,
+          message: 'The simulation core reaches no host object through the global object.',
+        })),
+        // Host I/O and storage: a run depends on its scenario and seed alone.
+        ...[
+          'fetch',
+          'XMLHttpRequest',
+          'WebSocket',
+          'EventSource',
+          'localStorage',
+          'sessionStorage',
+          'indexedDB',
+          'caches',
+          'navigator',
+          'location',
+          'document',
+          'Worker',
+          'SharedWorker',
+          'MessageChannel',
+          'BroadcastChannel',
+          'postMessage',
+          'Buffer',
+          '__dirname',
+          '__filename',
+        ].map((name) => ({
+          name,
+          message: 'The simulation core does no I/O: a run depends on its scenario and seed alone.',
+        })),
+        // Garbage-collector timing is not deterministic.
+        ...['WeakRef', 'FinalizationRegistry'].map((name) => ({
+          name,
+          message: 'Garbage collection timing differs between runs and engines.',
+        })),
         ...[
           'Date',
+          'Temporal',
           'performance',
           'setTimeout',
           'setInterval',
@@ -57,6 +93,8 @@ export default tseslint.config(
           'clearInterval',
           'queueMicrotask',
           'requestAnimationFrame',
+          'cancelAnimationFrame',
+          'requestIdleCallback',
           'crypto',
           'process',
           'require',
@@ -65,6 +103,10 @@ export default tseslint.config(
           message: 'The simulation core uses virtual time and seeded streams only (see sim/kernel).',
         })),
       ],
+      // Code built from strings escapes every rule here.
+      'no-eval': 'error',
+      'no-implied-eval': 'error',
+      'no-new-func': 'error',
       'no-restricted-properties': [
         'error',
         { object: 'Math', property: 'random', message: 'Use a seeded stream from RngStreams.' },
