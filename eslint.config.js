@@ -5,7 +5,8 @@ import tseslint from 'typescript-eslint';
 /*
  * The simulation core must be deterministic and isomorphic: no real clock, no
  * unseeded randomness, no timers and no Node built-ins. The real runner, the
- * CLI and the tests live outside that rule.
+ * CLI, sweeps, the Vitest entry of the testing API (which reads scenario
+ * files) and the tests live outside that rule.
  */
 const NODE_BUILTINS = [
   'fs',
@@ -42,7 +43,7 @@ export default tseslint.config(
   },
   {
     files: ['sim/**/*.ts'],
-    ignores: ['sim/real/**', 'sim/cli/**', 'sim/sweep/**'],
+    ignores: ['sim/real/**', 'sim/cli/**', 'sim/sweep/**', 'sim/testing/vitest.ts'],
     languageOptions: { globals: {} },
     rules: {
       'no-restricted-globals': [

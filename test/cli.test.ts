@@ -244,12 +244,15 @@ describe('locklab stores', () => {
 });
 
 describe('the installed command', () => {
-  it('runs through its bin script: exit codes and streams as documented', () => {
-    const bin = new URL('../sim/cli/bin.mjs', import.meta.url).pathname;
-    const ok = spawnSync(process.execPath, [bin, 'run', 'crash-without-release'], { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
+  // The compiled command, as the package ships it, is tested from the packed tarball (test/package.test.ts).
+  it('runs through its entry script: exit codes and streams as documented', () => {
+    const start = new URL('../sim/cli/start.ts', import.meta.url).pathname;
+    const node = (...args: string[]) =>
+      spawnSync(process.execPath, ['--import', 'tsx', start, ...args], { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
+    const ok = node('run', 'crash-without-release');
     expect(ok.status).toBe(0);
     expect(ok.stdout).toContain('Verdict: SAFE');
-    const bad = spawnSync(process.execPath, [bin, 'run', 'pause-past-expiry', '--seed', 'x'], { encoding: 'utf8' });
+    const bad = node('run', 'pause-past-expiry', '--seed', 'x');
     expect(bad.status).toBe(2);
     expect(bad.stderr).not.toMatch(/\n\s+at /);
   });
