@@ -42,7 +42,12 @@ export type {
   StepResult,
   LeaseRef,
   ClientIo,
+  WriteRequest,
+  WriteReply,
 } from './stores/types.js';
+
+// The runtime seam: what client code (the lifecycle and the drivers) may ask of the world it runs in.
+export { call, sleep, type Runtime, type NodeRef, type Script, type Effect, type OutgoingCall, type CallResult } from './runtime/types.js';
 
 // Errors and input.
 export { InputError, formatIssue, type InputIssue } from './errors.js';

@@ -115,13 +115,14 @@ describe('the installed package', () => {
     symlinkSync(join(root, 'node_modules/vitest'), join(app, 'node_modules/vitest'), 'dir');
     writeFileSync(
       join(app, 'consumer.ts'),
-      `import { runScenario, normalizeScenario, BUILTIN_SCENARIOS, type TraceDocument, type StoreKind, type LockDriver, type Verdict } from 'locklab';
+      `import { runScenario, normalizeScenario, BUILTIN_SCENARIOS, type TraceDocument, type StoreKind, type LockDriver, type Verdict, type Runtime } from 'locklab';
 import { replay, scenario } from 'locklab/testing';
 import { expect } from 'vitest';
 const doc: TraceDocument = runScenario(normalizeScenario(BUILTIN_SCENARIOS['pause-past-expiry'], 'x'), 7);
 const outcome: Verdict['outcome'] = doc.verdict.outcome;
 export const kinds: Array<StoreKind['kind']> = [];
 export type Driver = LockDriver;
+export type Seam = Runtime['localNow'];
 expect(replay('pause-past-expiry')).toHaveDoubleOwnership('A', 'B');
 expect(scenario('x').redis().client('A').run({ seed: outcome.length })).toBeSafe();
 // @ts-expect-error: no such matcher
