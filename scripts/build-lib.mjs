@@ -2,12 +2,16 @@
 // library and the `locklab` command to JavaScript in dist/lib, and the
 // library's declarations to dist/types. Dependencies stay imports, resolved
 // from the installing project; JSON (built-in scenarios, schemas) is inlined.
+// Everything is built beside dist/ first and moved in at the end, so a
+// failed build leaves the previous one whole and a running command never
+// sees half of one.
 import { build } from 'esbuild';
 import { execFileSync } from 'node:child_process';
-import { rmSync } from 'node:fs';
+import { mkdirSync, renameSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 
 const root = new URL('..', import.meta.url).pathname;
+const staging = `dist/.build-${process.pid}`;
 const common = {
   absWorkingDir: root,
   bundle: true,
@@ -19,19 +23,26 @@ const common = {
   logLevel: 'warning',
 };
 
-rmSync(`${root}dist/lib`, { recursive: true, force: true });
-rmSync(`${root}dist/types`, { recursive: true, force: true });
+try {
+  // The library's entry points share chunks, so `locklab` and `locklab/testing` see one copy of each class.
+  await build({
+    ...common,
+    entryPoints: { index: 'sim/index.ts', testing: 'sim/testing/vitest.ts' },
+    outdir: `${staging}/lib`,
+    splitting: true,
+    chunkNames: 'chunks/[name]-[hash]',
+  });
+  // The command is one file: one module to load at start.
+  await build({ ...common, entryPoints: { cli: 'sim/cli/start.ts' }, outdir: `${staging}/lib` });
 
-// The library's entry points share chunks, so `locklab` and `locklab/testing` see one copy of each class.
-await build({
-  ...common,
-  entryPoints: { index: 'sim/index.ts', testing: 'sim/testing/vitest.ts' },
-  outdir: 'dist/lib',
-  splitting: true,
-  chunkNames: 'chunks/[name]-[hash]',
-});
-// The command is one file: one module to load at start.
-await build({ ...common, entryPoints: { cli: 'sim/cli/start.ts' }, outdir: 'dist/lib' });
+  const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
+  execFileSync(process.execPath, [tsc, '-p', 'tsconfig.lib.json', '--outDir', `${staging}/types`], { cwd: root, stdio: 'inherit' });
 
-const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
-execFileSync(process.execPath, [tsc, '-p', 'tsconfig.lib.json'], { cwd: root, stdio: 'inherit' });
+  mkdirSync(`${root}dist`, { recursive: true });
+  for (const part of ['lib', 'types']) {
+    rmSync(`${root}dist/${part}`, { recursive: true, force: true });
+    renameSync(`${root}${staging}/${part}`, `${root}dist/${part}`);
+  }
+} finally {
+  rmSync(`${root}${staging}`, { recursive: true, force: true });
+}

@@ -51,7 +51,7 @@ beforeAll(() => {
   mkdirSync(app);
   writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'app', private: true, type: 'module' }));
   npm(['install', '--prefer-offline', tarball], app);
-});
+}, 300_000);
 
 const expectedHash = (): string => traceHash(runScenario(normalizeScenario(BUILTIN_SCENARIOS['pause-past-expiry'], 'x')));
 

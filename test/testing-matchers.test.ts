@@ -77,13 +77,19 @@ describe('the Vitest matchers of locklab/testing', () => {
     expect(failure(() => expect(unsafe).toHaveLostLock('A', 'deleted'))).toMatch(/Lost locks:\n {2}A at 10\.\d{3} s: expired, TTL ran out/);
   });
 
-  it('a run that stopped at its budget is not safe, and does not complete', () => {
+  it('a run that stopped at its budget is neither safe nor fenced, and does not complete; an accepted stale write before the cut is still unsafe', () => {
     const cut = pausedWorker.budget({ maxTimeMs: 2000 }).run({ seed: 7 });
     expect(cut.verdict.outcome).toBe('safe');
     expect(cut).not.toBeSafe();
     expect(cut).not.toComplete();
     expect(unsafe).toComplete();
     expect(failure(() => expect(cut).toBeSafe())).toContain('It stopped at its time-budget before the scenario ended');
+    const cutFenced = pausedWorker.fencing().budget({ maxTimeMs: 16_002 }).run({ seed: 7 });
+    expect([cutFenced.trace.stop.reason, cutFenced.verdict.outcome]).toEqual(['time-budget', 'fenced']);
+    expect(cutFenced).not.toBeFenced();
+    const cutUnsafe = pausedWorker.budget({ maxTimeMs: 16_002 }).run({ seed: 7 });
+    expect([cutUnsafe.trace.stop.reason, cutUnsafe.verdict.outcome]).toEqual(['time-budget', 'unsafe']);
+    expect(cutUnsafe).toBeUnsafe();
   });
 
   it('a built-in replay prints the exact locklab run command, overrides included', () => {

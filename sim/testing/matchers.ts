@@ -74,15 +74,20 @@ function matcher<A extends unknown[]>(
   };
 }
 
+/**
+ * An accepted stale write is damage done whenever the run stopped; "safe"
+ * and "fenced" speak for the whole scenario, so a run cut at its budget has
+ * neither.
+ */
 function outcome(want: Verdict['outcome'], words: string): ReturnType<typeof matcher<[]>> {
   return matcher((run) => ({
-    pass: run.verdict.outcome === want && run.trace.stop.reason === 'completed',
+    pass: run.verdict.outcome === want && (want === 'unsafe' || run.trace.stop.reason === 'completed'),
     expected: `to be ${words}`,
     notExpected: `not to be ${words}`,
     shows:
       run.trace.stop.reason === 'completed'
         ? `Its outcome is ${run.verdict.outcome}:\n${findings(run.verdict)}`
-        : `It stopped at its ${run.trace.stop.reason} before the scenario ended, so no outcome holds for all of it (its partial outcome is ${run.verdict.outcome}).`,
+        : `It stopped at its ${run.trace.stop.reason} before the scenario ended; so far its outcome is ${run.verdict.outcome}:\n${findings(run.verdict)}`,
   }));
 }
 
@@ -96,7 +101,7 @@ const pair = (a: string | undefined, b: string | undefined): string =>
 export const locklabMatchers = {
   /** No stale write reached the resource, and the run ended by itself (not at its budget). */
   toBeSafe: outcome('safe', 'safe (no stale write reaching the resource)'),
-  /** Stale writes reached the resource and fencing rejected every one. */
+  /** Stale writes reached the resource and fencing rejected every one, and the run ended by itself. */
   toBeFenced: outcome('fenced', 'fenced (every stale write rejected by fencing)'),
   /** A stale write was accepted: the resource is corrupted. */
   toBeUnsafe: outcome('unsafe', 'unsafe (a stale write accepted)'),
