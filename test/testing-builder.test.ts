@@ -225,8 +225,16 @@ describe('scenario(): a scenario built in code', () => {
     ).toThrow(/clients\[0\]\.acquire\.shared: the memcached store has no shared locks/);
   });
 
+  it('adds no machine for a fault, so a misspelt one is reported', () => {
+    expect(() => scenario('typo').client('A').redis().clockJump('dbb', { at: 1, byMs: 5 }).build()).toThrow(
+      'scenario "typo" (built in code): faults[0].machine: no machine named "dbb" (machines: app1, db)',
+    );
+  });
+
   it('asks which node to restart when the store has several', () => {
     expect(() => scenario('quorum').client('A').redlock().restart({ at: 1, for: 1 })).toThrow(/restart: name the store node/);
+    expect(() => scenario('switched').client('A').redis().redlock().restart({ at: 1, for: 1 })).toThrow(/restart: name the store node/);
+    expect(scenario('switched').client('A').redlock().memcached().restart({ at: 1, for: 1 }).build().faults).toMatchObject([{ target: 'memcached' }]);
     expect(scenario('quorum').client('A').redlock().restart({ node: 'redis2', at: 1, for: 1 }).build().faults).toEqual([
       { kind: 'store-restart', target: 'redis2', atMs: 1, downMs: 1 },
     ]);

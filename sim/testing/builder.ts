@@ -47,7 +47,7 @@ function sourceOf(name: string): string {
 
 interface State {
   readonly doc: ScenarioDocument;
-  /** Names of the store's nodes when the store has a single one, for faults that default to it. */
+  /** The store's node when it has a single one, for faults that default to it. */
   readonly singleNode: string | undefined;
 }
 
@@ -55,8 +55,9 @@ interface State {
  * Builds a scenario document in code, one call per fact, as a test reads:
  * `scenario('pause').redis().client('A', { ttlMs: 10000 }).pause('A', { at: 1000, for: 15000 })`.
  * Each call returns a new builder, so a base scenario can be varied. Machines
- * are added as they are named. The result is the same document the JSON
- * format describes, validated by the same normalizer.
+ * are added as clients, the store and the resource name them. The result is
+ * the same document the JSON format describes, validated by the same
+ * normalizer.
  */
 export class ScenarioBuilder {
   private constructor(private readonly state: State) {}
@@ -65,8 +66,8 @@ export class ScenarioBuilder {
     return new ScenarioBuilder({ doc: { name, machines: [], clients: [], faults: [] }, singleNode: undefined });
   }
 
-  private with(patch: Partial<ScenarioDocument>, singleNode: string | undefined = this.state.singleNode): ScenarioBuilder {
-    return new ScenarioBuilder({ doc: { ...this.state.doc, ...patch }, singleNode });
+  private with(patch: Partial<ScenarioDocument>): ScenarioBuilder {
+    return new ScenarioBuilder({ doc: { ...this.state.doc, ...patch }, singleNode: this.state.singleNode });
   }
 
   /** The machines with `names` added where missing, in the order they are first named. */
@@ -82,8 +83,9 @@ export class ScenarioBuilder {
     return this.state.doc.clients.find((c) => c.name === name)?.machine ?? name;
   }
 
-  private fault(f: FaultDocument, ...machines: string[]): ScenarioBuilder {
-    return this.with({ faults: [...this.state.doc.faults, f], machines: this.machinesWith(...machines) });
+  // Faults add no machine: a machine they name must exist, so the normalizer reports a misspelt one.
+  private fault(f: FaultDocument): ScenarioBuilder {
+    return this.with({ faults: [...this.state.doc.faults, f] });
   }
 
   private node(node: string | undefined, what: string): string {
@@ -125,7 +127,7 @@ export class ScenarioBuilder {
     const lists = [store.nodes, store.stores, store.primaries].flatMap((l) => (Array.isArray(l) ? (l as Array<{ machine?: unknown }>) : []));
     const named = [store.machine, ...lists.map((n) => n.machine)].filter((m): m is string => typeof m === 'string');
     const single = typeof store.machine === 'string' && lists.length === 0 ? (store.name ?? store.kind) : undefined;
-    return this.with({ store, machines: this.machinesWith(...named) }, single);
+    return new ScenarioBuilder({ doc: { ...this.state.doc, store, machines: this.machinesWith(...named) }, singleNode: single });
   }
 
   private nodeStore(kind: string, defaultName: string, options: NodeStoreOptions): ScenarioBuilder {
@@ -219,25 +221,25 @@ export class ScenarioBuilder {
   /** Machines (or clients, standing for their machines) in different groups cannot talk for `for` ms. */
   partition(groups: string[][], when: AtFor): ScenarioBuilder {
     const resolved = groups.map((g) => g.map((n) => this.machineOf(n)));
-    return this.fault({ kind: 'partition', atMs: when.at, durationMs: when.for, groups: resolved }, ...resolved.flat());
+    return this.fault({ kind: 'partition', atMs: when.at, durationMs: when.for, groups: resolved });
   }
 
   /** The machine's (or the client's machine's) clock steps by `byMs`; negative goes back. */
   clockJump(machine: string, when: At & { byMs: number }): ScenarioBuilder {
     const m = this.machineOf(machine);
-    return this.fault({ kind: 'clock-jump', machine: m, atMs: when.at, byMs: when.byMs }, m);
+    return this.fault({ kind: 'clock-jump', machine: m, atMs: when.at, byMs: when.byMs });
   }
 
   /** The machine's clock runs at a new rate from then on. */
   clockDrift(machine: string, when: At & { driftPpm: number }): ScenarioBuilder {
     const m = this.machineOf(machine);
-    return this.fault({ kind: 'clock-drift', machine: m, atMs: when.at, driftPpm: when.driftPpm }, m);
+    return this.fault({ kind: 'clock-drift', machine: m, atMs: when.at, driftPpm: when.driftPpm });
   }
 
   /** Messages to or from `machines` (default: all) take `extraMs` longer for `for` ms. */
   latencySpike(when: AtFor & { extraMs: number; machines?: string[] }): ScenarioBuilder {
     const machines = when.machines?.map((n) => this.machineOf(n)) ?? null;
-    return this.fault({ kind: 'latency-spike', atMs: when.at, durationMs: when.for, extraMs: when.extraMs, machines }, ...(machines ?? []));
+    return this.fault({ kind: 'latency-spike', atMs: when.at, durationMs: when.for, extraMs: when.extraMs, machines });
   }
 
   /** The store node evicts `key` (default: the least recently used item) before its expiry. */
@@ -270,7 +272,7 @@ export class ScenarioBuilder {
   /** systemd's RemoveIPC deletes the machine's semaphores. */
   removeIpc(machine: string, when: At): ScenarioBuilder {
     const m = this.machineOf(machine);
-    return this.fault({ kind: 'ipc-removal', machine: m, atMs: when.at }, m);
+    return this.fault({ kind: 'ipc-removal', machine: m, atMs: when.at });
   }
 
   /** From `at`, the listed clients use the store settings patched with `store`. */
