@@ -5,9 +5,12 @@
  */
 
 // Running and judging.
-export { runScenario } from './run.js';
-export { check } from './check/checker.js';
-export type { Verdict, DoubleOwnership, StaleWrite, LostLock } from './check/verdict.js';
+export { runScenario, runJob, type JobWants, type JobResult } from './run.js';
+export { check, Checker, findingsOf } from './check/checker.js';
+export { CheckError } from './check/refuse.js';
+export { summarize, staleWhy } from './check/summary.js';
+export { deriveIntervals, type Intervals, type Holding, type NodeHolding, type BeliefInterval, type OwnershipWindow } from './check/intervals.js';
+export type { Verdict, Finding, DoubleOwnership, StaleWrite, StaleCause, LostLock, RefusedHolder } from './check/verdict.js';
 
 // Scenarios: the format, its validation and overrides, the built-ins, and a builder.
 export { normalizeScenario } from './scenario/normalize.js';
@@ -22,6 +25,9 @@ export { reproduceCommand } from './reproduce.js';
 
 // Traces: the one contract between the simulator, the checker, the lab and the real runner.
 export { validateTrace, serializeTrace, traceHash } from './trace/io.js';
+export { runHash, canonicalJson, RunHasher } from './trace/hash.js';
+export { EVENT_KINDS, KIND_NAMES, kindSpec, type KindSpec, type EventKind, type HoldingEnd, type ActorClass, type EventTone } from './trace/kinds.js';
+export { traceSchema } from './trace/schema.js';
 export { describe, describeBelief, toneOf } from './trace/describe.js';
 export { TRACE_SCHEMA, type TraceDocument, type TraceEvent, type Belief } from './trace/types.js';
 export type { StopInfo, StopReason } from './kernel/kernel.js';

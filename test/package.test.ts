@@ -96,19 +96,29 @@ describe('the installed package', () => {
     expect(bad.stderr).toMatch(/^locklab: no-such-scenario: no such file, and no built-in scenario of that name/);
   });
 
-  it('imports from plain Node: run, check, validate, the builder and the schemas', () => {
+  it('imports from plain Node: run, run jobs, check, validate, the builder and the schemas', () => {
     const script = `
       import { createRequire } from 'node:module';
       import { readFileSync } from 'node:fs';
-      import { runScenario, normalizeScenario, BUILTIN_SCENARIOS, traceHash, check, validateTrace, serializeTrace, scenario, STORE_TABLE } from 'locklab';
-      const doc = runScenario(normalizeScenario(BUILTIN_SCENARIOS['pause-past-expiry'], 'x'));
+      import { runScenario, runJob, normalizeScenario, BUILTIN_SCENARIOS, traceHash, check, findingsOf, validateTrace, serializeTrace, scenario, STORE_TABLE } from 'locklab';
+      const normalized = normalizeScenario(BUILTIN_SCENARIOS['pause-past-expiry'], 'x');
+      const doc = runScenario(normalized);
+      const job = runJob(normalized, 7);
       const again = validateTrace(JSON.parse(serializeTrace(doc)), 'trace');
       const built = scenario('x').redis().client('A').crash('A', { at: 10 }).run();
       const schema = JSON.parse(readFileSync(createRequire(import.meta.url).resolve('locklab/schema/trace.schema.json'), 'utf8'));
-      console.log(JSON.stringify({ hash: traceHash(doc), outcome: check(again.events).outcome, built: built.verdict.outcome, stores: STORE_TABLE.length, schema: schema.$schema !== undefined }));
+      console.log(JSON.stringify({ hash: traceHash(doc), job: [job.runHash, job.events === undefined], findings: findingsOf(check(again.events)).map((f) => f.invariant), outcome: check(again.events).outcome, built: built.verdict.outcome, stores: STORE_TABLE.length, schema: schema.$schema !== undefined }));
     `;
     const result = JSON.parse(run(process.execPath, ['--input-type=module', '-e', script], { cwd: app })) as Record<string, unknown>;
-    expect(result).toEqual({ hash: expectedHash(), outcome: 'unsafe', built: 'safe', stores: 12, schema: true });
+    expect(result).toEqual({
+      hash: expectedHash(),
+      job: [expectedHash(), true],
+      findings: ['lost-lock', 'double-ownership', 'stale-write'],
+      outcome: 'unsafe',
+      built: 'safe',
+      stores: 12,
+      schema: true,
+    });
   });
 
   it('type-checks a consumer with its declarations under NodeNext resolution, matchers included', () => {

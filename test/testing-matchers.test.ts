@@ -60,7 +60,8 @@ describe('the Vitest matchers of locklab/testing', () => {
     expect(unsafe).not.toHaveRejectedWrite();
     const message = failure(() => expect(unsafe).toHaveRejectedWrite(33));
     expect(message).toContain("B's write with token 34 at 12.012 s: accepted");
-    expect(message).toContain("A's write with token 33 at 16.001 s: accepted");
+    const late = unsafe.trace.events.find((e) => e.kind === 'write.accepted' && e.fence === 33)!;
+    expect(message).toContain(`A's write with token 33 at 16.001 s: accepted (event ${late.seq})`);
   });
 
   it('toHaveAcceptedStaleWrite finds the damage fencing exists to stop', () => {
@@ -74,7 +75,11 @@ describe('the Vitest matchers of locklab/testing', () => {
     expect(unsafe).toHaveLostLock();
     expect(unsafe).not.toHaveLostLock('B');
     expect(unsafe).not.toHaveLostLock('A', 'deleted');
-    expect(failure(() => expect(unsafe).toHaveLostLock('A', 'deleted'))).toMatch(/Lost locks:\n {2}A at 10\.\d{3} s: expired, TTL ran out/);
+    const [lost] = unsafe.verdict.lostLocks;
+    expect(failure(() => expect(unsafe).toHaveLostLock('A', 'deleted'))).toMatch(
+      new RegExp(`Lost locks:\n {2}A at 10\\.\\d{3} s: expired, TTL ran out.* \\(events ${lost!.seqs.join(', ')}\\)`),
+    );
+    expect(unsafe.findings.map((f) => f.invariant)).toEqual(['lost-lock', 'double-ownership', 'stale-write']);
   });
 
   it('a run that stopped at its budget is neither safe nor fenced, and does not complete; an accepted stale write before the cut is still unsafe', () => {

@@ -285,7 +285,7 @@ export class Client implements ClientIo {
     }
     this.lease = undefined;
     const reason = r.reason ?? r.status;
-    this.emit('refresh.failed', { owner: lease.owner, msg: r.msg, reason });
+    this.emit(r.status === 'timeout' ? 'refresh.timeout' : 'refresh.failed', { owner: lease.owner, msg: r.msg, reason });
     return `refresh failed: ${reason}`;
   }
 

@@ -1,5 +1,7 @@
+import { summarize } from '../check/summary.js';
 import type { Verdict } from '../check/verdict.js';
 import { formatInstant } from '../time.js';
+import type { HoldingEnd } from '../trace/kinds.js';
 import type { TraceDocument, TraceEvent } from '../trace/types.js';
 import { reproduction, Run } from './run.js';
 
@@ -36,10 +38,15 @@ function judged(received: unknown): Judged | string {
   return `expected a Locklab run (from scenario(...).run() or replay()) or a trace document, got ${received === null ? 'null' : typeof received}`;
 }
 
-/** The verdict's sentences, indented, or a note that it has none. */
+/** The verdict's sentences, indented. */
 function findings(v: Verdict): string {
-  return v.summary.length === 0 ? '  (the checker found nothing to report)' : v.summary.map((s) => `  ${s}`).join('\n');
+  return summarize(v)
+    .map((s) => `  ${s}`)
+    .join('\n');
 }
+
+/** Where a finding is in the trace, so it can be found in `locklab run --json` or the lab. */
+const at = (seqs: readonly number[]): string => ` (event${seqs.length === 1 ? '' : 's'} ${seqs.join(', ')})`;
 
 function writes(trace: TraceDocument): TraceEvent[] {
   return trace.events.filter((e) => e.kind === 'write.accepted' || e.kind === 'write.rejected');
@@ -51,7 +58,7 @@ function listWrites(trace: TraceDocument): string {
   return list
     .map(
       (e) =>
-        `  ${e.peer ?? e.owner ?? '?'}'s write with ${e.fence === undefined ? 'no fencing token' : `token ${e.fence}`} at ${formatInstant(e.timeUs)}: ${e.kind === 'write.accepted' ? 'accepted' : `rejected (${e.reason ?? 'fenced'})`}`,
+        `  ${e.peer ?? e.owner ?? '?'}'s write with ${e.fence === undefined ? 'no fencing token' : `token ${e.fence}`} at ${formatInstant(e.timeUs)}: ${e.kind === 'write.accepted' ? 'accepted' : `rejected (${e.reason ?? 'fenced'})`}${at([e.seq])}`,
     )
     .join('\n');
 }
@@ -117,7 +124,7 @@ export const locklabMatchers = {
       shows:
         windows.length === 0
           ? 'No two clients ever believed they held the same key at once.'
-          : `Double ownership:\n${windows.map((w) => `  ${w.clients.join(' and ')} on ${w.key} from ${formatInstant(w.fromUs)} to ${formatInstant(w.toUs)}`).join('\n')}`,
+          : `Double ownership:\n${windows.map((w) => `  ${w.clients.join(' and ')} on ${w.key} from ${formatInstant(w.fromUs)} to ${formatInstant(w.toUs)}${at(w.seqs)}`).join('\n')}`,
     };
   }),
 
@@ -138,7 +145,7 @@ export const locklabMatchers = {
   })),
 
   /** The store dropped a lock (of this client, ended this way: expired, deleted, overwritten, lost) while its client still believed. */
-  toHaveLostLock: matcher((run, client?: string, how?: string) => {
+  toHaveLostLock: matcher((run, client?: string, how?: HoldingEnd) => {
     const lost = run.verdict.lostLocks;
     const what = `${client ?? 'a client'}${how === undefined ? '' : ` (${how})`}`;
     return {
@@ -148,7 +155,7 @@ export const locklabMatchers = {
       shows:
         lost.length === 0
           ? 'No lock was lost under a client that still believed it.'
-          : `Lost locks:\n${lost.map((l) => `  ${l.client} at ${formatInstant(l.atUs)}: ${l.how}, ${l.reason}`).join('\n')}`,
+          : `Lost locks:\n${lost.map((l) => `  ${l.client} at ${formatInstant(l.atUs)}: ${l.how}, ${l.reason}${at(l.seqs)}`).join('\n')}`,
     };
   }),
 
@@ -169,6 +176,6 @@ export interface LocklabMatchers<R = unknown> {
   toHaveDoubleOwnership(a?: string, b?: string): R;
   toHaveRejectedWrite(fence?: number): R;
   toHaveAcceptedStaleWrite(fence?: number): R;
-  toHaveLostLock(client?: string, how?: 'expired' | 'deleted' | 'overwritten' | 'lost'): R;
+  toHaveLostLock(client?: string, how?: Exclude<HoldingEnd, 'released'>): R;
   toComplete(): R;
 }

@@ -1,4 +1,5 @@
-import type { Verdict } from '../check/verdict.js';
+import { findingsOf } from '../check/checker.js';
+import type { Finding, Verdict } from '../check/verdict.js';
 import { reproduceCommand, shellQuote } from '../reproduce.js';
 import { runScenario } from '../run.js';
 import { normalizeScenario } from '../scenario/normalize.js';
@@ -39,7 +40,12 @@ export class Run {
     return this.trace.seed;
   }
 
-  /** The trace's fingerprint: the same scenario and seed always give the same hash. */
+  /** Every finding of the verdict in time order, each with the `seq` of the events it is about. */
+  get findings(): Finding[] {
+    return findingsOf(this.trace.verdict);
+  }
+
+  /** The run hash: a fingerprint of the run alone (the same scenario and seed always give the same hash). */
   get hash(): string {
     return traceHash(this.trace);
   }

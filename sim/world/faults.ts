@@ -1,5 +1,6 @@
 import type { Client } from '../clients/lifecycle.js';
 import type { FaultSpec } from '../scenario/types.js';
+import type { JsonValue } from '../trace/types.js';
 import type { StoreInstance } from '../stores/types.js';
 import { msToUs } from '../time.js';
 import type { Process, World } from './world.js';
@@ -40,7 +41,7 @@ function inject(world: World, f: FaultSpec, index: number, targets: FaultTargets
       targets.store.nodes.get(f.target)?.restart?.(msToUs(f.downMs));
       return;
     case 'deploy':
-      world.recordGlobal('deploy.start', 'faults', 'net', { data: { ...data, clients: f.clients.join(' '), store: JSON.stringify(f.store) } });
+      world.recordGlobal('deploy.start', 'faults', 'net', { data: { ...data, clients: f.clients, store: f.store as Record<string, JsonValue> } });
       for (const c of f.clients) targets.clients.get(c)?.client.reconfigure(f.store);
       return;
     case 'eviction':
@@ -52,7 +53,7 @@ function inject(world: World, f: FaultSpec, index: number, targets: FaultTargets
       targets.store.fault?.(f, index);
       return;
     case 'partition': {
-      const groups = f.groups.map((g) => g.join(' ')).join(' | ');
+      const groups = f.groups;
       world.network.addPartition(index, f.groups);
       world.recordGlobal('partition.start', 'faults', 'net', { data: { ...data, groups } });
       world.kernel.after(msToUs(f.durationMs), () => {
@@ -79,12 +80,12 @@ function inject(world: World, f: FaultSpec, index: number, targets: FaultTargets
     case 'latency-spike': {
       const extraUs = msToUs(f.extraMs);
       const machines = f.machines ?? undefined;
-      const scope = machines === undefined ? 'all' : machines.join(' ');
+      const scope = machines === undefined ? {} : { machines };
       world.network.addSpike(index, extraUs, machines);
-      world.recordGlobal('latency.start', 'faults', 'net', { data: { ...data, extraUs, machines: scope } });
+      world.recordGlobal('latency.start', 'faults', 'net', { data: { ...data, extraUs, ...scope } });
       world.kernel.after(msToUs(f.durationMs), () => {
         world.network.removeSpike(index);
-        world.recordGlobal('latency.end', 'faults', 'net', { data: { ...data, machines: scope } });
+        world.recordGlobal('latency.end', 'faults', 'net', { data: { ...data, ...scope } });
       });
       return;
     }
