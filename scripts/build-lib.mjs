@@ -24,16 +24,14 @@ const common = {
 };
 
 try {
-  // The library's entry points share chunks, so `locklab` and `locklab/testing` see one copy of each class.
+  // The entry points share chunks: `locklab` and `locklab/testing` see one copy of each class, and the command adds only itself.
   await build({
     ...common,
-    entryPoints: { index: 'sim/index.ts', testing: 'sim/testing/vitest.ts' },
+    entryPoints: { index: 'sim/index.ts', testing: 'sim/testing/vitest.ts', cli: 'sim/cli/start.ts' },
     outdir: `${staging}/lib`,
     splitting: true,
     chunkNames: 'chunks/[name]-[hash]',
   });
-  // The command is one file: one module to load at start.
-  await build({ ...common, entryPoints: { cli: 'sim/cli/start.ts' }, outdir: `${staging}/lib` });
 
   const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
   execFileSync(process.execPath, [tsc, '-p', 'tsconfig.lib.json', '--outDir', `${staging}/types`], { cwd: root, stdio: 'inherit' });
