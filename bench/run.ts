@@ -8,7 +8,7 @@ import { existsSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { normalizeScenario } from '../sim/scenario/normalize.js';
 import { applyOverrides, parseOverride } from '../sim/scenario/set.js';
-import { runScenario } from '../sim/run.js';
+import { runJob, runScenario } from '../sim/run.js';
 import { BUILTIN_SCENARIOS } from '../sim/scenarios/index.js';
 import { STORE_KINDS } from '../sim/stores/registry.js';
 import { contentionScenario } from './contention.js';
@@ -42,6 +42,25 @@ function contention(reps: number): { eventsPerSec: Stat; kernelEvents: number; t
   return { eventsPerSec: stat(rates), kernelEvents: last.stop.events, traceEvents: last.events.length, outcome: last.verdict.outcome };
 }
 
+/**
+ * The same workload judged as it runs, keeping no events: the run job sweeps
+ * call. With the run hash (sha256 over canonical JSON of every event) and
+ * without it, since a sweep that only counts outcomes skips it.
+ */
+function contentionStreaming(reps: number, hash: boolean): { eventsPerSec: Stat; outcome: string } {
+  const scenario = normalizeScenario(contentionScenario(), 'bench-contention');
+  runJob(scenario, scenario.seed, { hash }); // warm-up
+  const rates: number[] = [];
+  let outcome = '';
+  for (let i = 0; i < reps; i++) {
+    const t0 = performance.now();
+    const r = runJob(scenario, scenario.seed, { hash });
+    rates.push(r.stop.events / ((performance.now() - t0) / 1000));
+    outcome = r.outcome;
+  }
+  return { eventsPerSec: stat(rates), outcome };
+}
+
 /** Whole runs per second of a built-in scenario, each with a different seed, checker included; and the kernel events per run. */
 export function runsPerSec(name: string, reps: number, sets: readonly string[] = []): { runsPerSec: Stat; kernelEventsPerRun: number } {
   const scenario = applyOverrides(normalizeScenario(BUILTIN_SCENARIOS[name], name), sets.map(parseOverride));
@@ -65,6 +84,11 @@ async function main(): Promise<void> {
       workload: 'bench-contention: 40 clients, 200 acquisitions each, one key, blocking, 60 random pauses',
       targetEventsPerSec: 1_000_000,
       ...contention(7),
+    },
+    kernelStreaming: {
+      workload: 'the same, judged by the streaming checker as it runs, no events kept',
+      withoutRunHash: contentionStreaming(7, false),
+      withRunHash: contentionStreaming(7, true),
     },
     pausePastExpiry: { targetRunsPerSec: 20_000, ...runsPerSec('pause-past-expiry', 7) },
   };
