@@ -225,6 +225,16 @@ describe('scenario(): a scenario built in code', () => {
     ).toThrow(/clients\[0\]\.acquire\.shared: the memcached store has no shared locks/);
   });
 
+  it('takes every client field of the format, random workloads included', () => {
+    const built = scenario('workload')
+      .redis()
+      .client('A', { workTime: { distribution: 'exponential', meanMs: 200 }, crashRatePerS: 0.5, iterations: 3 })
+      .client('B', { pauseAfterAcquire: { probability: 0.5, duration: { distribution: 'fixed', ms: 1500 } } })
+      .build();
+    expect(built.clients[0]).toMatchObject({ workTime: { distribution: 'exponential', meanMs: 200 }, crashRatePerS: 0.5, iterations: 3 });
+    expect(built.clients[1]).toMatchObject({ pauseAfterAcquire: { probability: 0.5, duration: { distribution: 'fixed', ms: 1500 } } });
+  });
+
   it('adds no machine for a fault, so a misspelt one is reported', () => {
     expect(() => scenario('typo').client('A').redis().clockJump('dbb', { at: 1, byMs: 5 }).build()).toThrow(
       'scenario "typo" (built in code): faults[0].machine: no machine named "dbb" (machines: app1, db)',

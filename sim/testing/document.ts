@@ -1,4 +1,4 @@
-import type { AcquireMethod, AcquireMode, LatencyDistribution, ReleaseMethod } from '../scenario/types.js';
+import type { ClientSpec, LatencyDistribution } from '../scenario/types.js';
 
 /*
  * A scenario document as a user writes it (docs/scenarios.md): every field the
@@ -26,36 +26,22 @@ export interface StoreDocument {
   [field: string]: unknown;
 }
 
-/** A client's settings, all optional but the name: the lifecycle's defaults are in docs/scenarios.md. */
-export interface ClientOptions {
+/**
+ * A client's settings, all optional: the lifecycle's defaults are in
+ * docs/scenarios.md. Derived from the normalized client, so a field the
+ * format gains is one the builder takes.
+ */
+export type ClientOptions = Partial<Omit<ClientSpec, 'name' | 'machine' | 'acquire' | 'release'>> & {
   /** Default: a machine of its own, `app1`, `app2`, … in the order clients are added. */
   machine?: string;
-  startMs?: number;
-  key?: string;
-  ttlMs?: number;
-  acquire?: {
-    mode?: AcquireMode;
-    shared?: boolean;
-    poll?: boolean;
-    method?: AcquireMethod;
-    retries?: number;
-    retryDelayMs?: number;
-    waitTimeoutMs?: number | null;
-  };
-  workMs?: number;
-  refreshEveryMs?: number | null;
-  checkRemaining?: boolean;
-  writes?: number;
-  release?: { method?: ReleaseMethod; inFinally?: boolean };
-  iterations?: number;
-  thinkMs?: number;
-  requestTimeoutMs?: number;
-}
+  acquire?: Partial<ClientSpec['acquire']>;
+  release?: Partial<ClientSpec['release']>;
+};
 
-export interface ClientDocument extends ClientOptions {
+export type ClientDocument = ClientOptions & {
   name: string;
   machine: string;
-}
+};
 
 /** A fault as the JSON format writes it; the builder's methods make these. */
 export interface FaultDocument {
