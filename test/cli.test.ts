@@ -1,8 +1,8 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BUILTIN_SCENARIOS } from '../sim/scenarios/index.js';
 import { runHash } from '../sim/trace/hash.js';
 import type { TraceDocument } from '../sim/trace/types.js';
@@ -24,6 +24,9 @@ function scenarioFile(name: string, edit: (s: Record<string, unknown>) => void):
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'locklab-cli-'));
 });
+
+// The tests leave nothing behind in the machine's temporary directory.
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /** A user's mistake: exit 2, one clear line per problem naming where, and no stack trace. */
 function expectBadInput(r: { code: number; out: string; err: string }, ...fragments: string[]): void {
