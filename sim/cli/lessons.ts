@@ -15,8 +15,30 @@ import type { Json, Lesson } from '../lessons/types.js';
 import { describe } from '../trace/describe.js';
 import { formatInstant } from '../time.js';
 
-/** The lessons shipped with Locklab: lessons/ at the root of the package. */
-export const LESSONS_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '../../lessons');
+/**
+ * The lessons of the repository: the nearest lessons/ with a claims.yaml above
+ * this module (sim/cli in the sources, dist/lib or one of its chunks once
+ * compiled). The published package does not ship lessons; there this is ''.
+ */
+function findLessonsDir(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (;;) {
+    if (existsSync(join(dir, 'lessons', CLAIMS_FILE))) return join(dir, 'lessons');
+    const up = dirname(dir);
+    if (up === dir) return '';
+    dir = up;
+  }
+}
+
+export const LESSONS_DIR = findLessonsDir();
+
+function shippedClaims(): string {
+  if (LESSONS_DIR === '')
+    throw new InputError('lessons', [
+      { path: '', message: 'no lessons/ folder with a claims.yaml was found: the lessons come with the Locklab repository, not the package' },
+    ]);
+  return readFileSync(join(LESSONS_DIR, CLAIMS_FILE), 'utf8');
+}
 
 function readFolder(dir: string): LessonFiles {
   const files: Record<string, string> = {};
@@ -35,11 +57,11 @@ function readFolder(dir: string): LessonFiles {
 export function readCourse(dir: string): { files: CourseFiles; only: string | undefined } {
   if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new InputError(dir, [{ path: '', message: 'is not a folder' }]);
   if (existsSync(join(dir, LESSON_MD))) {
-    const claims = readFileSync(join(LESSONS_DIR, CLAIMS_FILE), 'utf8');
+    const claims = shippedClaims();
     return { files: { claims, lessons: { [basename(resolve(dir))]: readFolder(dir) } }, only: basename(resolve(dir)) };
   }
   const claimsPath = join(dir, CLAIMS_FILE);
-  const claims = existsSync(claimsPath) ? readFileSync(claimsPath, 'utf8') : readFileSync(join(LESSONS_DIR, CLAIMS_FILE), 'utf8');
+  const claims = existsSync(claimsPath) ? readFileSync(claimsPath, 'utf8') : shippedClaims();
   const lessons: Record<string, LessonFiles> = {};
   for (const d of readdirSync(dir).sort()) {
     const p = join(dir, d);
@@ -51,6 +73,7 @@ export function readCourse(dir: string): { files: CourseFiles; only: string | un
 }
 
 export function loadLessons(dir: string = LESSONS_DIR, replay = true): LoadedCourse {
+  if (dir === '') shippedClaims();
   const { files, only } = readCourse(dir);
   return loadCourse(files, { replay, course: only === undefined });
 }

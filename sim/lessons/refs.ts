@@ -19,7 +19,7 @@ export function overrideStrings(set: Readonly<Record<string, Json>> | undefined)
 /** The scenario document of a run before defaults: the lesson's file with any extra faults appended. */
 export function rawOf(scenario: LessonScenario, ref: Pick<RunRef, 'addFaults'>): unknown {
   if (ref.addFaults === undefined || ref.addFaults.length === 0) return scenario.raw;
-  const raw = structuredClone(scenario.raw) as { faults?: unknown[] };
-  raw.faults = [...(raw.faults ?? []), ...structuredClone(ref.addFaults)];
+  const raw = JSON.parse(JSON.stringify(scenario.raw)) as { faults?: unknown[] };
+  raw.faults = [...(raw.faults ?? []), ...(JSON.parse(JSON.stringify(ref.addFaults)) as unknown[])];
   return raw;
 }
