@@ -2,10 +2,11 @@ import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
 import traceSchema from '../../docs/schema/trace.schema.json';
 import { InputError, type InputIssue } from '../errors.js';
-import { compileSchema } from '../scenario/schema-check.js';
+import { LIMITS } from '../scenario/limits.js';
+import { compileListSchema } from '../scenario/schema-check.js';
 import type { TraceDocument } from './types.js';
 
-const checkShape = compileSchema(traceSchema);
+const checkShape = compileListSchema(traceSchema, 'events');
 
 const TOP_LEVEL = ['schema', 'source', 'scenario', 'seed', 'stop', 'events', 'verdict'] as const;
 
@@ -43,16 +44,21 @@ export function validateTrace(data: unknown, source: string): TraceDocument {
   if (data !== null && typeof data === 'object' && schemaVersion !== undefined && schemaVersion !== 'locklab.trace/1') {
     throw new InputError(source, [{ path: 'schema', message: `this Locklab reads trace schema "locklab.trace/1", got ${JSON.stringify(schemaVersion)}` }]);
   }
-  const issues = checkShape(data);
-  if (issues.length > 0) throw new InputError(source, issues.slice(0, 20));
+  const { issues, more } = checkShape(data);
+  if (issues.length > 0) throw new InputError(source, issues, more);
   const doc = data as TraceDocument;
   const order: InputIssue[] = [];
+  let unlisted = 0;
+  const add = (issue: InputIssue): void => {
+    if (order.length < LIMITS.maxIssuesShown) order.push(issue);
+    else unlisted++;
+  };
   let prev = 0;
   doc.events.forEach((e, i) => {
-    if (e.seq !== i) order.push({ path: `events[${i}].seq`, message: `expected ${i} (events are numbered in order), got ${e.seq}` });
-    if (e.timeUs < prev) order.push({ path: `events[${i}].timeUs`, message: `goes back in time (${e.timeUs} after ${prev})` });
+    if (e.seq !== i) add({ path: `events[${i}].seq`, message: `expected ${i} (events are numbered in order), got ${e.seq}` });
+    if (e.timeUs < prev) add({ path: `events[${i}].timeUs`, message: `goes back in time (${e.timeUs} after ${prev})` });
     prev = Math.max(prev, e.timeUs);
   });
-  if (order.length > 0) throw new InputError(source, order.slice(0, 20));
+  if (order.length > 0) throw new InputError(source, order, unlisted);
   return doc;
 }

@@ -43,7 +43,18 @@ export function App() {
   }, [theme]);
 
   const onDrop = useCallback(async (f: File) => {
-    const head = await f.slice(0, 4096).text();
+    // Only the head is read here, to tell a trace from a scenario; the worker reads the whole file.
+    let head: string;
+    try {
+      head = await f.slice(0, 4096).text();
+    } catch (err) {
+      useUi
+        .getState()
+        .set({
+          notice: { title: `Could not read ${f.name}`, source: f.name, issues: [{ path: '', message: String((err as Error).message ?? err) }], tone: 'error' },
+        });
+      return;
+    }
     if (looksLikeTrace(head)) await loadTraceFile(f, useUi.getState().view === 'compare' ? 'secondary' : 'primary');
     else {
       useUi.getState().set({ view: 'sandbox' });
