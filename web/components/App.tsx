@@ -48,11 +48,9 @@ export function App() {
     try {
       head = await f.slice(0, 4096).text();
     } catch (err) {
-      useUi
-        .getState()
-        .set({
-          notice: { title: `Could not read ${f.name}`, source: f.name, issues: [{ path: '', message: String((err as Error).message ?? err) }], tone: 'error' },
-        });
+      useUi.getState().set({
+        notice: { title: `Could not read ${f.name}`, source: f.name, issues: [{ path: '', message: String((err as Error).message ?? err) }], tone: 'error' },
+      });
       return;
     }
     if (looksLikeTrace(head)) await loadTraceFile(f, useUi.getState().view === 'compare' ? 'secondary' : 'primary');
