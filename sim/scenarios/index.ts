@@ -14,6 +14,8 @@ import memcachedEviction from './memcached-eviction.json';
 import memcachedRestart from './memcached-restart.json';
 import mongodbClientClockSkew from './mongodb-client-clock-skew.json';
 import redisAofTokenReuse from './redis-aof-token-reuse.json';
+import fencingNewerTokenUnseen from './fencing-newer-token-unseen.json';
+import deploySplitsFencingCounter from './deploy-splits-fencing-counter.json';
 import redisRestartWithoutPersistence from './redis-restart-without-persistence.json';
 import sqlClockSkew from './sql-clock-skew.json';
 import zookeeperSessionExpiry from './zookeeper-session-expiry.json';
@@ -41,6 +43,8 @@ export const BUILTIN_SCENARIOS: Readonly<Record<string, unknown>> = Object.assig
   'mongodb-client-clock-skew': mongodbClientClockSkew,
   'redis-restart-without-persistence': redisRestartWithoutPersistence,
   'redis-aof-token-reuse': redisAofTokenReuse,
+  'fencing-newer-token-unseen': fencingNewerTokenUnseen,
+  'deploy-splits-fencing-counter': deploySplitsFencingCounter,
   'postgres-connection-loss': postgresConnectionLoss,
   'zookeeper-session-expiry': zookeeperSessionExpiry,
   'etcd-revision-fencing': etcdRevisionFencing,

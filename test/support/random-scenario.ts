@@ -214,29 +214,34 @@ export function randomFaults(store: Doc, clients: readonly string[], maxLength =
   return fc.array(fc.oneof(...options), { maxLength });
 }
 
-/** A client that asks `kind`'s store only for what it can do. */
-export function randomClient(kind: string, name: string): fc.Arbitrary<Doc> {
+/**
+ * A client that asks `kind`'s store only for what it can do. A `contended`
+ * client starts early, holds short leases for long work and writes often,
+ * so leases run out under it and others take over: the runs that put
+ * fencing to the test.
+ */
+export function randomClient(kind: string, name: string, contended = false): fc.Arbitrary<Doc> {
   const k = storeKind(kind)!;
   const caps = k.capabilities;
   const plain = k.plainGetSet;
   return fc
     .record({
       machine: fc.constantFrom(...APP_MACHINES),
-      startMs: fc.integer({ min: 0, max: 4000 }),
+      startMs: fc.integer({ min: 0, max: contended ? 1500 : 4000 }),
       // Whole seconds and more: Memcached, the SQL table and etcd refuse less.
-      ttlMs: fc.integer({ min: 1, max: 8 }).map((s) => s * 1000),
-      workMs: fc.integer({ min: 0, max: 5000 }),
+      ttlMs: fc.integer({ min: 1, max: contended ? 3 : 8 }).map((s) => s * 1000),
+      workMs: fc.integer({ min: contended ? 300 : 0, max: 5000 }),
       refreshEveryMs: fc.option(fc.integer({ min: 100, max: 3000 }), { nil: null }),
       checkRemaining: fc.boolean(),
-      writes: fc.integer({ min: 0, max: 3 }),
+      writes: fc.integer({ min: contended ? 1 : 0, max: 3 }),
       iterations: fc.integer({ min: 1, max: 3 }),
       thinkMs: fc.integer({ min: 0, max: 500 }),
       requestTimeoutMs: fc.constantFrom(200, 1000, 3000),
-      shared: caps.sharing ? fc.boolean() : fc.constant(false),
+      shared: caps.sharing && !contended ? fc.boolean() : fc.constant(false),
       mode: fc.constantFrom('try', 'blocking'),
       poll: caps.blocking ? fc.boolean() : fc.constant(true),
       method: plain ? fc.constantFrom('atomic', 'exists-then-set') : fc.constant('atomic'),
-      retries: fc.integer({ min: 0, max: 5 }),
+      retries: fc.integer({ min: contended ? 3 : 0, max: contended ? 20 : 5 }),
       retryDelayMs: fc.integer({ min: 10, max: 1000 }),
       waitTimeoutMs: fc.constantFrom(null, 2000, 8000),
       release: plain ? fc.constantFrom('token-checked', 'plain-del') : fc.constant('token-checked'),
@@ -267,9 +272,14 @@ export function randomClient(kind: string, name: string): fc.Arbitrary<Doc> {
     }));
 }
 
-/** A valid scenario document on a store of `kind`; `fencing` fixes the resource's fencing when given. */
-export function randomScenarioOf(kind: string, opts: { fencing?: boolean; maxFaults?: number } = {}): fc.Arbitrary<Doc> {
-  return fc.record({ n: fc.integer({ min: 1, max: CLIENT_NAMES.length }), store: randomStore(kind) }).chain(({ n, store }) => {
+/**
+ * A valid scenario document on a store of `kind`; `fencing` fixes the
+ * resource's fencing when given, `contended` makes two to four clients fight
+ * over the lock under short leases.
+ */
+export function randomScenarioOf(kind: string, opts: { fencing?: boolean; maxFaults?: number; contended?: boolean } = {}): fc.Arbitrary<Doc> {
+  const contended = opts.contended === true;
+  return fc.record({ n: fc.integer({ min: contended ? 2 : 1, max: CLIENT_NAMES.length }), store: randomStore(kind) }).chain(({ n, store }) => {
     const names = CLIENT_NAMES.slice(0, n);
     return fc.record({
       name: fc.constant(`random-${kind}`),
@@ -288,7 +298,7 @@ export function randomScenarioOf(kind: string, opts: { fencing?: boolean; maxFau
       }),
       store: fc.constant(store),
       resource: fc.record({ machine: fc.constant('db'), fencing: opts.fencing === undefined ? fc.boolean() : fc.constant(opts.fencing) }),
-      clients: fc.tuple(...names.map((c) => randomClient(kind, c))),
+      clients: fc.tuple(...names.map((c) => randomClient(kind, c, contended))),
       faults: randomFaults(store, names, opts.maxFaults),
     });
   });
