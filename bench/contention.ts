@@ -15,7 +15,7 @@ export function contentionScenario(clients = 40, iterations = 200, pauses = 60):
     name: 'bench-contention',
     summary: `${clients} clients × ${iterations} acquisitions of one key, blocking, with ${pauses} random pauses.`,
     seed: 1,
-    budget: { maxEvents: LIMITS.maxEvents, maxTimeMs: horizonMs * 20 },
+    budget: { maxEvents: LIMITS.maxTraceEvents, maxTimeMs: horizonMs * 20 },
     machines: [...machines, { name: 'db' }],
     network: { latencyMinMs: 0.2, latencyMaxMs: 1.5, loss: 0 },
     store: { kind: 'redis', machine: 'db' },

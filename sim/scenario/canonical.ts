@@ -15,7 +15,7 @@ export function canonicalFault(f: Record<string, unknown> & { kind: string }): F
   const out: Record<string, unknown> = {};
   for (const [field, prop] of Object.entries(schema.properties)) {
     if (Object.hasOwn(f, field)) out[field] = f[field];
-    else if (prop.default !== undefined) out[field] = structuredClone(prop.default);
+    else if (prop.default !== undefined) out[field] = sortedKeys(prop.default);
   }
   return out as unknown as FaultSpec;
 }

@@ -28,8 +28,10 @@ export const LIMITS = {
   maxStoreNodes: 99,
   /** The first value a store's fencing counter may start from (2^52): far enough below 2^53 that counting on stays exact. */
   maxCounterStart: 4_503_599_627_370_496,
-  /** Kernel events one run may process (`budget.maxEvents`). */
-  maxEvents: 1_000_000,
+  /** Kernel events one run may process (`budget.maxEvents`), for a run that streams its trace (sweeps, run jobs). */
+  maxEvents: 100_000_000,
+  /** Kernel events a run that keeps its whole trace may process (`locklab run`, the lab): its trace can be written and read back. */
+  maxTraceEvents: 1_000_000,
   /** Characters of a scenario's name and summary. */
   maxTextChars: 2000,
   /** `--set` overrides on one command line or link. */
@@ -55,6 +57,7 @@ export const LIMIT_UNITS: Readonly<Record<LimitName, string>> = {
   maxStoreNodes: 'nodes',
   maxCounterStart: '',
   maxEvents: 'events',
+  maxTraceEvents: 'events',
   maxTextChars: 'characters',
   maxOverrides: 'overrides',
   maxIssuesShown: 'issues',
@@ -69,4 +72,16 @@ export function limitText(name: LimitName): string {
 /** 1048576 as "1,048,576", the same on every engine (no locale data involved). */
 export function grouped(n: number): string {
   return String(n).replace(/\B(?=(\d{3})+$)/g, ',');
+}
+
+/**
+ * A run that keeps its whole trace must stay within maxTraceEvents; the
+ * issue to report when its budget allows more, or undefined.
+ */
+export function keptTraceIssue(budget: { readonly maxEvents: number }): { path: string; message: string } | undefined {
+  if (budget.maxEvents <= LIMITS.maxTraceEvents) return undefined;
+  return {
+    path: 'budget.maxEvents',
+    message: `is ${grouped(budget.maxEvents)}, more than a run that keeps its whole trace may take; ${limitText('maxTraceEvents')}`,
+  };
 }

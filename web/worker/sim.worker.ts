@@ -5,7 +5,7 @@
  * hashed under Node. Nothing here touches the DOM.
  */
 import { InputError, show } from '../../sim/errors.js';
-import { LIMITS, limitText } from '../../sim/scenario/limits.js';
+import { keptTraceIssue, LIMITS, limitText } from '../../sim/scenario/limits.js';
 import { parseJson, textOfBytes, type JsonKind } from '../../sim/json.js';
 import { normalizeScenario } from '../../sim/scenario/normalize.js';
 import { applyOverrides, parseOverride, type Override } from '../../sim/scenario/set.js';
@@ -62,6 +62,9 @@ async function handle(req: WorkerRequest): Promise<WorkerReply> {
     case 'run': {
       const base = scenarioOf(await resolved(req.scenario));
       const scenario = applyOverrides(base, overridesOf(req.overrides));
+      // The lab keeps and draws the whole trace: hold the budget to what a kept trace may be, as the CLI does.
+      const tooLong = keptTraceIssue(scenario.budget);
+      if (tooLong !== undefined) throw new InputError('builtin' in req.scenario ? req.scenario.builtin : req.scenario.sourceName, [tooLong]);
       const doc = runScenario(scenario, req.seed ?? scenario.seed);
       const text = serializeTrace(doc);
       return { id: req.id, ok: true, type: 'trace', trace: { doc, text, hash: traceHash(doc), workMs: performance.now() - started } };
