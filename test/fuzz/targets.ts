@@ -1,5 +1,7 @@
 import fc from 'fast-check';
 import { check } from '../../sim/check/checker.js';
+import { CheckError } from '../../sim/check/refuse.js';
+import { InputError } from '../../sim/errors.js';
 import { parseJson } from '../../sim/json.js';
 import { runScenario } from '../../sim/run.js';
 import { normalizeScenario } from '../../sim/scenario/normalize.js';
@@ -165,7 +167,13 @@ export const traceTarget: Target<{ doc: Doc; values: ValueMutation[]; texts: Tex
       const damaged = mutateValue(JSON.parse(serializeTrace(trace)), values);
       const text = asText ? mutateText(JSON.stringify(damaged), texts) : JSON.stringify(damaged);
       const read = validateTrace(parseJson(text, 'trace.json', 'trace'), 'trace.json');
-      check(read.events);
+      // As `locklab check` does: a trace missing what the checker needs is refused at the event and field.
+      try {
+        check(read.events);
+      } catch (err) {
+        if (err instanceof CheckError) throw new InputError('trace.json', [{ path: `events[${err.seq}].${err.field}`, message: err.detail }]);
+        throw err;
+      }
     });
   },
 };
