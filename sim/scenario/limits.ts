@@ -4,10 +4,13 @@
  * messages and docs/limits.md all quote the same numbers, each by its name.
  *
  * They are chosen so that anything within them runs to completion on an
- * ordinary machine: the longest trace the event budget allows still
- * serialises (a JavaScript string holds at most about 512 MiB, and a trace
- * event takes up to about 600 bytes with the longest names and keys), and
- * the whole trace, kept in memory, stays under about 2 GB.
+ * ordinary machine. A run that streams its trace (a run job, a sweep) keeps
+ * no events, so its memory does not grow with its length and only time
+ * bounds `maxEvents`. A run that keeps its whole trace (`locklab run`, the
+ * lab) is held to `maxTraceEvents`, so that its trace still serialises (a
+ * JavaScript string holds at most about 512 MiB; a trace event takes up to
+ * about 600 bytes with the longest names and keys), fits `maxTraceBytes`,
+ * and stays under about 2 GB in memory.
  */
 export const LIMITS = {
   /** Bytes of a scenario file, or of the scenario a link inflates to. */

@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pc from 'picocolors';
@@ -8,7 +8,7 @@ import { formatTimeline } from '../../sim/cli/format.js';
 import { InputError } from '../../sim/errors.js';
 import { parseJson } from '../../sim/json.js';
 import { runScenario } from '../../sim/run.js';
-import { LIMIT_UNITS, LIMITS, type LimitName } from '../../sim/scenario/limits.js';
+import { grouped, LIMIT_UNITS, LIMITS, type LimitName } from '../../sim/scenario/limits.js';
 import { normalizeScenario } from '../../sim/scenario/normalize.js';
 import { BUILTIN_SCENARIOS } from '../../sim/scenarios/index.js';
 import { serializeTrace, validateTrace } from '../../sim/trace/io.js';
@@ -96,6 +96,15 @@ describe('limits', () => {
 
   it('every limit has a unit for its message', () => {
     for (const name of Object.keys(LIMITS) as LimitName[]) expect(LIMIT_UNITS[name], name).toBeDefined();
+  });
+
+  it('docs/limits.md lists every limit by name with its value', () => {
+    const doc = readFileSync(new URL('../../docs/limits.md', import.meta.url), 'utf8');
+    for (const name of Object.keys(LIMITS) as LimitName[]) {
+      const row = doc.split('\n').find((l) => l.startsWith(`| \`${name}\``));
+      expect(row, name).toBeDefined();
+      expect(row, name).toContain(`| ${grouped(LIMITS[name])}${LIMIT_UNITS[name] === '' ? '' : ` ${LIMIT_UNITS[name]}`} `);
+    }
   });
 });
 

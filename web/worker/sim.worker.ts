@@ -5,7 +5,7 @@
  * hashed under Node. Nothing here touches the DOM.
  */
 import { InputError, show } from '../../sim/errors.js';
-import { keptTraceIssue, LIMITS, limitText } from '../../sim/scenario/limits.js';
+import { grouped, keptTraceIssue, LIMITS, limitText } from '../../sim/scenario/limits.js';
 import { parseJson, textOfBytes, type JsonKind } from '../../sim/json.js';
 import { normalizeScenario } from '../../sim/scenario/normalize.js';
 import { applyOverrides, parseOverride, type Override } from '../../sim/scenario/set.js';
@@ -22,7 +22,7 @@ const UTF8 = new TextDecoder('utf-8', { fatal: true });
 /** A file's JSON by the CLI's rules; the size is checked before a byte is read. */
 async function readJson(file: Blob, source: string, kind: JsonKind): Promise<unknown> {
   const limit = kind === 'trace' ? 'maxTraceBytes' : 'maxScenarioBytes';
-  if (file.size > LIMITS[limit]) throw new InputError(source, [{ path: '', message: `is ${file.size} bytes; ${limitText(limit)}` }]);
+  if (file.size > LIMITS[limit]) throw new InputError(source, [{ path: '', message: `is ${grouped(file.size)} bytes; ${limitText(limit)}` }]);
   const bytes = new Uint8Array(await file.arrayBuffer());
   return parseJson(
     textOfBytes(bytes, source, kind, (b) => UTF8.decode(b)),
