@@ -24,6 +24,7 @@ import {
   type ValueMutation,
 } from './mutate.js';
 import { must, outcomeOf, type Outcome } from './outcome.js';
+import { plantedTarget } from './planted.js';
 
 /*
  * The fuzz targets: each draws an input a user could type or import, feeds it
@@ -221,4 +222,4 @@ export const linkTarget: Target<{ state: Omit<LinkState, 'view' | 'domain' | 'co
   },
 };
 
-export const TARGETS = [validTarget, documentTarget, setTarget, traceTarget, linkTarget] as const;
+export const TARGETS = [validTarget, documentTarget, setTarget, traceTarget, linkTarget, plantedTarget] as const;
