@@ -43,7 +43,7 @@ export async function sweepOnQueue(plan: SweepPlan, target: RedisTarget, onProgr
   const agg = new SweepAggregate(plan);
   const total = plan.batches.reduce((n, b) => n + (b.to - b.from + 1), 0);
   const workers = new Map<string, WorkerShare>();
-  const jobIds = plan.batches.map((_, i) => `${sweepId}:${i}`);
+  const jobIds = plan.batches.map((_, i) => `${sweepId}-${i}`);
   const mine = new Set(jobIds);
   let stalled = 0;
   let duplicates = 0;

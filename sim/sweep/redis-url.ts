@@ -60,8 +60,10 @@ export async function probeRedis(t: RedisTarget, source = '--queue'): Promise<vo
     maxRetriesPerRequest: 0,
     retryStrategy: () => null,
   });
-  client.on('error', () => {
+  let first: NodeJS.ErrnoException | undefined;
+  client.on('error', (err: NodeJS.ErrnoException) => {
     // Reported below as one line; ioredis would otherwise print every attempt.
+    first ??= err;
   });
   let timer: NodeJS.Timeout | undefined;
   try {
@@ -70,8 +72,8 @@ export async function probeRedis(t: RedisTarget, source = '--queue'): Promise<vo
     });
     await Promise.race([client.connect().then(() => client.ping()), timeout]);
   } catch (err) {
-    const e = err as NodeJS.ErrnoException;
-    const why = e.code === 'ECONNREFUSED' ? 'connection refused' : e.message;
+    const e = first ?? (err as NodeJS.ErrnoException);
+    const why = e.code === 'ECONNREFUSED' ? 'connection refused' : e.code === 'ENOTFOUND' ? 'no such host' : e.message;
     throw new InputError(source, [{ path: '', message: `${t.url} does not answer (${why}): is a Redis server running there?` }]);
   } finally {
     clearTimeout(timer);
