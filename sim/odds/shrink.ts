@@ -2,6 +2,7 @@ import { InputError } from '../errors.js';
 import { runJob, type JobResult } from '../run.js';
 import { normalizeScenario } from '../scenario/normalize.js';
 import type { ClientSpec, FaultSpec, Scenario } from '../scenario/types.js';
+import { canonicalJson } from '../trace/hash.js';
 
 /*
  * The smallest failure: from a scenario and a seed whose run is unsafe, find
@@ -14,7 +15,7 @@ import type { ClientSpec, FaultSpec, Scenario } from '../scenario/types.js';
  */
 
 export interface ShrinkOptions {
-  /** Which runs count as failing; by default, unsafe ones. */
+  /** Which runs count as failing; by default, unsafe ones, and with double ownership when the original had it (the same story, smaller). */
   readonly fails?: (r: JobResult) => boolean;
   /** The most runs the search may spend. */
   readonly maxRuns?: number;
@@ -30,20 +31,37 @@ export interface ShrinkResult {
   readonly outcome: JobResult['outcome'];
 }
 
-const unsafe = (r: JobResult): boolean => r.outcome === 'unsafe';
+/** Unsafe, and with two owners at once if the original run had them: a smaller run must still tell the same story. */
+function sameFailure(original: JobResult): (r: JobResult) => boolean {
+  const double = original.verdict.doubleOwnership.length > 0;
+  return (r) => r.outcome === 'unsafe' && (!double || r.verdict.doubleOwnership.length > 0);
+}
 
 /** Numeric fields shrunk towards their floor: durations to 0, counts to their least sensible value. */
 const FAULT_FIELDS: Readonly<Record<string, number>> = { durationMs: 0, downMs: 0, extraMs: 0, writesPerSec: 0 };
 const CLIENT_FIELDS: Readonly<Record<string, number>> = { workMs: 0, thinkMs: 0, writes: 1, iterations: 1 };
 const ACQUIRE_FIELDS: Readonly<Record<string, number>> = { retries: 0, retryDelayMs: 0 };
 
+/** What a run did, closely enough to tell a change that mattered from one that did not. */
+function fingerprint(r: JobResult): string {
+  return `${r.eventCount}|${r.stop.timeUs}|${canonicalJson(r.verdict)}`;
+}
+
 class Search {
   runs = 0;
+  /** The fingerprint of each scenario that passed the test, so a change that altered nothing can be left out. */
+  readonly prints = new WeakMap<Scenario, string>();
   constructor(
     private readonly seed: number,
     private readonly fails: (r: JobResult) => boolean,
     private readonly maxRuns: number,
   ) {}
+
+  /** Whether two tested scenarios ran the same way: a smaller value that changed nothing is no simplification worth reporting. */
+  same(a: Scenario, b: Scenario): boolean {
+    const pa = this.prints.get(a);
+    return pa !== undefined && pa === this.prints.get(b);
+  }
 
   get exhausted(): boolean {
     return this.runs >= this.maxRuns;
@@ -60,7 +78,10 @@ class Search {
       throw err;
     }
     this.runs++;
-    return this.fails(runJob(s, this.seed, { hash: false })) ? s : undefined;
+    const r = runJob(s, this.seed, { hash: false });
+    if (!this.fails(r)) return undefined;
+    this.prints.set(s, fingerprint(r));
+    return s;
   }
 }
 
@@ -122,8 +143,9 @@ function describeFault(f: FaultSpec): string {
 
 /** Shrinks a scenario whose run at `seed` fails into a smaller one that still fails there. */
 export function shrinkScenario(scenario: Scenario, seed: number, opts: ShrinkOptions = {}): ShrinkResult {
-  const search = new Search(seed, opts.fails ?? unsafe, opts.maxRuns ?? 5000);
-  let best = search.test(scenario);
+  const original = runJob(scenario, seed, { hash: false });
+  const search = new Search(seed, opts.fails ?? sameFailure(original), opts.maxRuns ?? 5000);
+  let best = original.outcome === 'unsafe' || opts.fails !== undefined ? search.test(scenario) : undefined;
   if (best === undefined)
     throw new InputError('--seed', [{ path: '', message: `the run of ${scenario.name} at seed ${seed} is not unsafe: there is no failure to shrink` }]);
   const changes: string[] = [];
@@ -146,7 +168,7 @@ export function shrinkScenario(scenario: Scenario, seed: number, opts: ShrinkOpt
         const with_ = (x: number): Scenario => ({ ...best!, faults: best!.faults.map((g, j) => (j === i ? ({ ...g, [field]: x } as FaultSpec) : g)) });
         const low = lowest(floor, Math.floor(v), (x) => search.test(with_(x)) !== undefined);
         const next = low < v ? search.test(with_(low)) : undefined;
-        if (next !== undefined) {
+        if (next !== undefined && !search.same(next, best!)) {
           best = next;
           moved = true;
           changes.push(`${describeFault(f)}: ${field} ${v} → ${low}`);
@@ -173,7 +195,7 @@ export function shrinkScenario(scenario: Scenario, seed: number, opts: ShrinkOpt
         const with_ = (x: number): Scenario => ({ ...best!, clients: best!.clients.map((d, j) => (j === i ? make(x) : d)) });
         const low = lowest(floor, Math.floor(v), (x) => search.test(with_(x)) !== undefined);
         const next = low < v ? search.test(with_(low)) : undefined;
-        if (next !== undefined) {
+        if (next !== undefined && !search.same(next, best!)) {
           best = next;
           c = best.clients[i]!;
           moved = true;

@@ -30,7 +30,7 @@ export const SHORTCUTS: readonly Shortcut[] = [
   { keys: ['Esc'], does: 'Close a dialog' },
 ];
 
-const VIEWS: readonly View[] = ['lab', 'sandbox', 'compare', 'stores'];
+const VIEWS: readonly View[] = ['lab', 'sandbox', 'compare', 'stores', 'odds'];
 
 function typingIn(target: EventTarget | null): boolean {
   const el = target as HTMLElement | null;
@@ -113,6 +113,7 @@ export function useShortcuts(): void {
         case '2':
         case '3':
         case '4':
+        case '5':
           ui.set({ view: VIEWS[Number(ev.key) - 1]! });
           break;
         default:
