@@ -136,7 +136,7 @@ describe('locklab sweep', () => {
   it('prints the partial report, marked partial, when stopped with Ctrl-C', async () => {
     const child = spawn(
       process.execPath,
-      ['sim/cli/bin.mjs', 'sweep', 'pause-past-expiry', '--seeds', '1..5000000', '--workers', '1', '--batch', '200', '--json'],
+      ['--import', 'tsx', 'sim/cli/start.ts', 'sweep', 'pause-past-expiry', '--seeds', '1..5000000', '--workers', '1', '--batch', '200', '--json'],
       {
         stdio: ['ignore', 'pipe', 'pipe'],
       },

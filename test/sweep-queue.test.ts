@@ -21,7 +21,7 @@ let redis: RedisServer;
 const workers: WorkerProcess[] = [];
 
 function startWorker(env: Record<string, string> = {}): Promise<WorkerProcess> {
-  const child = spawn(process.execPath, ['sim/cli/bin.mjs', 'worker', '--queue', redis.url, '--threads', '1', '--lock-ms', '1500'], {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'sim/cli/start.ts', 'worker', '--queue', redis.url, '--threads', '1', '--lock-ms', '1500'], {
     stdio: ['ignore', 'ignore', 'pipe'],
     env: { ...process.env, ...env },
   });

@@ -13,3 +13,6 @@ export interface BatchTask {
 export function runBatchTask(task: BatchTask): Tally {
   return runBatch(task.scenario, task.from, task.to);
 }
+
+/** The compiled worker thread's entry (`sweep-worker.js` in dist/lib): tinypool calls the default export. */
+export default runBatchTask;
