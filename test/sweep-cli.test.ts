@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -78,6 +78,32 @@ describe('locklab sweep', () => {
     expect(rows[1]).toMatch(/^50,50,1,0\.92865\d*,1,0,0,0,0\.071/);
   });
 
+  it('--shrink writes the smallest scenario of the first unsafe run it found', async () => {
+    const out = join(dir, 'sweep-smallest.json');
+    const r = await cli(
+      'sweep',
+      'pause-past-expiry',
+      '--seeds',
+      '1..20',
+      '--vary',
+      'faults[0].durationMs=8000..9000:1000',
+      '--workers',
+      '1',
+      '--json',
+      '--shrink',
+      out,
+    );
+    expect(r.code).toBe(0);
+    const report = JSON.parse(r.out) as SweepReport;
+    const seed = report.combinations[1]!.failing[0]!.seed;
+    expect(report.combinations[0]!.unsafe.k).toBe(0);
+    expect(r.err).toContain(`Smallest failure of seed ${seed} written to ${out}`);
+    const small = JSON.parse(readFileSync(out, 'utf8')) as { seed: number; faults: Array<{ durationMs: number }> };
+    expect(small.seed).toBe(seed);
+    expect(small.faults[0]!.durationMs).toBeLessThanOrEqual(9000);
+    expect((await cli('run', out)).out).toContain('Verdict: UNSAFE');
+  });
+
   it('refuses a --vary path that does not exist, naming the fields that do', async () => {
     expectBadInput(
       await cli('sweep', 'pause-past-expiry', '--vary', 'clients.A.ttl=1..2'),
@@ -131,6 +157,25 @@ describe('locklab sweep', () => {
     it('refuses a URL that is not redis://', async () => {
       expectBadInput(await cli('sweep', 'pause-past-expiry', '--queue', 'http://127.0.0.1:1'), '--queue: expected a redis:// URL');
     });
+  });
+
+  it('shows a progress bar on a terminal, and none with --json', () => {
+    // util-linux's script(1) gives the command a terminal, as a person at a shell would have.
+    const onTty = (extra: string): string =>
+      spawnSync(
+        'script',
+        ['-qfec', `${process.execPath} --import tsx sim/cli/start.ts sweep pause-past-expiry --seeds 1..1500 --workers 1 --batch 250 ${extra}`, '/dev/null'],
+        {
+          encoding: 'utf8',
+          timeout: 60_000,
+        },
+      ).stdout;
+    const text = onTty('');
+    expect(text).toMatch(/sweep \[[█░]+\] \d+% · \d+\/1500 runs/);
+    expect(text).toContain('pause-past-expiry · seeds 1..1500');
+    const json = onTty('--json');
+    expect(json).not.toContain('sweep [');
+    expect(json).toContain('"schema": "locklab.sweep/1"');
   });
 
   it('prints the partial report, marked partial, when stopped with Ctrl-C', async () => {

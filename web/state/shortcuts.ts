@@ -24,7 +24,7 @@ export const SHORTCUTS: readonly Shortcut[] = [
   { keys: ['a'], does: 'Show or hide request/response arrows' },
   { keys: ['f'], does: 'Turn fencing on or off and run again (Lab)' },
   { keys: ['x'], does: 'Fork from here (Lab)' },
-  { keys: ['1', '2', '3', '4'], does: 'Lab, Sandbox, Compare, Stores' },
+  { keys: ['1', '2', '3', '4', '5'], does: 'Lab, Sandbox, Compare, Stores, Odds' },
   { keys: ['t'], does: 'Light or dark theme' },
   { keys: ['?'], does: 'This help' },
   { keys: ['Esc'], does: 'Close a dialog' },
