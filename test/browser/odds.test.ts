@@ -95,6 +95,32 @@ describeBrowser('the Odds view', () => {
     expect(lab.errors).toEqual([]);
   });
 
+  it('sweeps two parameters: a line per value of the second, for each odds', async () => {
+    const page = await lab.page('#/odds', { width: 1440, height: 900 });
+    await page.getByTestId('odds-runs').fill('100');
+    await page.getByTestId('vary-spec').fill('9000..15000:3000');
+    await page.getByTestId('and-optionally-a-second-parameter-select').selectOption('resource.fencing');
+    expect(await page.getByTestId('and-optionally-a-second-parameter-spec').inputValue()).toBe('false,true');
+    await page.getByTestId('odds-run').click();
+    await expect.poll(() => page.getByTestId('odds-status').textContent(), { timeout: 60_000 }).toMatch(/600 of 600 runs .* done$/);
+    const series = await page.locator('[data-testid="odds-plot"] g[data-series]').evaluateAll((gs) => gs.map((g) => g.getAttribute('data-series')));
+    expect(series).toEqual([
+      'double ownership, fencing = false',
+      'stale write accepted, fencing = false',
+      'double ownership, fencing = true',
+      'stale write accepted, fencing = true',
+    ]);
+    // With a 12 s pause B writes before A wakes, and fencing turns A's late write away; with 9 s A writes first and fencing cannot help.
+    expect(await page.locator('g.odds-point[data-metric="unsafe"][data-combo="5"]').getAttribute('aria-label')).toContain(
+      'stale write accepted 0 % (0–3.7) of 100 runs',
+    );
+    expect(await page.locator('g.odds-point[data-metric="unsafe"][data-combo="4"]').getAttribute('aria-label')).toContain(
+      'stale write accepted 100 % (96.3–100) of 100 runs',
+    );
+    await screenshot(page, 'odds-two-parameters');
+    expect(lab.errors).toEqual([]);
+  });
+
   it('refuses a range with a step of zero in one line naming the field', async () => {
     const page = await lab.page('#/odds');
     await page.getByTestId('vary-spec').fill('7000..17000:0');

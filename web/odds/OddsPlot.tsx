@@ -22,7 +22,7 @@ export interface Series {
 }
 
 /** Splits a report into lines: one per metric shown, and per value of the second parameter when there is one. */
-export function seriesOf(report: SweepReport, metrics: readonly MetricKey[]): Series[] {
+export function seriesOf(report: SweepReport, metrics: readonly MetricKey[], labels: ReadonlyMap<string, string> = new Map()): Series[] {
   const [first, second] = report.vary;
   if (first === undefined) return [];
   const groups = second === undefined ? [undefined] : second.values;
@@ -34,10 +34,10 @@ export function seriesOf(report: SweepReport, metrics: readonly MetricKey[]): Se
         .map((combo, index) => ({ x: combo.params[first.path], combo, index }))
         .filter((p) => second === undefined || p.combo.params[second.path] === g)
         .filter((p) => p.combo.runs > 0);
-      const label = second === undefined ? m.label : `${m.label}, ${second.path}=${showValue(g)}`;
+      const label = second === undefined ? m.label : `${m.label}, ${(labels.get(second.path) ?? second.path).replace(/ \(ms\)$/, '')} = ${fmt(g)}`;
       out.push({
         label,
-        colour: second === undefined ? (m.key === 'unsafe' ? 'var(--oi-blue)' : 'var(--oi-vermillion)') : SERIES_COLOURS[gi % SERIES_COLOURS.length]!,
+        colour: second === undefined ? (m.key === 'unsafe' ? 'var(--accent)' : 'var(--oi-vermillion)') : SERIES_COLOURS[gi % SERIES_COLOURS.length]!,
         metric: m,
         points,
       });
@@ -56,11 +56,13 @@ interface Props {
   readonly selected: number | null;
   /** What to call the first parameter on its axis. */
   readonly axisLabel: string;
+  /** What to call each varied path, for the legend. */
+  readonly labels: ReadonlyMap<string, string>;
   onSelect(combo: number): void;
 }
 
 /** Probability against the varied parameter: a line per odds, its Wilson 95 % interval as a band, and the scenario's own value marked. */
-export function OddsPlot({ report, metrics, chosen, selected, axisLabel, onSelect }: Props) {
+export function OddsPlot({ report, metrics, chosen, selected, axisLabel, labels, onSelect }: Props) {
   const [ref, width] = useWidth<HTMLDivElement>(900);
   const first = report.vary[0];
   if (first === undefined) return null;
@@ -82,7 +84,7 @@ export function OddsPlot({ report, metrics, chosen, selected, axisLabel, onSelec
     .domain([0, 1])
     .range([height - m.bottom, m.top]);
   const xTicks = numeric ? xNum.ticks(narrow ? 4 : 8) : xs;
-  const series = seriesOf(report, metrics);
+  const series = seriesOf(report, metrics, labels);
 
   return (
     <div className="odds-plot" ref={ref}>

@@ -394,6 +394,7 @@ export function OddsView() {
             chosen={chosen}
             selected={selected}
             axisLabel={axisLabel}
+            labels={new Map(reportChoices.map((c) => [c.path, c.label]))}
             onSelect={(i) => useOdds.getState().set({ selected: i })}
           />
           {selected === null && <p className="muted small">Click or tab to a point for its figures and failing runs.</p>}
