@@ -6,7 +6,7 @@ import { packJson, unpackJson } from './compress.js';
 /** Links longer than this are refused, by us and by the servers and chat tools that would carry them. */
 export const MAX_LINK_CHARS = 8000;
 
-const VIEWS = ['lab', 'sandbox', 'compare', 'stores'] as const;
+const VIEWS = ['lab', 'sandbox', 'compare', 'stores', 'odds'] as const;
 export type LinkView = (typeof VIEWS)[number];
 
 /** Everything a link restores. The scenario is a built-in's name or a full document. */
