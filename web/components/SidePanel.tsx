@@ -111,15 +111,17 @@ export function SidePanel({ trace, primary = true }: { trace: LoadedTrace; prima
       <section>
         <h2 className="panel-title">Store and resource</h2>
         <ul className="facts">
-          {model.stores.map((s) => {
-            const down = spansAt(s.downs, playheadUs).length > 0;
-            const holds = spansAt(s.holds, playheadUs);
-            return (
-              <li key={s.name} data-store={s.name}>
-                <strong>{s.name}</strong>: {down ? 'DOWN' : holds.length === 0 ? 'no key held' : holds.map((h) => `holds ${h.label}`).join(', ')}
-              </li>
-            );
-          })}
+          {trace.annotations.storeOrder
+            .map((name) => model.stores.find((s) => s.name === name)!)
+            .map((s) => {
+              const down = spansAt(s.downs, playheadUs).length > 0;
+              const holds = spansAt(s.holds, playheadUs);
+              return (
+                <li key={s.name} data-store={s.name}>
+                  <strong>{s.name}</strong>: {down ? 'DOWN' : holds.length === 0 ? 'no key held' : holds.map((h) => `holds ${h.label}`).join(', ')}
+                </li>
+              );
+            })}
           <li data-testid="resource-state">
             <strong>resource</strong>: {writeCount} write{writeCount === 1 ? '' : 's'} so far
             {lastAccepted !== undefined && `, last accepted from ${lastAccepted.label}`}

@@ -51,6 +51,7 @@ export function showPrimary(t: LoadedTrace, keep: { cursor?: number; domain?: re
     cursor,
     playheadUs: cursor >= 0 ? t.model.times[cursor]! : t.model.startUs,
     playing: false,
+    selected: null,
     domain: keep.domain === undefined ? null : keep.domain,
   });
   performance.mark('locklab:trace-shown');

@@ -34,6 +34,8 @@ export interface UiState {
   playheadUs: number;
   playing: boolean;
   speed: number;
+  /** The event whose details the side panel shows (a clicked mark, a finding), by seq; null when none is. */
+  selected: number | null;
   /** The visible window of true time; null shows the whole trace. */
   domain: readonly [number, number] | null;
   arrows: boolean;
@@ -47,6 +49,8 @@ export interface UiActions {
   set(partial: Partial<UiState>): void;
   stepBy(delta: number): void;
   seekSeq(seq: number): void;
+  /** Moves the playhead to an event and shows its details. */
+  inspect(seq: number): void;
   seekTime(us: number): void;
   togglePlay(): void;
   changeSpeed(direction: 1 | -1): void;
@@ -65,6 +69,7 @@ export const useUi = create<UiState & UiActions>()((set, get) => ({
   playheadUs: 0,
   playing: false,
   speed: 2,
+  selected: null,
   domain: null,
   arrows: false,
   theme: 'light',
@@ -87,6 +92,11 @@ export const useUi = create<UiState & UiActions>()((set, get) => ({
     if (t === null) return;
     const cursor = Math.max(-1, Math.min(t.doc.events.length - 1, Math.trunc(seq)));
     set({ cursor, playheadUs: cursor >= 0 ? t.model.times[cursor]! : t.model.startUs });
+  },
+
+  inspect: (seq) => {
+    get().seekSeq(seq);
+    set({ selected: get().cursor === seq ? seq : null, playing: false });
   },
 
   seekTime: (us) => {

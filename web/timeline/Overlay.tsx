@@ -5,7 +5,7 @@ import { countAtOrBefore } from '../model/search.js';
 import { localAt } from '../model/state-at.js';
 import type { LoadedTrace } from '../state/traces.js';
 import { useUi } from '../state/ui.js';
-import { AXIS_H, GUTTER_W, type Lane } from './layout.js';
+import { AXIS_H, clockY, GUTTER_W, type Lane } from './layout.js';
 
 interface Props {
   trace: LoadedTrace;
@@ -58,7 +58,7 @@ export function Overlay({ trace, lanes, x, height, primary }: Props) {
           const clock = clocks.get(l.machine);
           const local = clock === undefined ? null : localAt(clock, playheadUs);
           return (
-            <text key={l.id} className="lane-clock" x={8} y={l.y + (l.kind === 'client' ? 42 : l.h - 6)} data-clock={l.machine}>
+            <text key={l.id} className="lane-clock" x={8} y={clockY(l)} data-clock={l.machine}>
               {local === null ? '' : `◷ ${formatInstant(local)}`}
             </text>
           );

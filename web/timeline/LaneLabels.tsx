@@ -1,0 +1,53 @@
+import { fitText, GUTTER_W, type Lane } from './layout.js';
+
+/** Room the row names ("believes", "store") take at the gutter's right edge. */
+const ROW_NAMES_W = 56;
+
+/**
+ * The gutter: each lane's name and machine on lines of their own, cut to
+ * the gutter's width (the whole name is in the tooltip), and a client's
+ * row names at the right edge, where nothing else is written.
+ */
+export function LaneLabels({ lanes, plotW }: { lanes: readonly Lane[]; plotW: number }) {
+  return (
+    <g className="lane-labels">
+      {lanes.map((l) => {
+        const left = GUTTER_W - 8 - (l.kind === 'client' ? ROW_NAMES_W : 4);
+        const name = l.kind === 'resource' && l.id === 'resource' ? 'resource' : l.name;
+        const where = l.machine === '' ? '' : l.kind === 'client' ? `on ${l.machine}` : `@${l.machine}`;
+        const full = where === '' ? name : `${name} ${where}`;
+        return (
+          <g key={l.id} data-lane={l.id}>
+            <title>{full}</title>
+            <line className="lane-sep" x1={0} x2={GUTTER_W + plotW} y1={l.y + l.h} y2={l.y + l.h} />
+            {l.kind === 'client' ? (
+              <>
+                <text className="lane-name" x={8} y={l.y + 14}>
+                  {fitText(name, left, 12.5, true)}
+                </text>
+                <text className="lane-machine" x={8} y={l.y + 27}>
+                  {fitText(where, left, 11)}
+                </text>
+                {l.pauseY !== null && (
+                  <text className="row-name" x={GUTTER_W - 6} y={l.pauseY + 4} textAnchor="end">
+                    paused
+                  </text>
+                )}
+                <text className="row-name" x={GUTTER_W - 6} y={l.rowY + 4} textAnchor="end">
+                  believes
+                </text>
+                <text className="row-name" x={GUTTER_W - 6} y={l.truthY + 4} textAnchor="end">
+                  store
+                </text>
+              </>
+            ) : (
+              <text className="lane-name" x={8} y={l.y + 14}>
+                {fitText(full, left, 12.5, true)}
+              </text>
+            )}
+          </g>
+        );
+      })}
+    </g>
+  );
+}

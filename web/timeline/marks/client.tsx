@@ -1,0 +1,100 @@
+import { formatDuration } from '../../../sim/time.js';
+import { visibleMarks, visibleSpans } from '../../model/lod.js';
+import { ROW_H, textPx, type Lane } from '../layout.js';
+import { MARK_BUCKET_PX, seconds, spanTitle, type DrawCtx } from './ctx.js';
+import { glyph } from './glyph.js';
+import { clockMarks, cutMarks } from './machine.js';
+
+const TRUTH_END_GLYPH: Readonly<Record<string, string>> = {
+  'lock.expired': '◷',
+  'lock.deleted': '✂',
+  'lock.overwritten': '⇄',
+  'lock.lost': '↯',
+};
+
+/** A client's lane: its pauses (solid, labelled where they begin), what it believes above what the store holds for it, refused attempts, crashes. */
+export function clientLane(c: DrawCtx, lane: Lane): void {
+  const client = c.model.clients.find((k) => k.name === lane.name)!;
+  if (lane.pauseY !== null) {
+    for (const s of visibleSpans(client.pauses, c.d0, c.d1, c.usPerPx)) {
+      const w = c.width(s.fromUs, s.toUs);
+      const label = `paused ${formatDuration(s.toUs - s.fromUs)}`;
+      const inside = w > textPx(label, 10.5, true) + 8;
+      c.out.push(
+        <g key={`p${lane.id}${s.first.seq}`} data-mark="pause" data-client={client.name} data-seq={s.first.seq} data-from={s.fromUs} className="inspectable">
+          <title>{spanTitle(s, `${client.name} is paused (GC stall): its timers and replies wait, and it keeps believing`)}</title>
+          <rect className="pause" x={c.px(s.fromUs)} y={lane.pauseY - 6} width={w} height={12} rx={2} />
+          <text className={inside ? 'pause-label' : 'bar-label-dark pause-label-out'} x={c.px(s.fromUs) + (inside ? 4 : w + 4)} y={lane.pauseY + 4}>
+            {s.count > 1 ? `${s.count} pauses` : label}
+          </text>
+        </g>,
+      );
+    }
+  }
+  for (const s of visibleSpans(client.belief, c.d0, c.d1, c.usPerPx)) {
+    const w = c.width(s.fromUs, s.toUs);
+    c.out.push(
+      <g key={`b${lane.id}${s.first.seq}`} data-mark="belief" data-client={client.name} data-seq={s.first.seq} className="inspectable">
+        <title>{spanTitle(s, `${client.name} believes it holds`)}</title>
+        <rect className="belief" x={c.px(s.fromUs)} y={lane.rowY - ROW_H / 2} width={w} height={ROW_H} rx={3} />
+        {w > 70 && s.count === 1 && (
+          <text className="bar-label-light" x={c.px(s.fromUs) + 4} y={lane.rowY + 4}>
+            {`believes ${s.first.label}`}
+          </text>
+        )}
+      </g>,
+    );
+  }
+  for (const s of visibleSpans(client.truth, c.d0, c.d1, c.usPerPx)) {
+    const w = c.width(s.fromUs, s.toUs);
+    const endGlyph = s.count === 1 ? TRUTH_END_GLYPH[s.first.end] : undefined;
+    c.out.push(
+      <g key={`t${lane.id}${s.first.seq}`} data-mark="truth" data-client={client.name} data-end={s.first.end} data-seq={s.first.seq} className="inspectable">
+        <title>{spanTitle(s, `the store holds for ${client.name}`)}</title>
+        <rect className="truth" x={c.px(s.fromUs)} y={lane.truthY - ROW_H / 2} width={w} height={ROW_H} />
+        {w > 70 && s.count === 1 && (
+          <text className="bar-label-dark" x={c.px(s.fromUs) + 4} y={lane.truthY + 4}>
+            {`store: ${s.first.label}`}
+          </text>
+        )}
+        {endGlyph !== undefined && (
+          <text className="glyph glyph-loss" x={c.px(s.toUs) + 2} y={lane.truthY + 5}>
+            {endGlyph}
+          </text>
+        )}
+      </g>,
+    );
+  }
+  refusals(c, lane);
+  for (const m of visibleMarks(client.marks, c.d0, c.d1, c.usPerPx * MARK_BUCKET_PX)) c.out.push(glyph(m.mark, c.px(m.atUs), lane.rowY, m.count, client.name));
+  clockMarks(c, lane);
+  cutMarks(c, lane);
+}
+
+/** Attempts that did not get the lock: a short stroke from the request to the answer, a cross, and the reason when there is room. */
+function refusals(c: DrawCtx, lane: Lane): void {
+  const list = c.annotations.refusals.get(lane.name) ?? [];
+  const drawn = visibleMarks(list, c.d0, c.d1, c.usPerPx * MARK_BUCKET_PX);
+  drawn.forEach((d, i) => {
+    const r = d.mark;
+    const at = c.px(r.atUs);
+    const next = drawn[i + 1];
+    const label = d.count > 1 ? `${d.count} refused` : r.reason;
+    const room = (next === undefined ? c.plotW : c.px(next.atUs)) - at - 12;
+    c.out.push(
+      <g key={`r${lane.id}${r.seq}`} data-mark="refused" data-client={lane.name} data-seq={r.seq} data-reason={r.reason} className="inspectable">
+        <title>{d.count > 1 ? `${d.count} refused attempts here; zoom in` : `${lane.name}'s attempt refused at ${seconds(r.atUs)}: ${r.reason}`}</title>
+        <line className="refused-stroke" x1={Math.min(at - 4, c.px(r.fromUs))} x2={at} y1={lane.rowY} y2={lane.rowY} />
+        <rect className="refused-box" x={at - 5} y={lane.rowY - 5} width={10} height={10} rx={2} />
+        <text className="refused-x" x={at} y={lane.rowY + 3.5} textAnchor="middle">
+          ✕
+        </text>
+        {room > textPx(label, 10.5) && (
+          <text className="refused-label" x={at + 8} y={lane.rowY + 4}>
+            {label}
+          </text>
+        )}
+      </g>,
+    );
+  });
+}
