@@ -25,6 +25,8 @@ export interface Annotations {
   /** The lane each flagged event is drawn on. */
   readonly flaggedLane: ReadonlyMap<number, string>;
   readonly refusals: ReadonlyMap<string, readonly Refusal[]>;
+  /** The events of each message (request, handling, reply), by message id. */
+  readonly byMsg: ReadonlyMap<number, readonly number[]>;
   /** The lane a request was sent to, by message id, for replies that come back with no event at the other end. */
   readonly requestLane: ReadonlyMap<number, string>;
   /** Store lane names in the scenario's order. */
@@ -82,7 +84,13 @@ export function annotate(doc: TraceDocument, model: TraceModel): Annotations {
   const requestLane = new Map<number, string>();
   const refusals = new Map<string, Refusal[]>();
   const otherFaults: Mark[] = [];
+  const byMsg = new Map<number, number[]>();
   for (const e of doc.events) {
+    if (e.msg !== undefined) {
+      const list = byMsg.get(e.msg);
+      if (list === undefined) byMsg.set(e.msg, [e.seq]);
+      else list.push(e.seq);
+    }
     if (e.msg !== undefined && e.kind.endsWith('.request')) {
       requestAt.set(e.msg, e.timeUs);
       if (e.peer !== undefined) requestLane.set(e.msg, laneIdOf(e.peer, clients));
@@ -116,6 +124,7 @@ export function annotate(doc: TraceDocument, model: TraceModel): Annotations {
     findingAt,
     flaggedLane,
     refusals,
+    byMsg,
     requestLane,
     storeOrder: storeOrderOf(doc, model),
     highestBefore: highestTokensBefore(model.resource.writes),

@@ -29,6 +29,9 @@ export interface Finding {
   /** damage: the resource took a stale write; fenced: fencing stopped one; warning: the lock failed, no damage by itself. */
   readonly severity: 'damage' | 'fenced' | 'warning';
   readonly title: string;
+  /** What happened, after the title ("A's lease ended 6 s ago, B holds token 34"). */
+  readonly detail: string;
+  /** Title and detail as one flag ("stale write accepted: A's lease ended 6 s ago, B holds token 34"). */
   readonly sentence: string;
 }
 
@@ -74,7 +77,7 @@ function holderAt(doc: TraceDocument, model: TraceModel, atUs: number, except: s
   return null;
 }
 
-/** "stale write accepted: A's lease ended 6 s ago, B holds token 34", from the trace alone. */
+/** "A's lease ended 6 s ago, B holds token 34" (what makes a write stale), from the trace alone. */
 function staleSentence(doc: TraceDocument, model: TraceModel, w: TraceDocument['verdict']['staleWrites'][number], highest: number | null): string {
   const lane = model.clients.find((c) => c.name === w.client);
   const mine = lane === undefined ? null : holdingOf(doc, lane.truth, w.owner, w.timeUs);
@@ -83,17 +86,37 @@ function staleSentence(doc: TraceDocument, model: TraceModel, w: TraceDocument['
     const rejected = doc.events[w.seq];
     const h = typeof rejected?.data?.highestFence === 'number' && rejected.data.highestFence >= 0 ? rejected.data.highestFence : highest;
     const cmp = w.fence !== null && h !== null ? `token ${w.fence} < ${h}` : 'fenced';
-    return `stale write rejected: ${cmp}; ${ended}`;
+    return `${cmp}; ${ended}`;
   }
   const holder = holderAt(doc, model, w.timeUs, w.client);
+  const since = holder === null && mine !== null ? takenSince(doc, model, mine.fromUs, w.timeUs, w.client) : null;
   const now =
     holder !== null
       ? `${holder.client} holds ${holder.fence === undefined ? 'the lock' : `token ${holder.fence}`}`
-      : highest !== null && w.fence !== null && highest > w.fence
-        ? `the resource had already seen token ${highest}`
-        : '';
-  const noToken = w.fence === null ? ' (no fencing token to check)' : '';
-  return `stale write accepted${noToken}: ${ended}${now === '' ? '' : `, ${now}`}`;
+      : since !== null
+        ? `and ${since.client} has since held ${since.fence === undefined ? 'the lock' : `token ${since.fence}`}`
+        : highest !== null && w.fence !== null && highest > w.fence
+          ? `the resource had already seen token ${highest}`
+          : '';
+  const noToken = w.fence === null ? '; the write carried no fencing token to check' : '';
+  return `${ended}${now === '' ? '' : `, ${now}`}${noToken}`;
+}
+
+/** The latest other client the store granted the lock to between the writer's grant and its write. */
+function takenSince(doc: TraceDocument, model: TraceModel, fromUs: number, toUs: number, except: string): { client: string; fence: number | undefined } | null {
+  let best: { client: string; fence: number | undefined; atUs: number } | null = null;
+  for (const c of model.clients) {
+    if (c.name === except) continue;
+    for (const s of c.truth)
+      if (s.fromUs > fromUs && s.fromUs <= toUs && (best === null || s.fromUs > best.atUs))
+        best = { client: c.name, fence: doc.events[s.seq]?.fence, atUs: s.fromUs };
+  }
+  return best;
+}
+
+/** The title, the detail, and the flag sentence: "stale write accepted: …" leads with its title, the others say it all in the detail. */
+function words(title: string, detail: string, titled: boolean): { title: string; detail: string; sentence: string } {
+  return { title, detail, sentence: titled ? `${title.toLowerCase()}: ${detail}` : detail };
 }
 
 /** The lab's findings of a trace, in event order. */
@@ -112,8 +135,7 @@ export function findingsOf(doc: TraceDocument, model: TraceModel): Finding[] {
       toUs: null,
       clients: [w.client],
       severity: w.accepted ? 'damage' : 'fenced',
-      title: TITLES[kind],
-      sentence: staleSentence(doc, model, w, highest.get(w.seq) ?? null),
+      ...words(TITLES[kind], staleSentence(doc, model, w, highest.get(w.seq) ?? null), true),
     });
   });
   v.doubleOwnership.forEach((d, i) => {
@@ -129,8 +151,11 @@ export function findingsOf(doc: TraceDocument, model: TraceModel): Finding[] {
       toUs: d.toUs,
       clients: d.clients,
       severity: 'warning',
-      title: TITLES['double-ownership'],
-      sentence: `${d.clients[0]} and ${d.clients[1]} both believe they hold ${d.key} for ${roughDuration(d.toUs - d.fromUs)}, from ${formatInstant(d.fromUs)} to ${formatInstant(d.toUs)}`,
+      ...words(
+        TITLES['double-ownership'],
+        `${d.clients[0]} and ${d.clients[1]} both believe they hold ${d.key} for ${roughDuration(d.toUs - d.fromUs)}, from ${formatInstant(d.fromUs)} to ${formatInstant(d.toUs)}`,
+        false,
+      ),
     });
   });
   v.lostLocks.forEach((l, i) => {
@@ -147,8 +172,7 @@ export function findingsOf(doc: TraceDocument, model: TraceModel): Finding[] {
       toUs: null,
       clients: [l.client],
       severity: 'warning',
-      title: TITLES['lost-lock'],
-      sentence: `${l.client} lost ${l.key} (${l.how}${l.reason === '' ? '' : `: ${l.reason}`}) and still believes it holds it`,
+      ...words(TITLES['lost-lock'], `${l.client} lost ${l.key} (${l.how}${l.reason === '' ? '' : `: ${l.reason}`}) and still believes it holds it`, false),
     });
   });
   return out.sort((a, b) => a.seq - b.seq || a.id.localeCompare(b.id));

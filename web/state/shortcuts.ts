@@ -17,6 +17,7 @@ export const SHORTCUTS: readonly Shortcut[] = [
   { keys: ['←', 'j'], does: 'Step one event back' },
   { keys: ['Shift+→', 'Shift+←'], does: 'Step ten events' },
   { keys: ['Home', 'End'], does: 'First or last event' },
+  { keys: ['n', 'Shift+N'], does: 'Jump to the next or previous finding' },
   { keys: [']', '['], does: 'Faster or slower' },
   { keys: ['+', '−'], does: 'Zoom in or out around the playhead' },
   { keys: ['0'], does: 'Show the whole trace' },
@@ -73,6 +74,12 @@ export function useShortcuts(): void {
         case 'ArrowLeft':
         case 'j':
           if (inTimeline) ui.stepBy(ev.shiftKey ? -10 : -1);
+          break;
+        case 'n':
+          if (inTimeline) ui.jumpToFinding(1);
+          break;
+        case 'N':
+          if (inTimeline) ui.jumpToFinding(-1);
           break;
         case 'Home':
           ui.seekSeq(-1);

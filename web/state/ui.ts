@@ -1,6 +1,6 @@
 import { create } from 'zustand';
 import type { InputIssue } from '../../sim/errors.js';
-import { countAtOrBefore } from '../model/search.js';
+import { countAtOrBefore, firstAtOrAfter } from '../model/search.js';
 import { getTrace } from './traces.js';
 
 export type View = 'lab' | 'sandbox' | 'compare' | 'stores';
@@ -51,6 +51,8 @@ export interface UiActions {
   seekSeq(seq: number): void;
   /** Moves the playhead to an event and shows its details. */
   inspect(seq: number): void;
+  /** Inspects the next (1) or previous (-1) event a finding is about, from the cursor. */
+  jumpToFinding(direction: 1 | -1): void;
   seekTime(us: number): void;
   togglePlay(): void;
   changeSpeed(direction: 1 | -1): void;
@@ -97,6 +99,16 @@ export const useUi = create<UiState & UiActions>()((set, get) => ({
   inspect: (seq) => {
     get().seekSeq(seq);
     set({ selected: get().cursor === seq ? seq : null, playing: false });
+  },
+
+  jumpToFinding: (direction) => {
+    const t = getTrace(get().primaryId);
+    if (t === null) return;
+    const flagged = t.annotations.flagged;
+    const cursor = get().cursor;
+    const i = direction === 1 ? firstAtOrAfter(flagged, cursor + 1) : countAtOrBefore(flagged, cursor - 1) - 1;
+    const seq = flagged[i];
+    if (seq !== undefined) get().inspect(seq);
   },
 
   seekTime: (us) => {

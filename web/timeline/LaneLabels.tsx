@@ -13,8 +13,9 @@ export function LaneLabels({ lanes, plotW }: { lanes: readonly Lane[]; plotW: nu
     <g className="lane-labels">
       {lanes.map((l) => {
         const left = GUTTER_W - 8 - (l.kind === 'client' ? ROW_NAMES_W : 4);
-        const name = l.kind === 'resource' && l.id === 'resource' ? 'resource' : l.name;
-        const where = l.machine === '' ? '' : l.kind === 'client' ? `on ${l.machine}` : `@${l.machine}`;
+        const pair = l.id === 'resource-pair';
+        const name = l.kind === 'resource' && !pair ? 'resource' : l.name;
+        const where = l.machine === '' || pair ? '' : l.kind === 'client' ? `on ${l.machine}` : `@${l.machine}`;
         const full = where === '' ? name : `${name} ${where}`;
         return (
           <g key={l.id} data-lane={l.id}>
@@ -41,9 +42,16 @@ export function LaneLabels({ lanes, plotW }: { lanes: readonly Lane[]; plotW: nu
                 </text>
               </>
             ) : (
-              <text className="lane-name" x={8} y={l.y + 14}>
-                {fitText(full, left, 12.5, true)}
-              </text>
+              <>
+                <text className="lane-name" x={8} y={l.y + 14}>
+                  {fitText(full, left, 12.5, true)}
+                </text>
+                {l.note !== undefined && l.note !== '' && (
+                  <text className="lane-machine" x={8} y={l.y + 27} data-note={l.note}>
+                    {fitText(l.note, left, 11)}
+                  </text>
+                )}
+              </>
             )}
           </g>
         );

@@ -42,7 +42,10 @@ export function Timeline({ trace, fullDomain, primary, title, divergeUs = null, 
   const setUi = useUi((s) => s.set);
 
   const plotW = Math.max(200, boxW - GUTTER_W - 12);
-  const { lanes, height, findingsY } = useMemo(() => layoutLanes(trace.model, trace.annotations, pair?.name ?? null), [trace, pair?.name]);
+  const { lanes, height, findingsY } = useMemo(
+    () => layoutLanes(trace.model, trace.annotations, pair?.name ?? null, trace.doc.scenario.resource.fencing ? 'fencing on' : 'fencing off'),
+    [trace, pair?.name],
+  );
   const resources = useMemo(() => {
     const row = (t: LoadedTrace, scope: string): ResourceRow => ({
       writes: t.model.resource.writes,

@@ -27,6 +27,8 @@ export interface Lane {
   readonly pauseY: number | null;
   /** The resource lane: the line that carries the highest token it has seen. */
   readonly tokenY: number;
+  /** A second line in the gutter (a resource lane's "fencing on"). */
+  readonly note?: string;
 }
 
 export const ROW_H = 14;
@@ -43,6 +45,8 @@ export function layoutLanes(
   annotations: Annotations,
   /** A second resource lane under the first, for the same run with fencing flipped (its gutter name). */
   pairResource: string | null = null,
+  /** What the gutter says under the resource's name ("fencing on"). */
+  resourceNote = '',
 ): { lanes: Lane[]; height: number; findingsY: number | null } {
   const lanes: Lane[] = [];
   let y = AXIS_H;
@@ -87,6 +91,7 @@ export function layoutLanes(
     truthY: y + 14,
     pauseY: null,
     tokenY: y + 56,
+    note: resourceNote,
   });
   y += RESOURCE_H;
   if (pairResource !== null) {
@@ -101,6 +106,7 @@ export function layoutLanes(
       truthY: y + 14,
       pauseY: null,
       tokenY: y + 56,
+      note: 'same run, fencing off',
     });
     y += RESOURCE_H;
   }

@@ -9,6 +9,7 @@ import { labelOf, loadTraceFile, runOrigin, withOverride } from '../state/sessio
 import { useTrace } from '../state/traces.js';
 import { useUi } from '../state/ui.js';
 import { fullDomainOf } from '../state/zoom.js';
+import { Legend } from '../timeline/Legend.js';
 import { Timeline } from '../timeline/Timeline.js';
 import { forkBase } from './fork.js';
 import { LinkButton } from './LinkButton.js';
@@ -94,17 +95,18 @@ export function CompareView() {
       ) : (
         <p className="muted">Running the second trace…</p>
       )}
+      <Legend traces={b === null ? [a] : [a, b]} divergence={diverge !== null} />
       <Transport trace={a} />
       <div className="compare-grid">
         <div>
           <h2 className="panel-title">A</h2>
-          <VerdictView verdict={a.doc.verdict} />
+          <VerdictView trace={a} />
           <SidePanel trace={a} />
         </div>
         {b !== null && (
           <div>
             <h2 className="panel-title">B</h2>
-            <VerdictView verdict={b.doc.verdict} />
+            <VerdictView trace={b} primary={false} />
             <SidePanel trace={b} primary={false} />
           </div>
         )}

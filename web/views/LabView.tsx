@@ -5,10 +5,12 @@ import { download, FilePicker } from '../components/FilePicker.js';
 import { SidePanel } from '../components/SidePanel.js';
 import { Transport } from '../components/Transport.js';
 import { VerdictView } from '../components/VerdictView.js';
+import { useUnfencedPair } from '../state/pairs.js';
 import { loadTraceFile, runPrimary, withOverride } from '../state/session.js';
 import { viewKeys } from '../state/shortcuts.js';
 import { useTrace, type LoadedTrace } from '../state/traces.js';
 import { useUi } from '../state/ui.js';
+import { Legend } from '../timeline/Legend.js';
 import { Timeline } from '../timeline/Timeline.js';
 import { fullDomainOf } from '../state/zoom.js';
 import { ForkDialog } from './ForkDialog.js';
@@ -21,11 +23,23 @@ export async function toggleFencing(t: LoadedTrace): Promise<void> {
   await runPrimary({ ...base, overrides: withOverride(base.overrides, 'resource.fencing', String(!t.doc.scenario.resource.fencing)) }, true);
 }
 
+/** What the same run does without fencing, in one sentence under the verdict of the fenced run. */
+function PairNote({ unfenced }: { unfenced: LoadedTrace }) {
+  const damage = unfenced.annotations.findings.filter((f) => f.kind === 'stale-accepted');
+  return (
+    <p className={`pair-note pair-${unfenced.doc.verdict.outcome}`} data-testid="pair-note">
+      Without fencing, the same run is <strong>{unfenced.doc.verdict.outcome}</strong>
+      {damage.length > 0 ? `: ${damage.map((f) => f.sentence).join('; ')} (the lane “without fencing” under the resource).` : '.'}
+    </p>
+  );
+}
+
 /** The lab: one trace on the timeline, the transport, and the side panel that reads the playhead. */
 export function LabView() {
   const primaryId = useUi((s) => s.primaryId);
   const busy = useUi((s) => s.busy);
   const trace = useTrace(primaryId);
+  const unfenced = useUnfencedPair(trace);
   const [forkOpen, setForkOpen] = useState(false);
   const [seedText, setSeedText] = useState('');
   // The box shows the choice at once; the re-run that makes it true takes a moment.
@@ -106,9 +120,17 @@ export function LabView() {
       {trace.doc.scenario.summary !== '' && <p className="summary">{trace.doc.scenario.summary}</p>}
       <div className="lab-grid">
         <div className="lab-main">
-          <Timeline trace={trace} fullDomain={fullDomainOf(trace.id, null)} primary title={trace.label} />
+          <Timeline
+            trace={trace}
+            fullDomain={fullDomainOf(trace.id, null)}
+            primary
+            title={trace.label}
+            pair={unfenced === null ? null : { trace: unfenced, name: 'without fencing' }}
+          />
+          <Legend traces={unfenced === null ? [trace] : [trace, unfenced]} />
           <Transport trace={trace} />
-          <VerdictView verdict={trace.doc.verdict} />
+          <VerdictView trace={trace} />
+          {unfenced !== null && <PairNote unfenced={unfenced} />}
           <EventLog trace={trace} />
         </div>
         <SidePanel trace={trace} />

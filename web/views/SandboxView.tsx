@@ -14,6 +14,7 @@ import { MachinesEditor } from '../sandbox/MachinesEditor.js';
 import { runOrigin, showPrimary } from '../state/session.js';
 import { useTrace } from '../state/traces.js';
 import { useUi } from '../state/ui.js';
+import { Legend } from '../timeline/Legend.js';
 import { Timeline } from '../timeline/Timeline.js';
 import { fullDomainOf } from '../state/zoom.js';
 import { sim, WorkerInputError } from '../worker/client.js';
@@ -185,7 +186,7 @@ export function SandboxView() {
             <p className="muted">Run the scenario to see its verdict and timeline here.</p>
           ) : (
             <>
-              <VerdictView verdict={trace.doc.verdict} />
+              <VerdictView trace={trace} />
               <p className="muted small">
                 {trace.doc.events.length} events, simulated in {trace.workMs.toFixed(0)} ms · trace sha256{' '}
                 <span className="mono">{trace.hash.slice(0, 16)}…</span>
@@ -200,6 +201,7 @@ export function SandboxView() {
                 Open in the Lab to step through it
               </button>
               <Timeline trace={trace} fullDomain={fullDomainOf(trace.id, null)} primary={useUi.getState().primaryId === trace.id} title={trace.label} />
+              <Legend traces={[trace]} />
             </>
           )}
         </section>

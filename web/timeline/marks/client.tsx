@@ -84,6 +84,7 @@ function refusals(c: DrawCtx, lane: Lane): void {
     c.out.push(
       <g key={`r${lane.id}${r.seq}`} data-mark="refused" data-client={lane.name} data-seq={r.seq} data-reason={r.reason} className="inspectable">
         <title>{d.count > 1 ? `${d.count} refused attempts here; zoom in` : `${lane.name}'s attempt refused at ${seconds(r.atUs)}: ${r.reason}`}</title>
+        <circle className="hit" cx={at} cy={lane.rowY} r={10} />
         <line className="refused-stroke" x1={Math.min(at - 4, c.px(r.fromUs))} x2={at} y1={lane.rowY} y2={lane.rowY} />
         <rect className="refused-box" x={at - 5} y={lane.rowY - 5} width={10} height={10} rx={2} />
         <text className="refused-x" x={at} y={lane.rowY + 3.5} textAnchor="middle">

@@ -21,6 +21,7 @@ export function glyph(m: Mark, x: number, y: number, count: number, scope: strin
   return (
     <g key={`g${scope}${m.seq}`} data-mark={m.kind} data-seq={m.seq} className="inspectable" transform={`translate(${x.toFixed(1)},${y})`}>
       <title>{count > 1 ? `${count} events here (${m.label} …); zoom in` : `${m.label} at ${seconds(m.atUs)}`}</title>
+      <circle className="hit" r={11} />
       <circle className={`glyph-bg glyph-${m.kind.replace('.', '-')}`} r={7} />
       <text className="glyph" textAnchor="middle" y={4}>
         {g}

@@ -50,7 +50,7 @@ export function resourceLane(c: DrawCtx, lane: Lane, row: ResourceRow): void {
     const from = anchor === 'start' ? at - 6 : anchor === 'end' ? at - 2 * half : at - half;
     const line = lineEnd.findIndex((end) => from > end + 6);
     if (line !== -1) lineEnd[line] = from + 2 * half;
-    c.out.push(writeMark(w, at, lane.rowY, m.count, line === -1 ? null : words, line, anchor, row.scope, highest));
+    c.out.push(writeMark(w, at, lane, m.count, line === -1 ? null : words, line, anchor, row.scope, highest));
   }
 }
 
@@ -81,7 +81,7 @@ function highestTokenLine(c: DrawCtx, lane: Lane, row: ResourceRow): void {
         <line className="highest-token" x1={x0} x2={x1} y1={lane.tokenY} y2={lane.tokenY} />
         <line className="highest-token" x1={x0} x2={x0} y1={lane.tokenY - 4} y2={lane.tokenY + 4} />
         {text !== '' && (
-          <text className="highest-token-label" x={x0 + 4} y={lane.tokenY + 4}>
+          <text className="highest-token-label" x={x0 + 4} y={lane.tokenY + 10}>
             {text}
           </text>
         )}
@@ -93,7 +93,7 @@ function highestTokenLine(c: DrawCtx, lane: Lane, row: ResourceRow): void {
 function writeMark(
   w: Write,
   x: number,
-  y: number,
+  lane: Lane,
   count: number,
   words: string | null,
   line: number,
@@ -121,13 +121,15 @@ function writeMark(
     <g
       key={`w${scope}${w.seq}`}
       data-mark="write"
+      data-lane={lane.id}
       data-outcome={outcome}
       data-fence={w.fence ?? ''}
       {...(scope === 'own' ? { 'data-seq': w.seq } : { 'data-at-us': w.atUs })}
       className="inspectable"
-      transform={`translate(${x.toFixed(1)},${y})`}
+      transform={`translate(${x.toFixed(1)},${lane.rowY})`}
     >
       <title>{count > 1 ? `${count} writes here; the worst is ${w.label}: ${said}` : `write from ${w.label}: ${said}`}</title>
+      <circle className="hit" r={12} />
       {outcome === 'stale-accepted' && <circle className="write-stale-halo" r={12} />}
       {shape}
       <text className={`write-symbol write-symbol-${outcome}`} textAnchor="middle" y={outcome === 'stale-accepted' ? 4 : 3.5}>
