@@ -4,7 +4,7 @@ import type { Scenario } from './scenario/types.js';
 import { storeKind } from './stores/registry.js';
 import { msToUs } from './time.js';
 import { TRACE_SCHEMA, type TraceDocument } from './trace/types.js';
-import { scheduleFaults } from './world/faults.js';
+import { scheduleFaults, type SimClient } from './world/faults.js';
 import { Resource } from './world/resource.js';
 import { World } from './world/world.js';
 
@@ -24,8 +24,17 @@ export function runScenario(scenario: Scenario, seed: number = scenario.seed): T
   const kind = storeKind(scenario.store.kind);
   if (kind === undefined) throw new Error(`no store kind ${scenario.store.kind}: normalize the scenario first`);
   const store = kind.create(world, scenario.store, scenario);
+  for (const node of store.nodes.values()) world.addEndpoint(node);
   const resource = new Resource(world, scenario.resource.machine, scenario.resource.fencing);
-  const clients = new Map(scenario.clients.map((spec) => [spec.name, new Client(world, spec, store.driver(spec), kind.capabilities, resource)] as const));
+  world.addEndpoint(resource);
+  const clients = new Map<string, SimClient>();
+  for (const spec of scenario.clients) {
+    const process = world.addProcess(spec.name, world.machine(spec.machine));
+    const client = new Client(process.runtime(), spec, kind.driver(scenario.store, spec, scenario), kind.capabilities, resource);
+    process.onResume = () => client.resumed();
+    world.kernel.at(msToUs(spec.startMs), () => process.start(client.main()));
+    clients.set(spec.name, { client, process });
+  }
   scheduleFaults(world, scenario.faults, { clients, store });
 
   const stop = world.kernel.run({ maxEvents: scenario.budget.maxEvents, maxTimeUs: msToUs(scenario.budget.maxTimeMs) });

@@ -1,6 +1,5 @@
-import type { Scenario } from '../scenario/types.js';
-import type { StopInfo } from '../kernel/kernel.js';
 import type { Verdict } from '../check/verdict.js';
+import type { Scenario } from '../scenario/types.js';
 
 /** The trace format's name and version; bumped on any incompatible change. */
 export const TRACE_SCHEMA = 'locklab.trace/1';
@@ -47,6 +46,16 @@ export interface TraceEvent {
   data?: Record<string, number | string | boolean>;
 }
 
+/** Why a run stopped. Every run stops for exactly one of these. */
+export type StopReason = 'completed' | 'event-budget' | 'time-budget';
+
+/** How a run ended: the reason, kernel events processed, and the virtual time of the last one. */
+export interface StopInfo {
+  readonly reason: StopReason;
+  readonly events: number;
+  readonly timeUs: number;
+}
+
 export interface TraceDocument {
   schema: typeof TRACE_SCHEMA;
   /** "sim" for simulated runs; the real runner writes "real". */
@@ -55,5 +64,9 @@ export interface TraceDocument {
   seed: number;
   stop: StopInfo;
   events: TraceEvent[];
+  /**
+   * The checker's verdict, stored for readers of the file. It is derived from
+   * the events (`locklab check` recomputes it) and is not part of the run hash.
+   */
   verdict: Verdict;
 }

@@ -2,11 +2,17 @@ import type { Client } from '../clients/lifecycle.js';
 import type { FaultSpec } from '../scenario/types.js';
 import type { StoreInstance } from '../stores/types.js';
 import { msToUs } from '../time.js';
-import type { World } from './world.js';
+import type { Process, World } from './world.js';
+
+/** A client and the simulated process it runs in: faults stop or kill the process, and the client records it. */
+export interface SimClient {
+  readonly client: Client;
+  readonly process: Process;
+}
 
 /** Everything a fault can be aimed at, by name. */
 export interface FaultTargets {
-  readonly clients: ReadonlyMap<string, Client>;
+  readonly clients: ReadonlyMap<string, SimClient>;
   readonly store: StoreInstance;
 }
 
@@ -25,17 +31,17 @@ function inject(world: World, f: FaultSpec, index: number, targets: FaultTargets
   const data = { fault: index };
   switch (f.kind) {
     case 'pause':
-      targets.clients.get(f.target)?.pause(msToUs(f.durationMs));
+      pause(targets.clients.get(f.target), msToUs(f.durationMs));
       return;
     case 'crash':
-      targets.clients.get(f.target)?.crash();
+      crash(targets.clients.get(f.target));
       return;
     case 'store-restart':
       targets.store.nodes.get(f.target)?.restart?.(msToUs(f.downMs));
       return;
     case 'deploy':
       world.recordGlobal('deploy.start', 'faults', 'net', { data: { ...data, clients: f.clients.join(' '), store: JSON.stringify(f.store) } });
-      for (const c of f.clients) targets.clients.get(c)?.reconfigure(f.store);
+      for (const c of f.clients) targets.clients.get(c)?.client.reconfigure(f.store);
       return;
     case 'eviction':
     case 'memory-pressure':
@@ -83,4 +89,17 @@ function inject(world: World, f: FaultSpec, index: number, targets: FaultTargets
       return;
     }
   }
+}
+
+/** A GC pause or SIGSTOP: recorded with what the client believes, then the process stops (a dead one is left alone). */
+function pause(c: SimClient | undefined, durationUs: number): void {
+  if (c === undefined || !c.process.alive) return;
+  c.client.paused(durationUs);
+  c.process.pause(durationUs);
+}
+
+function crash(c: SimClient | undefined): void {
+  if (c === undefined || !c.process.alive) return;
+  c.process.crash();
+  c.client.crashed();
 }
