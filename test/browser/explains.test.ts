@@ -119,6 +119,39 @@ describeBrowser('the lab explains itself', () => {
     await expect.poll(() => page.getByTestId('event-search-count').textContent()).toBe('no event matches');
   });
 
+  it('playback stops on every finding and holds there, even at a speed that crosses the story in one frame', async () => {
+    const page = await lab.page('#/lab?s=pause-past-expiry');
+    await ready(page);
+    for (const speed of [2, 1000]) {
+      // Record the cursor on every frame of a play-through: the whole story at 1000×, its last part at 2×.
+      const samples = (await page.evaluate(`(async () => {
+        const ui = window.__locklab.ui;
+        ui.getState().set({ speed: ${speed} });
+        ui.getState().seekSeq(${speed === 2 ? 24 : -1});
+        ui.getState().togglePlay();
+        const out = [];
+        await new Promise((resolve) => {
+          const tick = (now) => {
+            const s = ui.getState();
+            out.push([now, s.cursor]);
+            if (!s.playing) return resolve();
+            requestAnimationFrame(tick);
+          };
+          requestAnimationFrame(tick);
+        });
+        return out;
+      })()`)) as [number, number][];
+      const flagged = speed === 2 ? [27] : [13, 16, 27];
+      for (const seq of flagged) {
+        const at = samples.filter(([, c]) => c === seq).map(([t]) => t);
+        expect(at.length, `speed ${speed}: the playhead stopped on event ${seq}`).toBeGreaterThan(0);
+        // It held there for a good part of a second of wall time.
+        expect(at[at.length - 1]! - at[0]!, `speed ${speed}: held on event ${seq}`).toBeGreaterThan(speed === 2 ? 900 : 250);
+      }
+      expect(samples[samples.length - 1]![1]).toBe(31);
+    }
+  });
+
   it('the findings list seeks to each finding, and n and Shift+N jump between them', async () => {
     const page = await lab.page('#/lab?s=pause-past-expiry');
     await ready(page);

@@ -12,7 +12,7 @@ export interface Shortcut {
 export const viewKeys: { fencing: (() => void) | null; fork: (() => void) | null } = { fencing: null, fork: null };
 
 export const SHORTCUTS: readonly Shortcut[] = [
-  { keys: ['Space', 'k'], does: 'Play or pause' },
+  { keys: ['Space', 'k'], does: 'Play or pause (playback slows near each finding and holds on it)' },
   { keys: ['→', 'l'], does: 'Step one event forward' },
   { keys: ['←', 'j'], does: 'Step one event back' },
   { keys: ['Shift+→', 'Shift+←'], does: 'Step ten events' },

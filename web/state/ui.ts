@@ -34,6 +34,8 @@ export interface UiState {
   playheadUs: number;
   playing: boolean;
   speed: number;
+  /** Seqs a story (a lesson) wants playback to stop at, besides the findings. */
+  storyStops: readonly number[];
   /** The event whose details the side panel shows (a clicked mark, a finding), by seq; null when none is. */
   selected: number | null;
   /** The visible window of true time; null shows the whole trace. */
@@ -72,6 +74,7 @@ export const useUi = create<UiState & UiActions>()((set, get) => ({
   playing: false,
   speed: 2,
   selected: null,
+  storyStops: [],
   domain: null,
   arrows: false,
   theme: 'light',
