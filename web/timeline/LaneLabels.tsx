@@ -1,18 +1,20 @@
-import { fitText, GUTTER_W, type Lane } from './layout.js';
+import { fitText, type Lane } from './layout.js';
 
 /** Room the row names ("believes", "store") take at the gutter's right edge. */
 const ROW_NAMES_W = 56;
+/** A narrow gutter keeps the row names, shorter. */
+const rowName = (gutter: number, long: string, short: string) => (gutter >= 150 ? long : short);
 
 /**
  * The gutter: each lane's name and machine on lines of their own, cut to
  * the gutter's width (the whole name is in the tooltip), and a client's
  * row names at the right edge, where nothing else is written.
  */
-export function LaneLabels({ lanes, plotW }: { lanes: readonly Lane[]; plotW: number }) {
+export function LaneLabels({ lanes, plotW, gutter }: { lanes: readonly Lane[]; plotW: number; gutter: number }) {
   return (
     <g className="lane-labels">
       {lanes.map((l) => {
-        const left = GUTTER_W - 8 - (l.kind === 'client' ? ROW_NAMES_W : 4);
+        const left = gutter - 8 - (l.kind === 'client' ? (gutter >= 150 ? ROW_NAMES_W : 40) : 4);
         const pair = l.id === 'resource-pair';
         const name = l.kind === 'resource' && !pair ? 'resource' : l.name;
         const where = l.machine === '' || pair ? '' : l.kind === 'client' ? `on ${l.machine}` : `@${l.machine}`;
@@ -20,7 +22,7 @@ export function LaneLabels({ lanes, plotW }: { lanes: readonly Lane[]; plotW: nu
         return (
           <g key={l.id} data-lane={l.id}>
             <title>{full}</title>
-            <line className="lane-sep" x1={0} x2={GUTTER_W + plotW} y1={l.y + l.h} y2={l.y + l.h} />
+            <line className="lane-sep" x1={0} x2={gutter + plotW} y1={l.y + l.h} y2={l.y + l.h} />
             {l.kind === 'client' ? (
               <>
                 <text className="lane-name" x={8} y={l.y + 14}>
@@ -30,14 +32,14 @@ export function LaneLabels({ lanes, plotW }: { lanes: readonly Lane[]; plotW: nu
                   {fitText(where, left, 11)}
                 </text>
                 {l.pauseY !== null && (
-                  <text className="row-name" x={GUTTER_W - 6} y={l.pauseY + 4} textAnchor="end">
-                    paused
+                  <text className="row-name" x={gutter - 6} y={l.pauseY + 4} textAnchor="end">
+                    {rowName(gutter, 'paused', 'pause')}
                   </text>
                 )}
-                <text className="row-name" x={GUTTER_W - 6} y={l.rowY + 4} textAnchor="end">
-                  believes
+                <text className="row-name" x={gutter - 6} y={l.rowY + 4} textAnchor="end">
+                  {rowName(gutter, 'believes', 'thinks')}
                 </text>
-                <text className="row-name" x={GUTTER_W - 6} y={l.truthY + 4} textAnchor="end">
+                <text className="row-name" x={gutter - 6} y={l.truthY + 4} textAnchor="end">
                   store
                 </text>
               </>

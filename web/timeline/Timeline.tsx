@@ -4,7 +4,7 @@ import { zoom as d3zoom, zoomIdentity, type D3ZoomEvent, type ZoomBehavior } fro
 import { useEffect, useLayoutEffect, useMemo, useRef } from 'react';
 import type { LoadedTrace } from '../state/traces.js';
 import { useUi } from '../state/ui.js';
-import { AXIS_H, FINDINGS_H, GUTTER_W, layoutLanes } from './layout.js';
+import { AXIS_H, FINDINGS_H, gutterFor, layoutLanes } from './layout.js';
 import { LaneLabels } from './LaneLabels.js';
 import { Marks } from './Marks.js';
 import type { ResourceRow } from './marks/resource.js';
@@ -41,7 +41,8 @@ export function Timeline({ trace, fullDomain, primary, title, divergeUs = null, 
   const seekTime = useUi((s) => s.seekTime);
   const setUi = useUi((s) => s.set);
 
-  const plotW = Math.max(200, boxW - GUTTER_W - 12);
+  const GUTTER_W = gutterFor(boxW);
+  const plotW = Math.max(160, boxW - GUTTER_W - 12);
   const { lanes, height, findingsY } = useMemo(
     () => layoutLanes(trace.model, trace.annotations, pair?.name ?? null, trace.doc.scenario.resource.fencing ? 'fencing on' : 'fencing off'),
     [trace, pair?.name],
@@ -96,7 +97,7 @@ export function Timeline({ trace, fullDomain, primary, title, divergeUs = null, 
     return () => {
       select(svg).on('.zoom', null);
     };
-  }, [base, fullDomain, plotW, height, setUi]);
+  }, [base, fullDomain, plotW, height, setUi, GUTTER_W]);
 
   // When the window changes from elsewhere (keys, a link, the other timeline), move d3-zoom's transform to match.
   useLayoutEffect(() => {
@@ -109,7 +110,7 @@ export function Timeline({ trace, fullDomain, primary, title, divergeUs = null, 
     syncing.current = true;
     select(svg).call(z.transform, zoomIdentity.translate(tx, 0).scale(k));
     syncing.current = false;
-  }, [domain, fullDomain, base]);
+  }, [domain, fullDomain, base, GUTTER_W]);
 
   useEffect(() => {
     // The bench and the tests time the first paint of the marks.
@@ -174,7 +175,7 @@ export function Timeline({ trace, fullDomain, primary, title, divergeUs = null, 
               </text>
             </>
           )}
-          <LaneLabels lanes={lanes} plotW={plotW} />
+          <LaneLabels lanes={lanes} plotW={plotW} gutter={GUTTER_W} />
           <svg x={GUTTER_W} y={0} width={plotW} height={height} overflow="hidden">
             <Marks
               model={trace.model}
@@ -192,7 +193,7 @@ export function Timeline({ trace, fullDomain, primary, title, divergeUs = null, 
         </svg>
         {/* The playhead lives in its own layer, so moving it repaints a line, not the whole drawing. */}
         <svg className="timeline-overlay" width={plotW + GUTTER_W + 8} height={height} aria-hidden="true">
-          <Overlay trace={trace} lanes={lanes} x={x} height={height} primary={primary} />
+          <Overlay trace={trace} lanes={lanes} x={x} height={height} primary={primary} gutter={GUTTER_W} />
         </svg>
       </div>
     </figure>

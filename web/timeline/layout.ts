@@ -3,6 +3,11 @@ import type { TraceModel } from '../model/types.js';
 
 export const AXIS_H = 30;
 export const GUTTER_W = 150;
+/** The gutter of a narrow timeline (a phone), so the plot keeps most of the width. */
+export const NARROW_GUTTER_W = 100;
+
+/** The gutter's width for a timeline box this wide. */
+export const gutterFor = (boxW: number): number => (boxW < 600 ? NARROW_GUTTER_W : GUTTER_W);
 /** The strip under the axis where findings are numbered, when there are any. */
 export const FINDINGS_H = 20;
 const FAULTS_H = 26;

@@ -3,6 +3,7 @@ import { BUILTIN_NAMES } from '../../sim/scenarios/index.js';
 import { EventLog } from '../components/EventLog.js';
 import { download, FilePicker } from '../components/FilePicker.js';
 import { SidePanel } from '../components/SidePanel.js';
+import { Summary } from '../components/side/Summary.js';
 import { Transport } from '../components/Transport.js';
 import { VerdictView } from '../components/VerdictView.js';
 import { useUnfencedPair } from '../state/pairs.js';
@@ -135,6 +136,7 @@ export function LabView() {
         </div>
         <SidePanel trace={trace} />
       </div>
+      <Summary trace={trace} />
       <p className="muted small">
         {trace.doc.events.length} events · stop: {trace.doc.stop.reason} · sha256{' '}
         <span className="mono" data-testid="trace-hash">

@@ -27,19 +27,19 @@ export function StoresView() {
             {STORE_TABLE.map((row) => (
               <tr key={row.name} data-store-row={row.name}>
                 <th scope="row">{row.title}</th>
-                <td>{row.scope}</td>
-                <td>{yesNo(row.expiring)}</td>
-                <td>{yesNo(row.blocking)}</td>
-                <td>{yesNo(row.sharing)}</td>
-                <td>{row.fencingToken ?? '✕ none'}</td>
-                <td>
+                <td data-label="Scope">{row.scope}</td>
+                <td data-label="Expiring">{yesNo(row.expiring)}</td>
+                <td data-label="Blocking">{yesNo(row.blocking)}</td>
+                <td data-label="Sharing">{yesNo(row.sharing)}</td>
+                <td data-label="Fencing token">{row.fencingToken ?? '✕ none'}</td>
+                <td data-label="Loses the lock when">
                   <ul className="plain">
                     {row.losesLockWhen.map((w) => (
                       <li key={w}>{w}</li>
                     ))}
                   </ul>
                 </td>
-                <td>
+                <td data-label="Hazard">
                   <a href={buildLinkSync(row.hazardScenario, row.hazardSets)}>{[row.hazardScenario, ...row.hazardSets.map((o) => `--set ${o}`)].join(' ')}</a>
                 </td>
               </tr>
