@@ -9,7 +9,7 @@ import type { ClientSpec, Scenario } from '../../sim/scenario/types.js';
  */
 export interface DraftState {
   draft: Scenario | null;
-  issues: { source: string; issues: readonly InputIssue[] } | null;
+  issues: { source: string; issues: readonly InputIssue[]; what?: string } | null;
   lastTraceId: string | null;
   setDraft(d: Scenario): void;
   update(path: readonly (string | number)[], value: unknown): void;

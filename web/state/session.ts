@@ -23,7 +23,10 @@ export function labelOf(origin: Origin): string {
 }
 
 function report(err: unknown, title: string): void {
-  if (err instanceof WorkerInputError) useUi.getState().set({ notice: { title, source: err.source, issues: err.issues, tone: 'error' } });
+  if (err instanceof WorkerInputError)
+    useUi
+      .getState()
+      .set({ notice: { title, source: err.source, issues: err.issues, tone: 'error', ...(err.what === undefined ? {} : { what: err.what.words }) } });
   else useUi.getState().set({ notice: { title, source: 'lab', issues: [{ path: '', message: String((err as Error).message ?? err) }], tone: 'error' } });
 }
 
@@ -64,6 +67,12 @@ export async function runPrimary(origin: Exclude<Origin, { kind: 'file' }>, keep
   return t;
 }
 
+/** Where a file opened as a trace goes when it turns out to be a scenario. */
+let openScenarioInSandbox: ((f: File) => void) | null = null;
+export function whenTraceIsScenario(open: (f: File) => void): void {
+  openScenarioInSandbox = open;
+}
+
 /** Loads a trace file (from the picker or a drop) through the worker's validation. */
 export async function loadTraceFile(file: File, slot: 'primary' | 'secondary'): Promise<LoadedTrace | null> {
   const ui = useUi.getState();
@@ -84,7 +93,21 @@ export async function loadTraceFile(file: File, slot: 'primary' | 'secondary'): 
     useUi.getState().set({ notice: null });
     return t;
   } catch (err) {
-    report(err, `Could not load ${file.name}`);
+    if (err instanceof WorkerInputError && err.what?.kind === 'scenario' && openScenarioInSandbox !== null) {
+      const open = openScenarioInSandbox;
+      useUi.getState().set({
+        notice: {
+          title: `${file.name} is a scenario, not a trace`,
+          source: file.name,
+          issues: [],
+          what: err.what.words,
+          tone: 'info',
+          actions: [{ label: 'Open it in the Sandbox', run: () => open(file) }],
+        },
+      });
+      return null;
+    }
+    report(err, `Could not open ${file.name}`);
     return null;
   } finally {
     useUi.getState().set({ busy: null });

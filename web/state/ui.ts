@@ -12,6 +12,10 @@ export interface Notice {
   readonly source: string;
   readonly issues: readonly InputIssue[];
   readonly tone: 'error' | 'info';
+  /** What the input appeared to be ("a Locklab trace of pause-past-expiry (seed 7, 32 events)"). */
+  readonly what?: string;
+  /** What the user can do instead: open the file where it belongs. */
+  readonly actions?: readonly { readonly label: string; run(): void }[];
 }
 
 export const SPEEDS = [0.1, 0.25, 0.5, 1, 2, 5, 10, 100, 1000, 10000] as const;

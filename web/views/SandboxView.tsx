@@ -2,6 +2,7 @@ import { useEffect, useState } from 'react';
 import type { Scenario } from '../../sim/scenario/types.js';
 import { BUILTIN_NAMES } from '../../sim/scenarios/index.js';
 import { download, FilePicker } from '../components/FilePicker.js';
+import { Issues } from '../components/Issues.js';
 import { VerdictView } from '../components/VerdictView.js';
 import { buildLink, EMPTY_LINK, MAX_LINK_CHARS } from '../links/permalink.js';
 import { ClientCard } from '../sandbox/ClientCard.js';
@@ -11,7 +12,8 @@ import { BLANK_SCENARIO } from '../sandbox/templates.js';
 import { NumField, TextField } from '../sandbox/fields.js';
 import { FaultsEditor } from '../sandbox/FaultsEditor.js';
 import { MachinesEditor } from '../sandbox/MachinesEditor.js';
-import { runOrigin, showPrimary } from '../state/session.js';
+import { loadTraceFile, runOrigin, showPrimary } from '../state/session.js';
+import { classifyValue } from '../worker/classify.js';
 import { useTrace } from '../state/traces.js';
 import { useUi } from '../state/ui.js';
 import { Legend } from '../timeline/Legend.js';
@@ -29,20 +31,49 @@ export async function loadDraft(input: { builtin: string } | { raw: unknown; sou
     d.setDraft((await sim().normalize(input)) as Scenario);
     return true;
   } catch (err) {
-    if (err instanceof WorkerInputError) d.setIssues({ source: err.source, issues: err.issues });
+    if (err instanceof WorkerInputError) d.setIssues({ source: err.source, issues: err.issues, ...(err.what === undefined ? {} : { what: err.what.words }) });
     else d.setIssues({ source: 'sandbox', issues: [{ path: '', message: String(err) }] });
     return false;
   }
 }
 
-/** Reads a scenario file and loads it into the form; a bad file's issues are listed beside the form. */
+/**
+ * Reads a scenario file and loads it into the form; a bad file's issues are
+ * listed beside the form. A trace opened here is recognised as one and
+ * offered as a trace (or as the scenario it was recorded from).
+ */
 export async function importScenarioFile(f: File): Promise<void> {
   let raw: unknown;
   try {
     raw = parseJson(await f.text(), f.name);
   } catch (err) {
     if (!(err instanceof InputError)) throw err;
-    useDraft.getState().setIssues({ source: err.source, issues: [...err.issues] });
+    useDraft.getState().setIssues({ source: err.source, issues: [...err.issues], what: 'not JSON' });
+    return;
+  }
+  const what = classifyValue(raw);
+  if (what.kind === 'trace') {
+    useDraft.getState().setIssues(null);
+    const recorded = (raw as { scenario?: unknown }).scenario;
+    useUi.getState().set({
+      notice: {
+        title: `${f.name} is a trace, not a scenario`,
+        source: f.name,
+        issues: [],
+        what: what.words,
+        tone: 'info',
+        actions: [
+          {
+            label: 'Open it in the Lab as a trace',
+            run: () => {
+              useUi.getState().set({ view: 'lab' });
+              void loadTraceFile(f, 'primary');
+            },
+          },
+          { label: 'Edit the scenario it was recorded from', run: () => void loadDraft({ raw: recorded, sourceName: `${f.name}: scenario` }) },
+        ],
+      },
+    });
     return;
   }
   await loadDraft({ raw, sourceName: f.name });
@@ -130,13 +161,7 @@ export function SandboxView() {
       {issues !== null && (
         <div className="notice notice-error" role="alert" data-testid="sandbox-issues">
           <strong>The scenario is not valid:</strong>
-          <ul className="issues">
-            {issues.issues.map((i, k) => (
-              <li key={k}>
-                <code>{i.path === '' ? issues.source : `${issues.source}: ${i.path}`}</code> {i.message}
-              </li>
-            ))}
-          </ul>
+          <Issues source={issues.source} issues={issues.issues} what={issues.what} />
         </div>
       )}
       <div className="sandbox-grid">

@@ -1,5 +1,6 @@
 import type { InputIssue } from '../../sim/errors.js';
 import type { TraceDocument } from '../../sim/trace/types.js';
+import type { FileWhat } from './classify.js';
 
 /** What the page asks the simulation worker to do. Every request carries an id so replies can be matched. */
 export type WorkerRequest =
@@ -24,4 +25,5 @@ export interface TracePayload {
 export type WorkerReply =
   | { id: number; ok: true; type: 'trace'; trace: TracePayload }
   | { id: number; ok: true; type: 'scenario'; scenario: unknown }
-  | { id: number; ok: false; source: string; issues: InputIssue[] };
+  /** Refused input: where and what, and for a file, what it appears to be. */
+  | { id: number; ok: false; source: string; issues: InputIssue[]; what?: FileWhat };

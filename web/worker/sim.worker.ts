@@ -12,6 +12,7 @@ import { BUILTIN_SCENARIOS } from '../../sim/scenarios/index.js';
 import { runScenario } from '../../sim/run.js';
 import { serializeTrace, traceHash, validateTrace } from '../../sim/trace/io.js';
 import type { Scenario } from '../../sim/scenario/types.js';
+import { classifyText, classifyValue, type FileWhat } from './classify.js';
 import type { ScenarioInput, WorkerReply, WorkerRequest } from './protocol.js';
 
 declare const self: DedicatedWorkerGlobalScope;
@@ -49,14 +50,26 @@ function handle(req: WorkerRequest): WorkerReply {
   }
 }
 
+/** What the refused input appears to be, for files (a trace to load, a scenario document). */
+function whatOf(req: WorkerRequest): FileWhat | undefined {
+  if (req.type === 'load-trace') return classifyText(req.text);
+  if (req.type !== 'run' && 'raw' in req.scenario) return classifyValue(req.scenario.raw);
+  return undefined;
+}
+
+/** Overrides come from the lab's own controls here, not a command line: name them as a setting. */
+const sourceName = (source: string): string => (source === '--set' ? 'changed setting' : source);
+
 self.onmessage = (ev: MessageEvent<WorkerRequest>) => {
   const req = ev.data;
   let reply: WorkerReply;
   try {
     reply = handle(req);
   } catch (err) {
-    if (err instanceof InputError) reply = { id: req.id, ok: false, source: err.source, issues: [...err.issues] };
-    else reply = { id: req.id, ok: false, source: 'simulation', issues: [{ path: '', message: `internal error: ${String((err as Error).message ?? err)}` }] };
+    if (err instanceof InputError) {
+      const what = whatOf(req);
+      reply = { id: req.id, ok: false, source: sourceName(err.source), issues: [...err.issues], ...(what === undefined ? {} : { what }) };
+    } else reply = { id: req.id, ok: false, source: 'simulation', issues: [{ path: '', message: `internal error: ${String((err as Error).message ?? err)}` }] };
   }
   self.postMessage(reply);
 };
