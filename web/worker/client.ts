@@ -51,8 +51,8 @@ export class SimClient {
     return r.trace;
   }
 
-  async normalize(scenario: ScenarioInput): Promise<unknown> {
-    const r = await this.call({ type: 'normalize', scenario });
+  async normalize(scenario: ScenarioInput, overrides: readonly string[] = []): Promise<unknown> {
+    const r = await this.call({ type: 'normalize', scenario, overrides });
     if (!r.ok) throw new WorkerInputError(r.source, r.issues, r.what);
     if (r.type !== 'scenario') throw new Error('worker answered a normalize with something else');
     return r.scenario;

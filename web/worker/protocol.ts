@@ -7,7 +7,7 @@ export type WorkerRequest =
   /** Run a scenario: a built-in's name or a raw scenario document, a seed, and `path=value` overrides. */
   | { id: number; type: 'run'; scenario: ScenarioInput; seed: number | null; overrides: readonly string[] }
   /** Check a scenario document and return it with every default filled in, without running it. */
-  | { id: number; type: 'normalize'; scenario: ScenarioInput }
+  | { id: number; type: 'normalize'; scenario: ScenarioInput; overrides?: readonly string[] }
   /** Parse and validate a trace file's text. */
   | { id: number; type: 'load-trace'; text: string; fileName: string };
 

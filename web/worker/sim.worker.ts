@@ -39,8 +39,11 @@ function handle(req: WorkerRequest): WorkerReply {
       const text = serializeTrace(doc);
       return { id: req.id, ok: true, type: 'trace', trace: { doc, text, hash: traceHash(doc), workMs: performance.now() - started } };
     }
-    case 'normalize':
-      return { id: req.id, ok: true, type: 'scenario', scenario: scenarioOf(req.scenario) };
+    case 'normalize': {
+      const base = scenarioOf(req.scenario);
+      const overrides = req.overrides ?? [];
+      return { id: req.id, ok: true, type: 'scenario', scenario: overrides.length === 0 ? base : applyOverrides(base, overrides.map(parseOverride)) };
+    }
     case 'load-trace': {
       const doc = validateTrace(parseJson(req.text, req.fileName), req.fileName);
       // Re-serialize so the hash is of the canonical bytes, as the CLI computes it.
