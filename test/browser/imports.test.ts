@@ -94,6 +94,15 @@ describeBrowser('opening files', () => {
     await notice.getByRole('button', { name: 'Open it in the Sandbox' }).click();
     await expect.poll(() => page.locator('[data-client-card="Solo"]').count()).toBe(1);
 
+    // A scenario's fix is a button that runs it, not a command-line flag to copy.
+    const sql = await lab.page('#/lab?s=sql-clock-skew');
+    await ready(sql);
+    const summary = sql.getByTestId('scenario-summary');
+    expect(await summary.textContent()).not.toContain('--set');
+    await summary.getByRole('button', { name: 'try store.clock = server' }).click();
+    await expect.poll(() => sql.getByTestId('verdict').getAttribute('data-outcome')).toBe('safe');
+    await expect.poll(() => sql.url()).toContain('set=store.clock%3Dserver');
+
     // A setting the lab cannot apply is named as a setting, never as a command-line flag.
     const bad = await lab.page('#/lab?s=pause-past-expiry&set=nonsense');
     await ready(bad);

@@ -6,6 +6,7 @@ import { SidePanel } from '../components/SidePanel.js';
 import { Summary } from '../components/side/Summary.js';
 import { Transport } from '../components/Transport.js';
 import { VerdictView } from '../components/VerdictView.js';
+import { summaryParts } from '../model/fixes.js';
 import { useUnfencedPair } from '../state/pairs.js';
 import { loadTraceFile, runPrimary, withOverride } from '../state/session.js';
 import { viewKeys } from '../state/shortcuts.js';
@@ -118,7 +119,28 @@ export function LabView() {
           Export trace
         </button>
       </div>
-      {trace.doc.scenario.summary !== '' && <p className="summary">{trace.doc.scenario.summary}</p>}
+      {trace.doc.scenario.summary !== '' && (
+        <p className="summary" data-testid="scenario-summary">
+          {summaryParts(trace.doc.scenario.summary).map((part, i) =>
+            typeof part === 'string' ? (
+              <span key={i}>{part}</span>
+            ) : (
+              <button
+                key={i}
+                type="button"
+                className="small-button fix-button"
+                title="Run the same scenario with this setting"
+                onClick={() => {
+                  const base = forkBase(trace);
+                  void runPrimary({ ...base, overrides: withOverride(base.overrides, part.path, part.value) }, true);
+                }}
+              >
+                try {part.path} = {part.value}
+              </button>
+            ),
+          )}
+        </p>
+      )}
       <div className="lab-grid">
         <div className="lab-main">
           <Timeline

@@ -3,6 +3,12 @@ import { buildLinkSync } from './store-links.js';
 
 const yesNo = (v: boolean) => (v ? '✓ yes' : '✕ no');
 
+/** A hazard scenario and the settings that put it on this store: "zookeeper-session-expiry, with store.kind = zookeeper-recipe". */
+export function hazardWords(scenario: string, sets: readonly string[]): string {
+  if (sets.length === 0) return scenario;
+  return `${scenario}, with ${sets.map((o) => o.replace('=', ' = ')).join(' and ')}`;
+}
+
 /** The capability table of every store the simulator models, each row linking to the scenario that shows its hazard. */
 export function StoresView() {
   return (
@@ -40,7 +46,7 @@ export function StoresView() {
                   </ul>
                 </td>
                 <td data-label="Hazard">
-                  <a href={buildLinkSync(row.hazardScenario, row.hazardSets)}>{[row.hazardScenario, ...row.hazardSets.map((o) => `--set ${o}`)].join(' ')}</a>
+                  <a href={buildLinkSync(row.hazardScenario, row.hazardSets)}>{hazardWords(row.hazardScenario, row.hazardSets)}</a>
                 </td>
               </tr>
             ))}
