@@ -1,9 +1,11 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BUILTIN_SCENARIOS } from '../sim/scenarios/index.js';
+import { runHash } from '../sim/trace/hash.js';
+import type { TraceDocument } from '../sim/trace/types.js';
 import { cli } from './support/cli.js';
 import { STORE_KINDS, STORE_TABLE } from '../sim/stores/registry.js';
 
@@ -22,6 +24,9 @@ function scenarioFile(name: string, edit: (s: Record<string, unknown>) => void):
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'locklab-cli-'));
 });
+
+// The tests leave nothing behind in the machine's temporary directory.
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /** A user's mistake: exit 2, one clear line per problem naming where, and no stack trace. */
 function expectBadInput(r: { code: number; out: string; err: string }, ...fragments: string[]): void {
@@ -73,9 +78,43 @@ describe('locklab run', () => {
     expect(r.out).toContain(`Trace written to ${out}`);
     const c = await cli('check', out, '--json');
     expect(c.code).toBe(0);
-    expect(JSON.parse(c.out)).toEqual((JSON.parse(readFileSync(out, 'utf8')) as { verdict: unknown }).verdict);
+    const stored = JSON.parse(readFileSync(out, 'utf8')) as TraceDocument;
+    expect(JSON.parse(c.out)).toEqual({ runHash: runHash(stored), stop: stored.stop, verdict: stored.verdict });
     expect((await cli('check', out)).out).toContain('Verdict: UNSAFE');
     expect((await cli('check', out, '--fail-on', 'unsafe')).code).toBe(1);
+  });
+
+  it('check says when the verdict stored in a trace differs from the one recomputed from its events', async () => {
+    const out = join(dir, 'tampered.json');
+    await cli('run', 'pause-past-expiry', '--out', out);
+    const doc = JSON.parse(readFileSync(out, 'utf8')) as TraceDocument;
+    writeFileSync(out, JSON.stringify({ ...doc, verdict: { ...doc.verdict, outcome: 'safe', staleWrites: [] } }));
+    const c = await cli('check', out);
+    expect(c.code).toBe(0);
+    expect(c.out).toContain('Verdict: UNSAFE');
+    expect(c.err).toContain('the verdict stored in the file differs from the one recomputed from its events (outcome safe stored, unsafe now)');
+  });
+
+  it('check of a trace that stopped at its budget says so and exits 3', async () => {
+    const out = join(dir, 'budget.json');
+    const r = await cli('run', 'pause-past-expiry', '--set', 'budget.maxEvents=20', '--out', out);
+    expect(r.code).toBe(3);
+    const c = await cli('check', out);
+    expect(c.code).toBe(3);
+    expect(c.err).toContain('the run stopped at its event budget, so this verdict covers only what happened before it');
+  });
+
+  it('check refuses a trace that lacks what the checker needs, naming the event and field', async () => {
+    const out = join(dir, 'no-owner.json');
+    await cli('run', 'pause-past-expiry', '--out', out);
+    const doc = JSON.parse(readFileSync(out, 'utf8')) as TraceDocument;
+    const i = doc.events.findIndex((e) => e.kind === 'lock.granted');
+    delete doc.events[i]!.owner;
+    writeFileSync(out, JSON.stringify(doc));
+    const c = await cli('check', out);
+    expect(c.code).toBe(2);
+    expect(c.err).toContain(`events[${i}].owner`);
+    expect(c.err).not.toContain('    at ');
   });
 
   it('--out into a missing directory fails cleanly and leaves nothing behind', async () => {
@@ -256,12 +295,15 @@ describe('locklab stores', () => {
 });
 
 describe('the installed command', () => {
-  it('runs through its bin script: exit codes and streams as documented', () => {
-    const bin = new URL('../sim/cli/bin.mjs', import.meta.url).pathname;
-    const ok = spawnSync(process.execPath, [bin, 'run', 'crash-without-release'], { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
+  // The compiled command, as the package ships it, is tested from the packed tarball (test/package.test.ts).
+  it('runs through its entry script: exit codes and streams as documented', () => {
+    const start = new URL('../sim/cli/start.ts', import.meta.url).pathname;
+    const node = (...args: string[]) =>
+      spawnSync(process.execPath, ['--import', 'tsx', start, ...args], { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
+    const ok = node('run', 'crash-without-release');
     expect(ok.status).toBe(0);
     expect(ok.stdout).toContain('Verdict: SAFE');
-    const bad = spawnSync(process.execPath, [bin, 'run', 'pause-past-expiry', '--seed', 'x'], { encoding: 'utf8' });
+    const bad = node('run', 'pause-past-expiry', '--seed', 'x');
     expect(bad.status).toBe(2);
     expect(bad.stderr).not.toMatch(/\n\s+at /);
   });

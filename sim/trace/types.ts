@@ -4,6 +4,9 @@ import type { Scenario } from '../scenario/types.js';
 /** The trace format's name and version; bumped on any incompatible change. */
 export const TRACE_SCHEMA = 'locklab.trace/1';
 
+/** A JSON value, as event data may carry (partition groups stay arrays, deploy patches objects). */
+export type JsonValue = string | number | boolean | null | readonly JsonValue[] | { readonly [key: string]: JsonValue };
+
 /** What a client believes at the moment of an event, by its own clock. */
 export interface Belief {
   readonly holds: boolean;
@@ -43,7 +46,7 @@ export interface TraceEvent {
   msg?: number;
   reason?: string;
   believes?: Belief;
-  data?: Record<string, number | string | boolean>;
+  data?: Record<string, JsonValue>;
 }
 
 /** Why a run stopped. Every run stops for exactly one of these. */
@@ -63,6 +66,8 @@ export interface TraceDocument {
   scenario: Scenario;
   seed: number;
   stop: StopInfo;
+  /** Set when the run was interrupted (a real run stopped with Ctrl-C): the events end early. */
+  partial?: true;
   events: TraceEvent[];
   /**
    * The checker's verdict, stored for readers of the file. It is derived from

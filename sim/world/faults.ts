@@ -1,5 +1,7 @@
 import type { Client } from '../clients/lifecycle.js';
-import type { FaultSpec } from '../scenario/types.js';
+import { drawUs } from '../kernel/dist.js';
+import type { ClientSpec, FaultSpec } from '../scenario/types.js';
+import type { JsonValue } from '../trace/types.js';
 import type { StoreInstance } from '../stores/types.js';
 import { msToUs } from '../time.js';
 import type { Process, World } from './world.js';
@@ -40,7 +42,7 @@ function inject(world: World, f: FaultSpec, index: number, targets: FaultTargets
       targets.store.nodes.get(f.target)?.restart?.(msToUs(f.downMs));
       return;
     case 'deploy':
-      world.recordGlobal('deploy.start', 'faults', 'net', { data: { ...data, clients: f.clients.join(' '), store: JSON.stringify(f.store) } });
+      world.recordGlobal('deploy.start', 'faults', 'net', { data: { ...data, clients: f.clients, store: f.store as Record<string, JsonValue> } });
       for (const c of f.clients) targets.clients.get(c)?.client.reconfigure(f.store);
       return;
     case 'eviction':
@@ -52,7 +54,7 @@ function inject(world: World, f: FaultSpec, index: number, targets: FaultTargets
       targets.store.fault?.(f, index);
       return;
     case 'partition': {
-      const groups = f.groups.map((g) => g.join(' ')).join(' | ');
+      const groups = f.groups;
       world.network.addPartition(index, f.groups);
       world.recordGlobal('partition.start', 'faults', 'net', { data: { ...data, groups } });
       world.kernel.after(msToUs(f.durationMs), () => {
@@ -79,15 +81,28 @@ function inject(world: World, f: FaultSpec, index: number, targets: FaultTargets
     case 'latency-spike': {
       const extraUs = msToUs(f.extraMs);
       const machines = f.machines ?? undefined;
-      const scope = machines === undefined ? 'all' : machines.join(' ');
+      const scope = machines === undefined ? {} : { machines };
       world.network.addSpike(index, extraUs, machines);
-      world.recordGlobal('latency.start', 'faults', 'net', { data: { ...data, extraUs, machines: scope } });
+      world.recordGlobal('latency.start', 'faults', 'net', { data: { ...data, extraUs, ...scope } });
       world.kernel.after(msToUs(f.durationMs), () => {
         world.network.removeSpike(index);
-        world.recordGlobal('latency.end', 'faults', 'net', { data: { ...data, machines: scope } });
+        world.recordGlobal('latency.end', 'faults', 'net', { data: { ...data, ...scope } });
       });
       return;
     }
+  }
+}
+
+/**
+ * Random crashes: each client with a crash rate is killed once, after a time
+ * drawn from an exponential distribution with that rate (its own stream).
+ */
+export function scheduleRandomCrashes(world: World, specs: readonly ClientSpec[], clients: ReadonlyMap<string, SimClient>): void {
+  for (const spec of specs) {
+    const rate = spec.crashRatePerS;
+    if (rate === undefined || rate <= 0) continue;
+    const atUs = msToUs(spec.startMs) + drawUs(world.rng.stream(`crash:${spec.name}`), { distribution: 'exponential', meanMs: 1000 / rate });
+    world.kernel.at(atUs, () => crash(clients.get(spec.name)));
   }
 }
 

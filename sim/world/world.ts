@@ -3,7 +3,7 @@ import { RngStreams } from '../kernel/rng.js';
 import type { Rng } from '../kernel/rng.js';
 import type { CallResult, Effect, Runtime, Script } from '../runtime/types.js';
 import { Recorder, type EventFields } from '../trace/recorder.js';
-import type { Belief } from '../trace/types.js';
+import type { Belief, JsonValue } from '../trace/types.js';
 import { DEFER, type Caller, type Endpoint } from './endpoint.js';
 import { Machine } from './machine.js';
 import { CUT, Network, type NetworkConfig } from './network.js';
@@ -18,7 +18,7 @@ const NO_FIELDS: EventFields = {};
 export class World {
   readonly kernel = new Kernel();
   readonly rng: RngStreams;
-  readonly trace = new Recorder();
+  readonly trace: Recorder;
   readonly network: Network;
   private readonly machines = new Map<string, Machine>();
   private readonly processes = new Map<string, Process>();
@@ -28,7 +28,9 @@ export class World {
   /** Store nodes that hold locks together (Redlock, Combined): their lock events carry the group and its quorum. */
   private readonly nodeGroups = new Map<string, { group: string; quorum: number }>();
 
-  constructor(seed: number, network: NetworkConfig) {
+  /** `keepEvents` false: events go only to `trace.onEvent` (a streaming checker), and none are kept. */
+  constructor(seed: number, network: NetworkConfig, keepEvents = true) {
+    this.trace = new Recorder(keepEvents);
     this.rng = new RngStreams(seed);
     this.network = new Network(network, this.rng);
   }
@@ -134,7 +136,7 @@ export class World {
 
 /** A copy of `fields` whose data also names the node's group and quorum (written out: spreads are slow here). */
 function withGroup(fields: EventFields, group: string, quorum: number): EventFields {
-  const data: Record<string, number | string | boolean> = {};
+  const data: Record<string, JsonValue> = {};
   if (fields.data !== undefined) for (const k of Object.keys(fields.data)) data[k] = fields.data[k]!;
   data.group = group;
   data.quorum = quorum;
@@ -405,5 +407,9 @@ class SimRuntime implements Runtime {
 
   thread(script: Script<void>): void {
     this.p.thread(script);
+  }
+
+  stall(durationUs: number): void {
+    this.p.pause(durationUs);
   }
 }

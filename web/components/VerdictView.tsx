@@ -1,3 +1,4 @@
+import { summarize } from '../../sim/check/summary.js';
 import type { Verdict } from '../../sim/check/verdict.js';
 import { formatInstant } from '../../sim/time.js';
 import type { LoadedTrace } from '../state/traces.js';
@@ -20,6 +21,7 @@ const SYMBOL = { damage: '✕', fenced: '◆', warning: '⚠' } as const;
 export function VerdictView({ trace, primary = true }: { trace: LoadedTrace; primary?: boolean }) {
   const verdict = trace.doc.verdict;
   const { findings } = trace.annotations;
+  const report = summarize(verdict);
   const go = (seq: number) => {
     const ui = useUi.getState();
     if (primary) ui.inspect(seq);
@@ -48,11 +50,11 @@ export function VerdictView({ trace, primary = true }: { trace: LoadedTrace; pri
       ) : (
         <p className="muted small">No double ownership and no stale write: mutual exclusion held.</p>
       )}
-      {verdict.summary.length > 0 && (
+      {report.length > 0 && (
         <details className="small">
           <summary>The checker’s report</summary>
           <ul>
-            {verdict.summary.map((line) => (
+            {report.map((line) => (
               <li key={line}>{line}</li>
             ))}
           </ul>

@@ -1,19 +1,18 @@
+import type { StaleWrite } from '../../sim/check/verdict.js';
 import type { TraceDocument, TraceEvent } from '../../sim/trace/types.js';
 import { formatInstant } from '../../sim/time.js';
 import { roughDuration } from './rough.js';
 import { countAtOrBefore, firstAtOrAfter } from './search.js';
 import { spanAt } from './state-at.js';
-import type { Span, TraceModel, Write } from './types.js';
+import type { TraceModel, Write } from './types.js';
 
 /*
  * The checker's findings as the lab marks and lists them: each tied to the
- * event it is about (its seq), with a sentence in plain words. This is the
- * one place that reads the Verdict's shape; today it finds the events of
- * double-ownership windows and lost locks by their time and owner, and when
- * the checker carries the seqs itself only this file changes.
+ * event it is about (the seqs the checker gives), with a sentence in plain
+ * words. This is the one place that reads the Verdict's shape.
  */
 
-export type FindingKind = 'stale-accepted' | 'stale-rejected' | 'double-ownership' | 'lost-lock';
+export type FindingKind = 'stale-accepted' | 'stale-rejected' | 'double-ownership' | 'lost-lock' | 'refused-holder';
 
 export interface Finding {
   readonly id: string;
@@ -40,6 +39,7 @@ const TITLES: Readonly<Record<FindingKind, string>> = {
   'stale-rejected': 'Stale write rejected by fencing',
   'double-ownership': 'Double ownership',
   'lost-lock': 'Lock lost while believed',
+  'refused-holder': 'Write refused from the holder',
 };
 
 /** The highest fencing token the resource had accepted before each write, by the write's seq. */
@@ -60,13 +60,6 @@ function eventAt(doc: TraceDocument, times: Float64Array, atUs: number, match: (
   return null;
 }
 
-/** The holding interval the store had for a client's owner token that began last at or before an instant. */
-function holdingOf(doc: TraceDocument, spans: readonly Span[], owner: string, atUs: number): Span | null {
-  let found: Span | null = null;
-  for (const s of spans) if (s.fromUs <= atUs && doc.events[s.seq]?.owner === owner) found = s;
-  return found;
-}
-
 /** Who the store says holds the lock at an instant, other than `except`, with the token it was granted. */
 function holderAt(doc: TraceDocument, model: TraceModel, atUs: number, except: string): { client: string; fence: number | undefined } | null {
   for (const c of model.clients) {
@@ -77,11 +70,26 @@ function holderAt(doc: TraceDocument, model: TraceModel, atUs: number, except: s
   return null;
 }
 
+/** Why the write was stale, said from the write's moment: "A's lease ended 6 s ago". */
+function causeWords(w: StaleWrite): string {
+  const c = w.cause;
+  if (c.kind === 'never-held') return `${w.client} never held the lock`;
+  const ago = roughDuration(w.timeUs - c.atUs);
+  if (c.kind === 'superseded') return `${c.client} was granted the lock ${ago} before`;
+  const reason = c.reason === null || c.reason === '' ? '' : ` (${c.reason})`;
+  switch (c.how) {
+    case 'expired':
+      return `${w.client}'s lease ended ${ago} ago`;
+    case 'released':
+      return `${w.client} had released the lock ${ago} before`;
+    default:
+      return `${w.client}'s lock was ${c.how} ${ago} ago${reason}`;
+  }
+}
+
 /** "A's lease ended 6 s ago, B holds token 34" (what makes a write stale), from the trace alone. */
-function staleSentence(doc: TraceDocument, model: TraceModel, w: TraceDocument['verdict']['staleWrites'][number], highest: number | null): string {
-  const lane = model.clients.find((c) => c.name === w.client);
-  const mine = lane === undefined ? null : holdingOf(doc, lane.truth, w.owner, w.timeUs);
-  const ended = mine !== null && mine.end !== 'open' && mine.toUs <= w.timeUs ? `${w.client}'s lease ended ${roughDuration(w.timeUs - mine.toUs)} ago` : w.why;
+function staleSentence(doc: TraceDocument, model: TraceModel, w: StaleWrite, highest: number | null): string {
+  const ended = causeWords(w);
   if (!w.accepted) {
     const rejected = doc.events[w.seq];
     const h = typeof rejected?.data?.highestFence === 'number' && rejected.data.highestFence >= 0 ? rejected.data.highestFence : highest;
@@ -89,7 +97,8 @@ function staleSentence(doc: TraceDocument, model: TraceModel, w: TraceDocument['
     return `${cmp}; ${ended}`;
   }
   const holder = holderAt(doc, model, w.timeUs, w.client);
-  const since = holder === null && mine !== null ? takenSince(doc, model, mine.fromUs, w.timeUs, w.client) : null;
+  const sinceUs = w.cause.kind === 'never-held' ? 0 : w.cause.atUs;
+  const since = holder === null && w.cause.kind !== 'superseded' ? takenSince(doc, model, sinceUs, w.timeUs, w.client) : null;
   const now =
     holder !== null
       ? `${holder.client} holds ${holder.fence === undefined ? 'the lock' : `token ${holder.fence}`}`
@@ -108,7 +117,7 @@ function takenSince(doc: TraceDocument, model: TraceModel, fromUs: number, toUs:
   for (const c of model.clients) {
     if (c.name === except) continue;
     for (const s of c.truth)
-      if (s.fromUs > fromUs && s.fromUs <= toUs && (best === null || s.fromUs > best.atUs))
+      if (s.fromUs >= fromUs && s.fromUs <= toUs && (best === null || s.fromUs > best.atUs))
         best = { client: c.name, fence: doc.events[s.seq]?.fence, atUs: s.fromUs };
   }
   return best;
@@ -130,7 +139,7 @@ export function findingsOf(doc: TraceDocument, model: TraceModel): Finding[] {
       id: `stale-${i}`,
       kind,
       seq: w.seq,
-      seqs: [w.seq],
+      seqs: w.seqs,
       atUs: w.timeUs,
       toUs: null,
       clients: [w.client],
@@ -140,13 +149,15 @@ export function findingsOf(doc: TraceDocument, model: TraceModel): Finding[] {
   });
   v.doubleOwnership.forEach((d, i) => {
     // The window opens when the second client comes to believe, and closes when either stops.
-    const opens = eventAt(doc, model.times, d.fromUs, (e) => e.actor === d.clients[1] && e.believes?.holds === true) ?? firstAtOrAfter(model.times, d.fromUs);
-    const closes = eventAt(doc, model.times, d.toUs, (e) => d.clients.includes(e.actor) && e.believes !== undefined);
+    const opens = d.seqs[1];
+    const closes =
+      eventAt(doc, model.times, d.toUs, (e) => d.clients.includes(e.actor) && e.believes?.holds === false) ??
+      eventAt(doc, model.times, d.toUs, (e) => d.clients.includes(e.actor) && e.believes !== undefined);
     out.push({
       id: `double-${i}`,
       kind: 'double-ownership',
-      seq: Math.min(opens, doc.events.length - 1),
-      seqs: closes === null ? [opens] : [opens, closes],
+      seq: opens,
+      seqs: closes === null ? d.seqs : [...d.seqs, closes],
       atUs: d.fromUs,
       toUs: d.toUs,
       clients: d.clients,
@@ -159,20 +170,29 @@ export function findingsOf(doc: TraceDocument, model: TraceModel): Finding[] {
     });
   });
   v.lostLocks.forEach((l, i) => {
-    const at =
-      eventAt(doc, model.times, l.atUs, (e) => e.owner === l.owner && (e.kind.startsWith('lock.') || e.kind === 'session.ended')) ??
-      eventAt(doc, model.times, l.atUs, () => true) ??
-      firstAtOrAfter(model.times, l.atUs);
     out.push({
       id: `lost-${i}`,
       kind: 'lost-lock',
-      seq: Math.min(at, doc.events.length - 1),
-      seqs: [at],
+      seq: l.seqs[0],
+      seqs: l.seqs,
       atUs: l.atUs,
       toUs: null,
       clients: [l.client],
       severity: 'warning',
       ...words(TITLES['lost-lock'], `${l.client} lost ${l.key} (${l.how}${l.reason === '' ? '' : `: ${l.reason}`}) and still believes it holds it`, false),
+    });
+  });
+  v.refusedHolders.forEach((r, i) => {
+    out.push({
+      id: `refused-${i}`,
+      kind: 'refused-holder',
+      seq: r.seq,
+      seqs: r.seqs,
+      atUs: r.timeUs,
+      toUs: null,
+      clients: [r.client],
+      severity: 'warning',
+      ...words(TITLES['refused-holder'], `${r.client} held the lock, but its write carried no fencing token, so fencing refused it`, false),
     });
   });
   return out.sort((a, b) => a.seq - b.seq || a.id.localeCompare(b.id));
