@@ -123,6 +123,36 @@ describeBrowser('the picture', () => {
     }
   });
 
+  it('a row of more bars than the plot can show one by one is drawn as one path, and a click on it still inspects the bar under the pointer', async () => {
+    const busy = {
+      name: 'busy',
+      machines: [{ name: 'a' }, { name: 'b' }, { name: 'db' }],
+      store: { kind: 'redis', machine: 'db' },
+      clients: ['a', 'b'].map((m, i) => ({
+        name: `C${i}`,
+        machine: m,
+        ttlMs: 2000,
+        workMs: 200,
+        iterations: 150,
+        thinkMs: 100,
+        acquire: { mode: 'blocking' },
+      })),
+    };
+    const page = await lab.page('#/stores');
+    await page.waitForFunction(() => window.__locklab !== undefined);
+    await page.evaluate((raw) => window.__locklab!.show({ raw, sourceName: 'busy' }, 1), busy as unknown);
+    await ready(page);
+    const row = page.locator('[data-mark="belief"][data-client="C0"]');
+    await expect.poll(() => row.count()).toBe(1);
+    expect(await row.getAttribute('data-dense')).toBe('belief');
+    expect(await page.locator('.marks *').count()).toBeLessThan(1500);
+    const box = (await row.locator('path').boundingBox())!;
+    await page.mouse.click(box.x + box.width / 2, box.y + box.height / 2);
+    await page.getByTestId('inspector').waitFor();
+    const now = (await page.getByTestId('current-event').textContent()) ?? '';
+    expect(now).toMatch(/C0@a acquires job as C0:\d+/);
+  });
+
   it('with arrows on, a refused request goes to the store’s lane and back, not along the client’s own row', async () => {
     const page = await lab.page('#/lab?s=pause-past-expiry&arrows=1');
     await ready(page);

@@ -25,10 +25,8 @@ export interface Annotations {
   /** The lane each flagged event is drawn on. */
   readonly flaggedLane: ReadonlyMap<number, string>;
   readonly refusals: ReadonlyMap<string, readonly Refusal[]>;
-  /** The events of each message (request, handling, reply), by message id. */
-  readonly byMsg: ReadonlyMap<number, readonly number[]>;
   /** The lane a request was sent to, by message id, for replies that come back with no event at the other end. */
-  readonly requestLane: ReadonlyMap<number, string>;
+  readonly requestLane: { get(msg: number): string | undefined };
   /** Store lane names in the scenario's order. */
   readonly storeOrder: readonly string[];
   readonly highestBefore: ReadonlyMap<number, number | null>;
@@ -80,31 +78,33 @@ function storeOrderOf(doc: TraceDocument, model: TraceModel): string[] {
 
 export function annotate(doc: TraceDocument, model: TraceModel): Annotations {
   const clients = new Set(model.clients.map((c) => c.name));
-  const requestAt = new Map<number, number>();
-  const requestLane = new Map<number, string>();
+  // Message ids count up from 1, so plain arrays indexed by id are the cheapest maps for a 100k-event trace.
+  const requestAt: number[] = [];
+  const requestPeer: string[] = [];
   const refusals = new Map<string, Refusal[]>();
   const otherFaults: Mark[] = [];
-  const byMsg = new Map<number, number[]>();
   for (const e of doc.events) {
-    if (e.msg !== undefined) {
-      const list = byMsg.get(e.msg);
-      if (list === undefined) byMsg.set(e.msg, [e.seq]);
-      else list.push(e.seq);
-    }
     if (e.msg !== undefined && e.kind.endsWith('.request')) {
-      requestAt.set(e.msg, e.timeUs);
-      if (e.peer !== undefined) requestLane.set(e.msg, laneIdOf(e.peer, clients));
+      requestAt[e.msg] = e.timeUs;
+      if (e.peer !== undefined) requestPeer[e.msg] = e.peer;
     }
     if (REFUSALS.has(e.kind) && clients.has(e.actor)) {
       let list = refusals.get(e.actor);
       if (list === undefined) refusals.set(e.actor, (list = []));
-      const from = e.msg === undefined ? e.timeUs : (requestAt.get(e.msg) ?? e.timeUs);
-      list.push({ atUs: e.timeUs, fromUs: Math.min(from, e.timeUs), seq: e.seq, kind: e.kind, label: refusalReason(e), reason: refusalReason(e) });
+      const from = e.msg === undefined ? e.timeUs : (requestAt[e.msg] ?? e.timeUs);
+      const reason = refusalReason(e);
+      list.push({ atUs: e.timeUs, fromUs: Math.min(from, e.timeUs), seq: e.seq, kind: e.kind, label: reason, reason });
     }
     if ((e.actor === 'faults' || e.actor === 'net') && !DRAWN_FAULTS.has(e.kind)) {
       otherFaults.push({ atUs: e.timeUs, seq: e.seq, kind: e.kind, label: e.kind.replace('.start', '').replace('.', ' ') });
     }
   }
+  const requestLane = {
+    get: (msg: number): string | undefined => {
+      const peer = requestPeer[msg];
+      return peer === undefined ? undefined : laneIdOf(peer, clients);
+    },
+  };
   const findings = findingsOf(doc, model);
   const findingAt = new Map<number, Finding>();
   // Where two findings fall on one event, the worse one is marked.
@@ -124,7 +124,6 @@ export function annotate(doc: TraceDocument, model: TraceModel): Annotations {
     findingAt,
     flaggedLane,
     refusals,
-    byMsg,
     requestLane,
     storeOrder: storeOrderOf(doc, model),
     highestBefore: highestTokensBefore(model.resource.writes),

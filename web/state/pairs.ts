@@ -27,12 +27,20 @@ export function fencingPair(t: LoadedTrace): Promise<LoadedTrace | null> {
   return p;
 }
 
-/** The unfenced twin of a trace that has fencing on (null while it runs, or when fencing is off). */
-export function useUnfencedPair(t: LoadedTrace | null): LoadedTrace | null {
+/** Traces up to this many events get their unfenced twin at once; longer ones when asked, as the twin costs a second run. */
+export const PAIR_AUTO_EVENTS = 20_000;
+
+/** Whether a trace can have an unfenced twin: fencing on, and a scenario the lab ran itself. */
+export function canPair(t: LoadedTrace | null): t is LoadedTrace {
+  // A trace from a file may have been recorded on real servers; a simulated twin beside it would mislead.
+  return t !== null && t.doc.scenario.resource.fencing && t.origin.kind !== 'file';
+}
+
+/** The unfenced twin of a trace that has fencing on (null while it runs, when fencing is off, or when not asked for a long trace). */
+export function useUnfencedPair(t: LoadedTrace | null, asked: boolean): LoadedTrace | null {
   const [id, setId] = useState<string | null>(null);
   const pair = useTrace(id);
-  // A trace from a file may have been recorded on real servers; a simulated twin beside it would mislead.
-  const wanted = t !== null && t.doc.scenario.resource.fencing && t.origin.kind !== 'file';
+  const wanted = canPair(t) && (asked || t.doc.events.length <= PAIR_AUTO_EVENTS);
   useEffect(() => {
     setId(null);
     if (t === null || !wanted) return;

@@ -3,6 +3,7 @@ import { scaleLinear } from 'd3-scale';
 import { select } from 'd3-selection';
 import { zoom as d3zoom, zoomIdentity, type D3ZoomEvent, type ZoomBehavior } from 'd3-zoom';
 import { useEffect, useLayoutEffect, useMemo, useRef } from 'react';
+import { spanAt } from '../model/state-at.js';
 import type { LoadedTrace } from '../state/traces.js';
 import { useUi } from '../state/ui.js';
 import { AXIS_H, FINDINGS_H, gutterFor, layoutLanes } from './layout.js';
@@ -121,6 +122,19 @@ export function Timeline({ trace, fullDomain, primary, title, divergeUs = null, 
 
   // A click on a mark inspects its event (the primary trace's only: the other one follows the playhead); elsewhere it moves the playhead.
   const onClick = (ev: React.MouseEvent<SVGSVGElement>) => {
+    const dense = (ev.target as Element).closest('[data-dense]');
+    if (primary && dense !== null) {
+      // A row drawn as one path: the bar under the pointer is the one covering the click's time, or the last begun before it.
+      const r = ev.currentTarget.getBoundingClientRect();
+      const at = x.invert(ev.clientX - r.left - GUTTER_W);
+      const lane = trace.model.clients.find((c) => c.name === dense.getAttribute('data-client'));
+      const spans = dense.getAttribute('data-dense') === 'truth' ? lane?.truth : lane?.belief;
+      const hit = spans === undefined ? null : (spanAt(spans, at) ?? spans.filter((sp) => sp.fromUs <= at).pop() ?? null);
+      if (hit !== null) {
+        useUi.getState().inspect(hit.seq);
+        return;
+      }
+    }
     const mark = (ev.target as Element).closest('[data-seq], [data-at-us]');
     const seq = mark?.getAttribute('data-seq');
     if (primary && seq !== null && seq !== undefined) {

@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'react';
+import { useEffect, useMemo, useState } from 'react';
 import { BUILTIN_NAMES } from '../../sim/scenarios/index.js';
 import { EventLog } from '../components/EventLog.js';
 import { download, FilePicker } from '../components/FilePicker.js';
@@ -7,7 +7,7 @@ import { Summary } from '../components/side/Summary.js';
 import { Transport } from '../components/Transport.js';
 import { VerdictView } from '../components/VerdictView.js';
 import { summaryParts } from '../model/fixes.js';
-import { useUnfencedPair } from '../state/pairs.js';
+import { canPair, PAIR_AUTO_EVENTS, useUnfencedPair } from '../state/pairs.js';
 import { loadTraceFile, runPrimary, withOverride } from '../state/session.js';
 import { viewKeys } from '../state/shortcuts.js';
 import { useTrace, type LoadedTrace } from '../state/traces.js';
@@ -41,7 +41,9 @@ export function LabView() {
   const primaryId = useUi((s) => s.primaryId);
   const busy = useUi((s) => s.busy);
   const trace = useTrace(primaryId);
-  const unfenced = useUnfencedPair(trace);
+  const [pairAsked, setPairAsked] = useState<string | null>(null);
+  const unfenced = useUnfencedPair(trace, pairAsked !== null && pairAsked === trace?.id);
+  const pair = useMemo(() => (unfenced === null ? null : { trace: unfenced, name: 'without fencing' }), [unfenced]);
   const [forkOpen, setForkOpen] = useState(false);
   const [seedText, setSeedText] = useState('');
   // The box shows the choice at once; the re-run that makes it true takes a moment.
@@ -143,17 +145,18 @@ export function LabView() {
       )}
       <div className="lab-grid">
         <div className="lab-main">
-          <Timeline
-            trace={trace}
-            fullDomain={fullDomainOf(trace.id, null)}
-            primary
-            title={trace.label}
-            pair={unfenced === null ? null : { trace: unfenced, name: 'without fencing' }}
-          />
+          <Timeline trace={trace} fullDomain={fullDomainOf(trace.id, null)} primary title={trace.label} pair={pair} />
           <Legend traces={unfenced === null ? [trace] : [trace, unfenced]} />
           <Transport trace={trace} />
           <VerdictView trace={trace} />
           {unfenced !== null && <PairNote unfenced={unfenced} />}
+          {unfenced === null && canPair(trace) && trace.doc.events.length > PAIR_AUTO_EVENTS && pairAsked !== trace.id && (
+            <p className="pair-note">
+              <button type="button" className="small-button" onClick={() => setPairAsked(trace.id)} data-testid="pair-ask">
+                Show the same run without fencing beside it
+              </button>
+            </p>
+          )}
           <EventLog trace={trace} />
         </div>
         <SidePanel trace={trace} />

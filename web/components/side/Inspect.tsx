@@ -16,6 +16,13 @@ function clientOf(trace: LoadedTrace, e: TraceEvent): string | null {
   return owner !== undefined && names.has(owner) ? owner : null;
 }
 
+/** The events of one message (request, handling, reply): a scan, done only when someone inspects an event. */
+function eventsOfMessage(events: readonly TraceEvent[], msg: number): number[] {
+  const out: number[] = [];
+  for (const e of events) if (e.msg === msg) out.push(e.seq);
+  return out;
+}
+
 /** The last holding that began at or before an instant, to say how the store's lease had ended. */
 function lastStarted(spans: readonly Span[], atUs: number): Span | null {
   let found: Span | null = null;
@@ -40,7 +47,7 @@ export function Inspect({ trace, seq, atCursor }: { trace: LoadedTrace; seq: num
   const view = lane === undefined ? null : clientViewAt(doc, model, lane, seq, e.timeUs);
   const holding = lane === undefined ? null : spanAt(lane.truth, e.timeUs);
   const ended = lane === undefined || holding !== null ? null : lastStarted(lane.truth, e.timeUs);
-  const message = e.msg === undefined ? [] : (annotations.byMsg.get(e.msg) ?? []).filter((s) => s !== seq);
+  const message = e.msg === undefined ? [] : eventsOfMessage(doc.events, e.msg).filter((s) => s !== seq);
   const store = model.stores.find((s) => s.name === e.actor);
   return (
     <section className="inspect" data-testid="inspector" aria-label={`Details of event ${seq + 1}`}>

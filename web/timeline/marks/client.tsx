@@ -1,9 +1,31 @@
 import { formatDuration } from '../../../sim/time.js';
-import { visibleMarks, visibleSpans } from '../../model/lod.js';
+import { visibleMarks, visibleSpans, type DrawnSpan } from '../../model/lod.js';
 import { ROW_H, textPx, type Lane } from '../layout.js';
 import { MARK_BUCKET_PX, seconds, spanTitle, type DrawCtx } from './ctx.js';
 import { glyph } from './glyph.js';
 import { clockMarks, cutMarks } from './machine.js';
+
+/** Above this many refusal marks on a lane's view, they are drawn as one path. */
+const DENSE = 60;
+/** Above this many bars in a row, the row is one path (a click still finds the bar under the pointer). */
+const DENSE_SPANS = 80;
+
+/**
+ * A row of many bars as one SVG path: a long trace at full zoom draws a
+ * handful of elements per row instead of thousands. Clicking it inspects
+ * the bar under the pointer (the timeline looks it up by time).
+ */
+function denseRow(c: DrawCtx, lane: Lane, spans: readonly DrawnSpan[], row: 'belief' | 'truth', y: number, client: string): void {
+  const d = spans
+    .map((s) => `M${c.px(s.fromUs).toFixed(1)},${y - ROW_H / 2}h${c.width(s.fromUs, s.toUs).toFixed(1)}v${ROW_H}h${(-c.width(s.fromUs, s.toUs)).toFixed(1)}z`)
+    .join('');
+  c.out.push(
+    <g key={`${row}${lane.id}`} data-mark={row} data-client={client} data-dense={row} className="inspectable">
+      <title>{`${spans.length} ${row === 'belief' ? 'times ' + client + ' believed it held the lock' : 'holdings the store had for ' + client} in view; zoom in to read each, or click one to inspect it`}</title>
+      <path className={row} d={d} />
+    </g>,
+  );
+}
 
 const TRUTH_END_GLYPH: Readonly<Record<string, string>> = {
   'lock.expired': '◷',
@@ -31,40 +53,46 @@ export function clientLane(c: DrawCtx, lane: Lane): void {
       );
     }
   }
-  for (const s of visibleSpans(client.belief, c.d0, c.d1, c.usPerPx)) {
-    const w = c.width(s.fromUs, s.toUs);
-    c.out.push(
-      <g key={`b${lane.id}${s.first.seq}`} data-mark="belief" data-client={client.name} data-seq={s.first.seq} className="inspectable">
-        <title>{spanTitle(s, `${client.name} believes it holds`)}</title>
-        <rect className="belief" x={c.px(s.fromUs)} y={lane.rowY - ROW_H / 2} width={w} height={ROW_H} rx={3} />
-        {w > 70 && s.count === 1 && (
-          <text className="bar-label-light" x={c.px(s.fromUs) + 4} y={lane.rowY + 4}>
-            {`believes ${s.first.label}`}
-          </text>
-        )}
-      </g>,
-    );
-  }
-  for (const s of visibleSpans(client.truth, c.d0, c.d1, c.usPerPx)) {
-    const w = c.width(s.fromUs, s.toUs);
-    const endGlyph = s.count === 1 ? TRUTH_END_GLYPH[s.first.end] : undefined;
-    c.out.push(
-      <g key={`t${lane.id}${s.first.seq}`} data-mark="truth" data-client={client.name} data-end={s.first.end} data-seq={s.first.seq} className="inspectable">
-        <title>{spanTitle(s, `the store holds for ${client.name}`)}</title>
-        <rect className="truth" x={c.px(s.fromUs)} y={lane.truthY - ROW_H / 2} width={w} height={ROW_H} />
-        {w > 70 && s.count === 1 && (
-          <text className="bar-label-dark" x={c.px(s.fromUs) + 4} y={lane.truthY + 4}>
-            {`store: ${s.first.label}`}
-          </text>
-        )}
-        {endGlyph !== undefined && (
-          <text className="glyph glyph-loss" x={c.px(s.toUs) + 2} y={lane.truthY + 5}>
-            {endGlyph}
-          </text>
-        )}
-      </g>,
-    );
-  }
+  const beliefs = visibleSpans(client.belief, c.d0, c.d1, c.usPerPx);
+  const truths = visibleSpans(client.truth, c.d0, c.d1, c.usPerPx);
+  if (beliefs.length > DENSE_SPANS) denseRow(c, lane, beliefs, 'belief', lane.rowY, client.name);
+  else
+    for (const s of beliefs) {
+      const w = c.width(s.fromUs, s.toUs);
+      c.out.push(
+        <g key={`b${lane.id}${s.first.seq}`} data-mark="belief" data-client={client.name} data-seq={s.first.seq} className="inspectable">
+          <title>{spanTitle(s, `${client.name} believes it holds`)}</title>
+          <rect className="belief" x={c.px(s.fromUs)} y={lane.rowY - ROW_H / 2} width={w} height={ROW_H} rx={3} />
+          {w > 70 && s.count === 1 && (
+            <text className="bar-label-light" x={c.px(s.fromUs) + 4} y={lane.rowY + 4}>
+              {`believes ${s.first.label}`}
+            </text>
+          )}
+        </g>,
+      );
+    }
+  if (truths.length > DENSE_SPANS) denseRow(c, lane, truths, 'truth', lane.truthY, client.name);
+  else
+    for (const s of truths) {
+      const w = c.width(s.fromUs, s.toUs);
+      const endGlyph = s.count === 1 ? TRUTH_END_GLYPH[s.first.end] : undefined;
+      c.out.push(
+        <g key={`t${lane.id}${s.first.seq}`} data-mark="truth" data-client={client.name} data-end={s.first.end} data-seq={s.first.seq} className="inspectable">
+          <title>{spanTitle(s, `the store holds for ${client.name}`)}</title>
+          <rect className="truth" x={c.px(s.fromUs)} y={lane.truthY - ROW_H / 2} width={w} height={ROW_H} />
+          {w > 70 && s.count === 1 && (
+            <text className="bar-label-dark" x={c.px(s.fromUs) + 4} y={lane.truthY + 4}>
+              {`store: ${s.first.label}`}
+            </text>
+          )}
+          {endGlyph !== undefined && (
+            <text className="glyph glyph-loss" x={c.px(s.toUs) + 2} y={lane.truthY + 5}>
+              {endGlyph}
+            </text>
+          )}
+        </g>,
+      );
+    }
   refusals(c, lane);
   for (const m of visibleMarks(client.marks, c.d0, c.d1, c.usPerPx * MARK_BUCKET_PX)) c.out.push(glyph(m.mark, c.px(m.atUs), lane.rowY, m.count, client.name));
   clockMarks(c, lane);
@@ -75,6 +103,17 @@ export function clientLane(c: DrawCtx, lane: Lane): void {
 function refusals(c: DrawCtx, lane: Lane): void {
   const list = c.annotations.refusals.get(lane.name) ?? [];
   const drawn = visibleMarks(list, c.d0, c.d1, c.usPerPx * MARK_BUCKET_PX);
+  // Dozens of refusals in a row are a texture, not marks to read one by one: one path of ticks, until a closer zoom.
+  if (drawn.length > DENSE) {
+    const d = drawn.map((m) => `M${c.px(m.atUs).toFixed(1)},${lane.rowY - 4}v8`).join('');
+    c.out.push(
+      <g key={`rr${lane.id}`} data-mark="refused-many" data-count={drawn.reduce((n, m) => n + m.count, 0)}>
+        <title>{`${lane.name}'s attempts refused ${drawn.reduce((n, m) => n + m.count, 0)} times here; zoom in to read each`}</title>
+        <path className="refused-stroke" d={d} />
+      </g>,
+    );
+    return;
+  }
   drawn.forEach((d, i) => {
     const r = d.mark;
     const at = c.px(r.atUs);

@@ -59,6 +59,10 @@ function rejectedAgainst(w: Write, row: ResourceRow): number | null {
   return row.highestBefore.get(w.seq) ?? null;
 }
 
+/**
+ * The highest token seen, as one step line along the bottom of the lane
+ * (one SVG path however many writes raise it), labelled where a label fits.
+ */
 function highestTokenLine(c: DrawCtx, lane: Lane, row: ResourceRow): void {
   let highest: number | null = null;
   const steps: { fromUs: number; token: number; seq: number }[] = [];
@@ -68,26 +72,38 @@ function highestTokenLine(c: DrawCtx, lane: Lane, row: ResourceRow): void {
       steps.push({ fromUs: w.atUs, token: w.fence, seq: w.seq });
     }
   }
+  if (steps.length === 0) return;
+  let d = '';
+  let lastX = -Infinity;
+  let labelEnd = -Infinity;
+  const labels: { x: number; text: string; seq: number }[] = [];
   steps.forEach((s, i) => {
     const toUs = steps[i + 1]?.fromUs ?? row.endUs;
     if (toUs < c.d0 || s.fromUs > c.d1) return;
     const x0 = c.px(Math.max(s.fromUs, c.d0));
     const x1 = c.px(Math.min(toUs, c.d1));
+    // Steps closer than a pixel are one step on screen.
+    if (x0 - lastX >= 1) d += `M${x0.toFixed(1)},${lane.tokenY - 4}V${lane.tokenY + 4}M${x0.toFixed(1)},${lane.tokenY}`;
+    d += `H${x1.toFixed(1)}`;
+    lastX = x0;
     const long = `highest token seen: ${s.token}`;
-    const text = x1 - x0 > textPx(long, 10.5) + 8 ? long : x1 - x0 > textPx(String(s.token), 10.5) + 6 ? String(s.token) : '';
-    c.out.push(
-      <g key={`ht${row.scope}${s.seq}`} data-mark="highest-token" data-token={s.token}>
-        <title>{`From here the resource has seen fencing token ${s.token}; with fencing on it rejects any lower token.`}</title>
-        <line className="highest-token" x1={x0} x2={x1} y1={lane.tokenY} y2={lane.tokenY} />
-        <line className="highest-token" x1={x0} x2={x0} y1={lane.tokenY - 4} y2={lane.tokenY + 4} />
-        {text !== '' && (
-          <text className="highest-token-label" x={x0 + 4} y={lane.tokenY + 10}>
-            {text}
-          </text>
-        )}
-      </g>,
-    );
+    const text = x1 - x0 > textPx(long, 10.5) + 8 ? long : String(s.token);
+    if (x0 + 4 > labelEnd + 6 && x1 - x0 > textPx(String(s.token), 10.5) + 6) {
+      labels.push({ x: x0 + 4, text, seq: s.seq });
+      labelEnd = x0 + 4 + textPx(text, 10.5);
+    }
   });
+  c.out.push(
+    <g key={`ht${row.scope}`} data-mark="highest-token" data-token={steps[steps.length - 1]!.token} data-first-token={steps[0]!.token}>
+      <title>The highest fencing token the resource has seen; with fencing on it rejects any lower token.</title>
+      <path className="highest-token" d={d} />
+      {labels.map((l) => (
+        <text key={l.seq} className="highest-token-label" x={l.x} y={lane.tokenY + 10}>
+          {l.text}
+        </text>
+      ))}
+    </g>,
+  );
 }
 
 function writeMark(
