@@ -14,7 +14,9 @@ export interface Refusal extends Mark {
  * What the lab draws and says on top of the model: the findings tied to
  * their events, refused attempts, whom each request was sent to, the store
  * nodes in the order the scenario declares them, the highest token the
- * resource had seen before each write. Derived once per trace, like the model.
+ * resource had seen before each write. Derived once per trace, like the
+ * model, and plain data (no functions), so the worker can derive it and
+ * hand it over.
  */
 export interface Annotations {
   readonly findings: readonly Finding[];
@@ -25,8 +27,8 @@ export interface Annotations {
   /** The lane each flagged event is drawn on. */
   readonly flaggedLane: ReadonlyMap<number, string>;
   readonly refusals: ReadonlyMap<string, readonly Refusal[]>;
-  /** The lane a request was sent to, by message id, for replies that come back with no event at the other end. */
-  readonly requestLane: { get(msg: number): string | undefined };
+  /** The lane each request was sent to, by message id (a sparse array), for replies that come back with no event at the other end. */
+  readonly requestLane: readonly (string | undefined)[];
   /** Store lane names in the scenario's order. */
   readonly storeOrder: readonly string[];
   readonly highestBefore: ReadonlyMap<number, number | null>;
@@ -80,13 +82,13 @@ export function annotate(doc: TraceDocument, model: TraceModel): Annotations {
   const clients = new Set(model.clients.map((c) => c.name));
   // Message ids count up from 1, so plain arrays indexed by id are the cheapest maps for a 100k-event trace.
   const requestAt: number[] = [];
-  const requestPeer: string[] = [];
+  const requestLane: string[] = [];
   const refusals = new Map<string, Refusal[]>();
   const otherFaults: Mark[] = [];
   for (const e of doc.events) {
     if (e.msg !== undefined && e.kind.endsWith('.request')) {
       requestAt[e.msg] = e.timeUs;
-      if (e.peer !== undefined) requestPeer[e.msg] = e.peer;
+      if (e.peer !== undefined) requestLane[e.msg] = laneIdOf(e.peer, clients);
     }
     if (REFUSALS.has(e.kind) && clients.has(e.actor)) {
       let list = refusals.get(e.actor);
@@ -99,12 +101,6 @@ export function annotate(doc: TraceDocument, model: TraceModel): Annotations {
       otherFaults.push({ atUs: e.timeUs, seq: e.seq, kind: e.kind, label: e.kind.replace('.start', '').replace('.', ' ') });
     }
   }
-  const requestLane = {
-    get: (msg: number): string | undefined => {
-      const peer = requestPeer[msg];
-      return peer === undefined ? undefined : laneIdOf(peer, clients);
-    },
-  };
   const findings = findingsOf(doc, model);
   const findingAt = new Map<number, Finding>();
   // Where two findings fall on one event, the worse one is marked.

@@ -36,7 +36,7 @@ export async function runOrigin(origin: Exclude<Origin, { kind: 'file' }>, label
   ui.set({ busy: `Running ${label}…` });
   try {
     const t = await sim().run(inputOf(origin), origin.seed, origin.overrides);
-    return registerTrace({ label, origin, doc: t.doc, text: t.text, hash: t.hash, workMs: t.workMs });
+    return registerTrace({ label, origin, ...t });
   } catch (err) {
     report(err, `Could not run ${label}`);
     return null;
@@ -83,10 +83,7 @@ export async function loadTraceFile(file: File, slot: 'primary' | 'secondary'): 
     const t = registerTrace({
       label: `${file.name} (${p.doc.source === 'real' ? 'real servers' : 'simulated'})`,
       origin: { kind: 'file', fileName: file.name },
-      doc: p.doc,
-      text: p.text,
-      hash: p.hash,
-      workMs: p.workMs,
+      ...p,
     });
     if (slot === 'primary') showPrimary(t);
     else useUi.getState().set({ secondaryId: t.id, secondaryNote: `loaded from ${file.name}` });

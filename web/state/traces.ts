@@ -34,11 +34,12 @@ const listeners = new Set<() => void>();
 let version = 0;
 let counter = 0;
 
-export function registerTrace(t: Omit<LoadedTrace, 'id' | 'model' | 'annotations'>): LoadedTrace {
+/** Registers a trace; its model and annotations are derived here unless the worker already did. */
+export function registerTrace(t: Omit<LoadedTrace, 'id' | 'model' | 'annotations'> & Partial<Pick<LoadedTrace, 'model' | 'annotations'>>): LoadedTrace {
   const id = `t${++counter}`;
   Object.freeze(t.doc);
-  const model = buildModel(t.doc);
-  const loaded: LoadedTrace = Object.freeze({ ...t, id, model, annotations: annotate(t.doc, model) });
+  const model = t.model ?? buildModel(t.doc);
+  const loaded: LoadedTrace = Object.freeze({ ...t, id, model, annotations: t.annotations ?? annotate(t.doc, model) });
   traces.set(id, loaded);
   // Keep memory bounded: the lab never shows more than a handful of traces at once.
   if (traces.size > 8) traces.delete(traces.keys().next().value!);

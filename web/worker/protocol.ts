@@ -1,5 +1,7 @@
 import type { InputIssue } from '../../sim/errors.js';
 import type { TraceDocument } from '../../sim/trace/types.js';
+import type { Annotations } from '../model/annotate.js';
+import type { TraceModel } from '../model/types.js';
 import type { FileWhat } from './classify.js';
 
 /** What the page asks the simulation worker to do. Every request carries an id so replies can be matched. */
@@ -20,6 +22,9 @@ export interface TracePayload {
   hash: string;
   /** Milliseconds the worker spent simulating (or parsing), for the status line and the bench. */
   workMs: number;
+  /** What the lab draws, derived here too, off the page's main thread: a long trace arrives ready to draw. */
+  model: TraceModel;
+  annotations: Annotations;
 }
 
 export type WorkerReply =

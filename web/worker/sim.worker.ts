@@ -12,8 +12,11 @@ import { BUILTIN_SCENARIOS } from '../../sim/scenarios/index.js';
 import { runScenario } from '../../sim/run.js';
 import { serializeTrace, traceHash, validateTrace } from '../../sim/trace/io.js';
 import type { Scenario } from '../../sim/scenario/types.js';
+import { annotate } from '../model/annotate.js';
+import { buildModel } from '../model/build.js';
+import type { TraceDocument } from '../../sim/trace/types.js';
 import { classifyText, classifyValue, type FileWhat } from './classify.js';
-import type { ScenarioInput, WorkerReply, WorkerRequest } from './protocol.js';
+import type { ScenarioInput, TracePayload, WorkerReply, WorkerRequest } from './protocol.js';
 
 declare const self: DedicatedWorkerGlobalScope;
 
@@ -36,8 +39,7 @@ function handle(req: WorkerRequest): WorkerReply {
       const base = scenarioOf(req.scenario);
       const scenario = applyOverrides(base, req.overrides.map(parseOverride));
       const doc = runScenario(scenario, req.seed ?? scenario.seed);
-      const text = serializeTrace(doc);
-      return { id: req.id, ok: true, type: 'trace', trace: { doc, text, hash: traceHash(doc), workMs: performance.now() - started } };
+      return { id: req.id, ok: true, type: 'trace', trace: payload(doc, serializeTrace(doc), started) };
     }
     case 'normalize': {
       const base = scenarioOf(req.scenario);
@@ -48,9 +50,16 @@ function handle(req: WorkerRequest): WorkerReply {
       const doc = validateTrace(parseJson(req.text, req.fileName), req.fileName);
       // Re-serialize so the hash is of the canonical bytes, as the CLI computes it.
       const text = serializeTrace(doc);
-      return { id: req.id, ok: true, type: 'trace', trace: { doc, text, hash: traceHash(doc), workMs: performance.now() - started } };
+      return { id: req.id, ok: true, type: 'trace', trace: payload(doc, text, started) };
     }
   }
+}
+
+/** A trace with its hash and, derived here rather than on the page, what the lab draws of it. */
+function payload(doc: TraceDocument, text: string, started: number): TracePayload {
+  const workMs = performance.now() - started;
+  const model = buildModel(doc);
+  return { doc, text, hash: traceHash(doc), workMs, model, annotations: annotate(doc, model) };
 }
 
 /** What the refused input appears to be, for files (a trace to load, a scenario document). */

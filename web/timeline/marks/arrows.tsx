@@ -22,7 +22,7 @@ export function arrows(c: DrawCtx): void {
     }
     drawn++;
     let hops = a.hops;
-    const peer = c.annotations.requestLane.get(a.msg);
+    const peer = c.annotations.requestLane[a.msg];
     if (hops.length === 2 && hops[0]!.lane === hops[1]!.lane && peer !== undefined && peer !== hops[0]!.lane && a.lost === undefined) {
       hops = [hops[0]!, { atUs: (hops[0]!.atUs + hops[1]!.atUs) / 2, lane: peer }, hops[1]!];
     }
