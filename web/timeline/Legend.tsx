@@ -139,11 +139,11 @@ const ITEMS: readonly (Item & { when: string })[] = [
  * What the marks on screen mean, for what the traces actually draw: a
  * compact key under the timeline, so the picture reads without the help.
  */
-export function Legend({ traces, divergence = false }: { traces: readonly LoadedTrace[]; divergence?: boolean }) {
+export function Legend({ traces, divergence = false, all = false }: { traces: readonly LoadedTrace[]; divergence?: boolean; all?: boolean }) {
   const here = present(traces);
-  const items = ITEMS.filter((i) => here.has(i.when));
+  const items = all ? ITEMS : ITEMS.filter((i) => here.has(i.when));
   return (
-    <ul className="legend-bar" data-testid="legend" aria-label="What the marks mean">
+    <ul className={all ? 'legend-bar legend-all' : 'legend-bar'} data-testid={all ? 'legend-all' : 'legend'} aria-label="What the marks mean">
       {items.map((i) => (
         <li key={i.key} data-legend={i.key}>
           {i.sample} {i.words}
