@@ -1,9 +1,14 @@
 import { formatDuration } from '../../../sim/time.js';
 import { visibleMarks, visibleSpans, type DrawnSpan } from '../../model/lod.js';
+import type { Span } from '../../model/types.js';
 import { ROW_H, textPx, type Lane } from '../layout.js';
 import { MARK_BUCKET_PX, seconds, spanTitle, type DrawCtx } from './ctx.js';
 import { glyph } from './glyph.js';
 import { clockMarks, cutMarks } from './machine.js';
+
+/** The words a bar can hold: the long form, the short one, or none. */
+const barLabel = (long: string, short: string, widthPx: number): string =>
+  widthPx > textPx(long, 11, true) + 8 ? long : widthPx > textPx(short, 11, true) + 8 ? short : '';
 
 /** Above this many refusal marks on a lane's view, they are drawn as one path. */
 const DENSE = 60;
@@ -63,9 +68,9 @@ export function clientLane(c: DrawCtx, lane: Lane): void {
         <g key={`b${lane.id}${s.first.seq}`} data-mark="belief" data-client={client.name} data-seq={s.first.seq} className="inspectable">
           <title>{spanTitle(s, `${client.name} believes it holds`)}</title>
           <rect className="belief" x={c.px(s.fromUs)} y={lane.rowY - ROW_H / 2} width={w} height={ROW_H} rx={3} />
-          {w > 70 && s.count === 1 && (
+          {s.count === 1 && barLabel(`believes ${s.first.label}`, s.first.label, w) !== '' && (
             <text className="bar-label-light" x={c.px(s.fromUs) + 4} y={lane.rowY + 4}>
-              {`believes ${s.first.label}`}
+              {barLabel(`believes ${s.first.label}`, s.first.label, w)}
             </text>
           )}
         </g>,
@@ -80,9 +85,9 @@ export function clientLane(c: DrawCtx, lane: Lane): void {
         <g key={`t${lane.id}${s.first.seq}`} data-mark="truth" data-client={client.name} data-end={s.first.end} data-seq={s.first.seq} className="inspectable">
           <title>{spanTitle(s, `the store holds for ${client.name}`)}</title>
           <rect className="truth" x={c.px(s.fromUs)} y={lane.truthY - ROW_H / 2} width={w} height={ROW_H} />
-          {w > 70 && s.count === 1 && (
+          {s.count === 1 && barLabel(`store: ${s.first.label}`, s.first.label, w) !== '' && (
             <text className="bar-label-dark" x={c.px(s.fromUs) + 4} y={lane.truthY + 4}>
-              {`store: ${s.first.label}`}
+              {barLabel(`store: ${s.first.label}`, s.first.label, w)}
             </text>
           )}
           {endGlyph !== undefined && (
@@ -93,14 +98,14 @@ export function clientLane(c: DrawCtx, lane: Lane): void {
         </g>,
       );
     }
-  refusals(c, lane);
+  refusals(c, lane, client.belief);
   for (const m of visibleMarks(client.marks, c.d0, c.d1, c.usPerPx * MARK_BUCKET_PX)) c.out.push(glyph(m.mark, c.px(m.atUs), lane.rowY, m.count, client.name));
   clockMarks(c, lane);
   cutMarks(c, lane);
 }
 
 /** Attempts that did not get the lock: a short stroke from the request to the answer, a cross, and the reason when there is room. */
-function refusals(c: DrawCtx, lane: Lane): void {
+function refusals(c: DrawCtx, lane: Lane, beliefs: readonly Span[]): void {
   const list = c.annotations.refusals.get(lane.name) ?? [];
   const drawn = visibleMarks(list, c.d0, c.d1, c.usPerPx * MARK_BUCKET_PX);
   // Dozens of refusals in a row are a texture, not marks to read one by one: one path of ticks, until a closer zoom.
@@ -119,7 +124,9 @@ function refusals(c: DrawCtx, lane: Lane): void {
     const at = c.px(r.atUs);
     const next = drawn[i + 1];
     const label = d.count > 1 ? `${d.count} refused` : r.reason;
-    const room = (next === undefined ? c.plotW : c.px(next.atUs)) - at - 12;
+    // The reason's words stop before the next refusal and before the client's next belief bar.
+    const bar = beliefs.find((b) => b.fromUs > r.atUs);
+    const room = Math.min(next === undefined ? c.plotW : c.px(next.atUs), bar === undefined ? c.plotW : c.px(bar.fromUs)) - at - 12;
     c.out.push(
       <g key={`r${lane.id}${r.seq}`} data-mark="refused" data-client={lane.name} data-seq={r.seq} data-reason={r.reason} className="inspectable">
         <title>{d.count > 1 ? `${d.count} refused attempts here; zoom in` : `${lane.name}'s attempt refused at ${seconds(r.atUs)}: ${r.reason}`}</title>
