@@ -33,6 +33,9 @@ export function sourceOf(t: LoadedTrace): { input: ScenarioInput; overrides: rea
   return { input: { raw: t.doc.scenario, sourceName: o.fileName }, overrides: [], from: `trace:${t.id}` };
 }
 
+/** Files up to this size are cheap to read whole on the page, for their description. */
+const SMALL_FILE_BYTES = 1 << 20;
+
 /** Whether a file's first bytes are those of a trace rather than a scenario. */
 export function looksLikeTrace(head: string): boolean {
   return /"schema"\s*:\s*"locklab\.trace\//.test(head) || /"events"\s*:\s*\[/.test(head);
@@ -58,12 +61,14 @@ export async function importScenarioFile(f: File): Promise<void> {
     return;
   }
   useDraft.getState().setIssues(null);
+  // A small trace is read whole to name it ("a Locklab trace of pause-past-expiry (seed 7, 32 events)"); a large one only by its head.
+  const words = f.size <= SMALL_FILE_BYTES ? classifyText(await f.text()).words : 'a Locklab trace';
   useUi.getState().set({
     notice: {
       title: `${f.name} is a trace, not a scenario`,
       source: f.name,
       issues: [],
-      what: head.length < 4096 ? classifyText(head).words : 'a Locklab trace',
+      what: words,
       tone: 'info',
       actions: [
         {
