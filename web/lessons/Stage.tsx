@@ -5,7 +5,6 @@ import { useTrace } from '../state/traces.js';
 import { useUi } from '../state/ui.js';
 import { fullDomainOf } from '../state/zoom.js';
 import { Timeline } from '../timeline/Timeline.js';
-import { verdictOf } from './stage.js';
 
 /** The lab's timeline, transport and side panel, for the embed that owns the stage; an optional second trace is drawn above for comparison. */
 export function Stage({
@@ -37,7 +36,7 @@ export function Stage({
         </div>
         <Transport trace={primary} />
         {children}
-        {verdict && <VerdictView verdict={verdictOf(primary)} />}
+        {verdict && <VerdictView trace={primary} />}
       </div>
       <div className={curtain ? 'curtained' : undefined}>
         <SidePanel trace={primary} />
