@@ -165,6 +165,16 @@ describe('the same answer from every reader', () => {
     );
   });
 
+  it('a document that is itself a number out of range says so, having no path to name', () => {
+    expect(refused(() => parseJson('1e999', 'num.json'))).toBe('num.json: the document is a number too large to represent (beyond ±1.8e308)');
+  });
+
+  it('a field with an empty or unusual name is named in brackets, never as an empty path', () => {
+    const doc = { ...base, '': 1, 'a b': 2 };
+    expect(refused(() => normalizeScenario(doc, 'odd.json'))).toContain('odd.json: [""]: unknown field');
+    expect(refused(() => normalizeScenario(doc, 'odd.json'))).toContain('odd.json: ["a b"]: unknown field');
+  });
+
   it('NaN and undefined from code are refused at their paths', () => {
     expect(refused(() => checkJsonValue({ a: [1, Number.NaN] }, 'lib'))).toBe('lib: a[1]: is not a number (NaN)');
     expect(refused(() => checkJsonValue({ a: { b: undefined } }, 'lib'))).toBe('lib: a.b: is undefined, which JSON cannot hold');
