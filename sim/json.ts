@@ -121,7 +121,10 @@ function firstBadValue(root: unknown, kind: JsonKind, whole: string): InputIssue
   while (stack.length > 0) {
     const frame = stack.pop()!;
     if (frame.depth > LIMITS.maxDepth) {
-      return { path: pathOf(frame), message: `nests arrays and objects more than ${LIMITS.maxDepth} levels deep; ${limitText('maxDepth')}` };
+      // The path is as deep as the limit; its start says where, the rest would only be a wall of [0].
+      const path = pathOf(frame);
+      const shown = path.length > 48 ? `${path.slice(0, 45)}...` : path;
+      return { path: shown, message: `nests arrays and objects more than ${LIMITS.maxDepth} levels deep; ${limitText('maxDepth')}` };
     }
     const v = frame.value;
     if (Array.isArray(v)) {

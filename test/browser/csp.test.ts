@@ -1,6 +1,6 @@
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { describeBrowser, ready, startLab, type Lab } from './harness.js';
+import { describeBrowser, ready, screenshot, startLab, type Lab } from './harness.js';
 
 /*
  * The built lab runs under its own Content-Security-Policy. The other
@@ -95,11 +95,13 @@ describeBrowser('the lab under its Content-Security-Policy', () => {
       .getByTestId('open-trace')
       .setInputFiles({ name: 'deep.json', mimeType: 'application/json', buffer: Buffer.from(`${'['.repeat(100_000)}${']'.repeat(100_000)}`) });
     await expect.poll(() => notice.textContent()).toContain('(maxDepth)');
+    await screenshot(w.page, 'refused-deep-trace');
     await w.page.getByRole('button', { name: 'Sandbox', exact: true }).click();
     const big = Buffer.alloc(1_048_577, 0x20);
     await w.page.getByTestId('import-scenario').setInputFiles({ name: 'big.json', mimeType: 'application/json', buffer: big });
     const issues = w.page.getByTestId('sandbox-issues');
     await expect.poll(() => issues.textContent()).toContain('big.json is 1,048,577 bytes; the limit is 1,048,576 bytes (maxScenarioBytes)');
+    await screenshot(w.page, 'refused-large-scenario');
     expect(await problemsOf(w)).toEqual([]);
   });
 });
