@@ -1,6 +1,6 @@
-import { useCallback, useEffect } from 'react';
+import { lazy, Suspense, useCallback, useEffect } from 'react';
 import { usePlayback } from '../state/playback.js';
-import { loadTraceFile } from '../state/session.js';
+import { loadTraceFile, whenTraceIsScenario } from '../state/session.js';
 import { useShortcuts } from '../state/shortcuts.js';
 import { useUi, type View } from '../state/ui.js';
 import { Patterns } from '../timeline/Patterns.js';
@@ -13,12 +13,22 @@ import { HelpDialog } from './HelpDialog.js';
 import { Icon } from './Icon.js';
 import { NoticeBar } from './NoticeBar.js';
 
+// The Odds view brings the sweep machinery; it loads when first opened, so the first paint does not wait for it.
+const OddsView = lazy(() => import('../views/OddsView.js'));
+
 const TABS: readonly { view: View; label: string }[] = [
   { view: 'lab', label: 'Lab' },
   { view: 'sandbox', label: 'Sandbox' },
   { view: 'compare', label: 'Compare' },
   { view: 'stores', label: 'Stores' },
+  { view: 'odds', label: 'Odds' },
 ];
+
+// A scenario opened where a trace was expected is offered to the Sandbox.
+whenTraceIsScenario((f) => {
+  useUi.getState().set({ view: 'sandbox' });
+  void importScenarioFile(f);
+});
 
 /** A trace declares its schema near the top; anything else dropped is taken for a scenario. */
 function looksLikeTrace(head: string): boolean {
@@ -108,6 +118,11 @@ export function App() {
         {view === 'sandbox' && <SandboxView />}
         {view === 'compare' && <CompareView />}
         {view === 'stores' && <StoresView />}
+        {view === 'odds' && (
+          <Suspense fallback={<p className="muted">Loading…</p>}>
+            <OddsView />
+          </Suspense>
+        )}
       </main>
       <footer className="foot muted small">Drop a trace or scenario JSON file anywhere on the page to open it. Press ? for keys.</footer>
       {dragging && (
