@@ -2,6 +2,7 @@ import { InputError, show, type InputIssue } from '../errors.js';
 import { storeKind } from '../stores/registry.js';
 import { compileSchema } from './schema-check.js';
 import { scenarioSchema } from './schema.js';
+import { checkSteps, normalizeSteps } from './steps.js';
 import { GENERIC_FAULTS, type ClientSpec, type FaultSpec, type LatencyDistribution, type MachineSpec, type Scenario, type StoreSpecBase } from './types.js';
 
 let checkShape: ((data: unknown) => InputIssue[]) | undefined;
@@ -35,6 +36,8 @@ interface ClientInput {
   iterations?: number;
   thinkMs?: number;
   requestTimeoutMs?: number;
+  steps?: Array<Record<string, unknown> & { step: import('./steps.js').StepName }> | null;
+  autoRelease?: boolean;
 }
 
 export const DEFAULT_SEED = 1;
@@ -79,7 +82,12 @@ export function normalizeScenario(data: unknown, source: string): Scenario {
     iterations: c.iterations ?? 1,
     thinkMs: c.thinkMs ?? 0,
     requestTimeoutMs: c.requestTimeoutMs ?? 1000,
+    steps: c.steps === undefined || c.steps === null ? null : normalizeSteps(c.steps),
+    autoRelease: c.autoRelease ?? true,
   }));
+  const stepIssues: InputIssue[] = [];
+  clients.forEach((c, i) => checkClientForm(c, `clients[${i}]`, stepIssues));
+  if (stepIssues.length > 0) throw new InputError(source, stepIssues);
   const faults = (input.faults ?? []).map((f) => normalizeFault(f));
 
   const kind = storeKind(input.store.kind)!;
@@ -209,6 +217,28 @@ function checkReferences(s: Scenario): InputIssue[] {
     }
   });
   return issues;
+}
+
+/** The lifecycle fields of a client and their defaults: with `steps` they must keep them, since the steps replace them. */
+const LIFECYCLE_DEFAULTS: ReadonlyArray<[keyof ClientSpec, unknown]> = [
+  ['acquire', { mode: 'try', shared: false, poll: true, method: 'atomic', retries: 0, retryDelayMs: 100, waitTimeoutMs: null }],
+  ['workMs', 100],
+  ['refreshEveryMs', null],
+  ['checkRemaining', false],
+  ['writes', 1],
+  ['release', { method: 'token-checked', inFinally: true }],
+  ['iterations', 1],
+  ['thinkMs', 0],
+];
+
+/** A client with steps gives no lifecycle fields (they would mean a second script), and its steps are well formed. */
+function checkClientForm(c: ClientSpec, at: string, issues: InputIssue[]): void {
+  if (c.steps === null) return;
+  for (const [field, fallback] of LIFECYCLE_DEFAULTS) {
+    if (JSON.stringify(c[field]) !== JSON.stringify(fallback))
+      issues.push({ path: `${at}.${field}`, message: `a client with steps has no ${field}: say it with steps instead (see docs/scenarios.md)` });
+  }
+  checkSteps(c.steps, `${at}.steps`, issues);
 }
 
 /** A client may only ask a store for what the store can do. */

@@ -1,4 +1,5 @@
 import { STORE_KINDS } from '../stores/registry.js';
+import { STEP_DEFINITIONS } from './steps-schema.js';
 
 /*
  * The scenario schema, built from parts: the core below, one branch per store
@@ -564,6 +565,19 @@ const BASE = {
           $ref: '#/definitions/positiveMs',
           default: 1000,
         },
+        steps: {
+          type: ['array', 'null'],
+          items: { $ref: '#/definitions/step' },
+          default: null,
+          description:
+            "Symfony Lock's API as a script of steps (see docs/scenarios.md), instead of the lifecycle fields above; null runs the lifecycle fields.",
+        },
+        autoRelease: {
+          type: 'boolean',
+          default: true,
+          description:
+            "Symfony's autoRelease: the Lock object releases the lock when it is destroyed (the script ends, the process exits normally); false leaves it to its TTL.",
+        },
       },
     },
   },
@@ -571,7 +585,7 @@ const BASE = {
 
 /** The JSON Schema of a scenario document, with every registered store kind. */
 export function scenarioSchema(): Record<string, unknown> {
-  const definitions: Record<string, unknown> = { ...(BASE.definitions as Record<string, unknown>), ...FAULTS };
+  const definitions: Record<string, unknown> = { ...(BASE.definitions as Record<string, unknown>), ...STEP_DEFINITIONS, ...FAULTS };
   const storeRefs: Array<{ $ref: string }> = [];
   for (const k of STORE_KINDS) {
     const id = `${k.kind.replace(/-(\w)/g, (_, c: string) => c.toUpperCase())}Store`;

@@ -1,3 +1,5 @@
+import type { Step } from './steps.js';
+
 /**
  * The scenario format, as the simulation sees it after defaults are filled
  * in. The JSON Schema (docs/schema/scenario.schema.json) describes what a
@@ -87,6 +89,13 @@ export interface ClientSpec {
   iterations: number;
   thinkMs: number;
   requestTimeoutMs: number;
+  /**
+   * Symfony Lock's API as a script (sim/scenario/steps.ts); null runs the
+   * lifecycle fields above, which are then a shorthand for the same steps.
+   */
+  steps: Step[] | null;
+  /** The Lock object releases the lock when it is destroyed (script end, normal exit); false leaves it to its TTL. */
+  autoRelease: boolean;
 }
 
 export type FaultSpec =
