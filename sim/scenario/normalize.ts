@@ -2,7 +2,7 @@ import { InputError, show, type InputIssue } from '../errors.js';
 import { storeKind } from '../stores/registry.js';
 import { compileSchema } from './schema-check.js';
 import { scenarioSchema } from './schema.js';
-import { checkSteps, normalizeSteps } from './steps.js';
+import { checkSteps, forEachStep, normalizeSteps } from './steps.js';
 import { GENERIC_FAULTS, type ClientSpec, type FaultSpec, type LatencyDistribution, type MachineSpec, type Scenario, type StoreSpecBase } from './types.js';
 
 let checkShape: ((data: unknown) => InputIssue[]) | undefined;
@@ -241,21 +241,24 @@ function checkClientForm(c: ClientSpec, at: string, issues: InputIssue[]): void 
   checkSteps(c.steps, `${at}.steps`, issues);
 }
 
-/** A client may only ask a store for what the store can do. */
+/**
+ * What a store cannot do is not refused here: a shared lock on a store
+ * without them is an exclusive one, and a wait the store cannot do fails at
+ * run time, as Symfony fails. Only the hand-written mistakes need the plain
+ * commands some stores have.
+ */
 function checkClientAgainstStore(c: ClientSpec, at: string, store: StoreSpecBase, issues: InputIssue[]): void {
   const kind = storeKind(store.kind)!;
-  const caps = kind.capabilities;
-  if (c.acquire.shared && !caps.sharing) issues.push({ path: `${at}.acquire.shared`, message: `the ${kind.kind} store has no shared locks` });
   if (c.acquire.shared && c.writes > 0) issues.push({ path: `${at}.writes`, message: 'a client holding a shared (read) lock only reads: set writes to 0' });
-  if (c.acquire.mode === 'blocking' && !c.acquire.poll && !caps.blocking) {
-    issues.push({ path: `${at}.acquire.poll`, message: `the ${kind.kind} store cannot block, so a blocking acquire must poll (poll: true)` });
-  }
-  if (c.acquire.method === 'exists-then-set' && !kind.plainGetSet) {
-    issues.push({ path: `${at}.acquire.method`, message: `the ${kind.kind} store has no plain GET and SET to get wrong; use "atomic"` });
-  }
-  if (c.release.method === 'plain-del' && !kind.plainGetSet) {
-    issues.push({ path: `${at}.release.method`, message: `the ${kind.kind} store has no plain DEL; use "token-checked"` });
-  }
+  if (kind.plainGetSet) return;
+  const noGetSet = `the ${kind.kind} store has no plain GET and SET to get wrong; use "atomic"`;
+  const noDel = `the ${kind.kind} store has no plain DEL; use "token-checked"`;
+  if (c.acquire.method === 'exists-then-set') issues.push({ path: `${at}.acquire.method`, message: noGetSet });
+  if (c.release.method === 'plain-del') issues.push({ path: `${at}.release.method`, message: noDel });
+  forEachStep(c.steps ?? [], `${at}.steps`, (s, path) => {
+    if ((s.step === 'acquire' || s.step === 'acquireRead') && s.method === 'exists-then-set') issues.push({ path: `${path}.method`, message: noGetSet });
+    if (s.step === 'release' && s.method === 'plain-del') issues.push({ path: `${path}.method`, message: noDel });
+  });
 }
 
 const storeShapes = new Map<string, (data: unknown) => InputIssue[]>();

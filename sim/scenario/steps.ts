@@ -93,20 +93,29 @@ function normalizeStep(s: StepInput): Step {
   }
 }
 
-/** Checks what the schema cannot say: every `if` has a branch. `path` is where `steps` sits. */
-export function checkSteps(steps: readonly Step[], path: string, issues: InputIssue[]): void {
+/**
+ * Checks what the schema cannot say: every `if` has a branch, and
+ * `onFailure: next-iteration` is inside a repeat (PHP's `continue` needs a
+ * loop). `path` is where `steps` sits.
+ */
+export function checkSteps(steps: readonly Step[], path: string, issues: InputIssue[], inLoop = false): void {
   steps.forEach((s, i) => {
     const at = `${path}[${i}]`;
     if (s.step === 'if') {
       if (s.then.length === 0 && s.else.length === 0)
         issues.push({ path: `${at}.then`, message: 'an if step needs a branch: give `then` or `else` at least one step' });
-      checkSteps(s.then, `${at}.then`, issues);
-      checkSteps(s.else, `${at}.else`, issues);
+      checkSteps(s.then, `${at}.then`, issues, inLoop);
+      checkSteps(s.else, `${at}.else`, issues, inLoop);
     } else if (s.step === 'repeat') {
-      checkSteps(s.steps, `${at}.steps`, issues);
-      checkSteps(s.finally, `${at}.finally`, issues);
+      checkSteps(s.steps, `${at}.steps`, issues, true);
+      checkSteps(s.finally, `${at}.finally`, issues, true);
     } else if (s.step === 'fork') {
-      checkSteps(s.steps, `${at}.steps`, issues);
+      checkSteps(s.steps, `${at}.steps`, issues, false);
+    } else if ((s.step === 'acquire' || s.step === 'acquireRead') && s.onFailure === 'next-iteration' && !inLoop) {
+      issues.push({
+        path: `${at}.onFailure`,
+        message: '"next-iteration" goes on with the enclosing repeat, and there is none: use "return" or put it in a repeat',
+      });
     }
   });
 }

@@ -9,15 +9,16 @@ export { CombinedDriver, strategyCanBeMet, strategyMet, strategyQuorum, type Com
 /**
  * Symfony's CombinedStore. It is as expiring as the stores under it (a lease
  * over stores that never expire has no end: the driver then says so), shares
- * nothing — Symfony's `saveRead` falls back to exclusive saves on stores that
- * cannot share, which this model does not reproduce — and has no fencing
- * token: the Key carries none, whatever a store below could hand out.
+ * where its stores share — `saveRead` asks a store without shared locks for
+ * an ordinary one — and has no fencing token: the Key carries none, whatever
+ * a store below could hand out.
  */
 export const COMBINED_CAPABILITIES: Capabilities = {
   scope: 'remote',
   blocking: false,
   expiring: true,
-  sharing: false,
+  // CombinedStore is a SharedLockStoreInterface: saveRead() takes a shared lock in each store that has them, an ordinary one in the others.
+  sharing: true,
   fencingToken: null,
   losesLockWhen: [
     'fewer stores than the strategy needs still hold it (each loses it its own way: expiry, eviction, restart)',
@@ -153,6 +154,7 @@ export function combinedKind(kinds: (kind: string) => StoreKind | undefined): St
       return new CombinedDriver(
         c.stores.map((s) => storeKind(s.kind).driver(s, client, scenario)),
         c.strategy,
+        c.stores.map((s) => storeKind(s.kind).capabilities.sharing),
       );
     },
   };

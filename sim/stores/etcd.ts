@@ -109,6 +109,10 @@ export const ETCD: StoreKind = {
   },
   driver(spec: StoreSpecBase, client: ClientSpec) {
     const timeoutUs = leaseTtlUs(client.ttlMs);
-    return new SessionDriver({ name: spec.name }, { timeoutUs, pingEveryUs: Math.floor(timeoutUs / 3), word: 'lease' });
+    return new SessionDriver(
+      [{ name: spec.name }],
+      { timeoutUs, pingEveryUs: Math.floor(timeoutUs / 3), word: 'lease', symfony: false },
+      { store: 'etcd Mutex', exception: 'EtcdException' },
+    );
   },
 };

@@ -18,6 +18,8 @@ export const FLOCK_CAPABILITIES: Capabilities = {
   blocking: true,
   expiring: false,
   sharing: true,
+  // FlockStore has waitAndSaveRead() but is no BlockingSharedLockStoreInterface: acquireRead(true) polls.
+  blockingShared: 'method',
   fencingToken: null,
   losesLockWhen: [
     'its process exits (the kernel frees it: harmless, the holder is gone)',
@@ -113,6 +115,7 @@ export const FLOCK: StoreKind = {
     return new LocalDriver(
       { name: localNodeName(flock.name, client.machine) },
       (key) => flockPath(flock.lockDir, key),
+      { store: 'FlockStore', exception: 'LockStorageException' },
       (patch) => (typeof patch.lockDir === 'string' ? (key: string) => flockPath(patch.lockDir as string, key) : undefined),
     );
   },

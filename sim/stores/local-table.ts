@@ -11,7 +11,8 @@ import type { LockOp, LockReply, StoreNode } from './types.js';
 interface Holder {
   readonly owner: string;
   readonly process: string;
-  readonly shared: boolean;
+  /** flock() on the same descriptor converts the lock: a holder may change modes. */
+  shared: boolean;
 }
 
 /** One process blocked in the kernel, waiting for the lock (flock without LOCK_NB, sem_acquire). */
@@ -86,6 +87,8 @@ export class LocalLockNode implements StoreNode {
       }
       case 'release':
         return this.release(req.key, req.owner, caller);
+      case 'exists':
+        return { ok: this.lock(req.key)?.holders.some((h) => h.owner === req.owner) === true };
       case 'get':
       case 'set':
       case 'del':
@@ -113,8 +116,17 @@ export class LocalLockNode implements StoreNode {
       lock = { holders: [], waiters: [] };
       this.locks.set(key, lock);
     }
-    // The same owner again is a retry of an acquire whose reply went missing: it already has the lock.
-    if (lock.holders.some((h) => h.owner === owner)) return { ok: true };
+    // The same owner again is a retry of an acquire whose reply went missing (it already has the lock), or a
+    // conversion on its descriptor: demoting always works, promoting only when nobody else holds it.
+    const mine = lock.holders.find((h) => h.owner === owner);
+    if (mine !== undefined) {
+      if (mine.shared === shared) return { ok: true };
+      const other = lock.holders.find((h) => h !== mine);
+      if (!shared && other !== undefined) return { ok: false, holder: other.owner };
+      mine.shared = shared;
+      this.wake(key, lock);
+      return { ok: true };
+    }
     if (this.compatible(lock, shared)) {
       this.grant(key, lock, { owner, process: caller.process, shared }, caller.msg);
       return { ok: true };

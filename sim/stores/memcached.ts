@@ -1,4 +1,3 @@
-import { show } from '../errors.js';
 import type { Timer } from '../kernel/kernel.js';
 import type { FaultSpec, Scenario, StoreSpecBase } from '../scenario/types.js';
 import { msToUs, US_PER_S } from '../time.js';
@@ -19,6 +18,10 @@ export interface MemcachedSpec extends StoreSpecBase {
   memoryBytes: number;
   /** Prepended to every key; a deploy may change it. */
   keyPrefix: string;
+  /** MemcachedStore's initialTtl: how long save() adds the key for before refresh() sets the TTL asked for. */
+  initialTtlMs: number;
+  /** false: memcached -M, which never evicts and refuses to store when memory is full. */
+  evictions: boolean;
 }
 
 export const MEMCACHED_CAPABILITIES: Capabilities = {
@@ -181,6 +184,8 @@ export class MemcachedNode implements StoreNode {
         return { ok: true };
       case 'release':
         return { ok: false, error: 'memcached has no compare-and-delete: use gets, cas, then delete' };
+      case 'exists':
+        return { ok: item !== undefined && item.owner === req.owner };
     }
   }
 
@@ -373,7 +378,7 @@ export const MEMCACHED: StoreKind = {
     additionalProperties: false,
     required: ['kind', 'machine'],
     description:
-      "One memcached server used as Symfony's MemcachedStore does: add to acquire, gets + cas to refresh and before a delete. Expiry is in whole seconds on a once-a-second clock; the LRU evicts items under memory pressure, even before they expire; a restart loses everything. TTLs under 1 s are refused.",
+      "One memcached server used as Symfony's MemcachedStore does: add to acquire, gets + cas to refresh and before a delete. Expiry is in whole seconds on a once-a-second clock; the LRU evicts items under memory pressure, even before they expire; a restart loses everything. A TTL under 1 s is refused by refresh() at run time, after save() has added the key for initialTtlMs.",
     properties: {
       kind: { const: 'memcached' },
       name: { $ref: '#/definitions/name', default: 'memcached', description: "The server's node name in the trace and in faults." },
@@ -387,6 +392,18 @@ export const MEMCACHED: StoreKind = {
           "The memory budget (memcached -m), in bytes; 64 MiB is memcached's default. The LRU evicts the least recently used items to stay within it.",
       },
       keyPrefix: { type: 'string', maxLength: 200, default: '', description: 'Prepended to every key the server sees; a deploy may change it.' },
+      initialTtlMs: {
+        type: 'number',
+        minimum: 1000,
+        maximum: 2592000000,
+        default: 300000,
+        description: "MemcachedStore's initialTtl (whole seconds, at least 1): save() adds the key for this long before refresh() applies the client's TTL.",
+      },
+      evictions: {
+        type: 'boolean',
+        default: true,
+        description: 'false runs memcached -M: nothing is evicted, and an add or cas that does not fit in memory fails (MemcachedStore sees a taken key).',
+      },
     },
   },
   normalize(input: Record<string, unknown>, check: StoreCheck): MemcachedSpec {
@@ -396,16 +413,10 @@ export const MEMCACHED: StoreKind = {
       machine: input.machine as string,
       memoryBytes: (input.memoryBytes as number | undefined) ?? DEFAULT_MEMORY_BYTES,
       keyPrefix: (input.keyPrefix as string | undefined) ?? '',
+      initialTtlMs: (input.initialTtlMs as number | undefined) ?? 300_000,
+      evictions: (input.evictions as boolean | undefined) ?? true,
     };
     machineRef(check, spec.machine, 'machine');
-    check.scenario.clients.forEach((c, i) => {
-      if (msToUs(c.ttlMs) < US_PER_S) {
-        check.issues.push({
-          path: `clients[${i}].ttlMs`,
-          message: `the memcached store refuses a TTL under 1 s (memcached counts whole seconds; Symfony's MemcachedStore rejects it), got ${show(c.ttlMs)} ms`,
-        });
-      }
-    });
     return spec;
   },
   nodeNames: (spec: StoreSpecBase) => [spec.name],
@@ -421,6 +432,7 @@ export const MEMCACHED: StoreKind = {
     };
   },
   driver(spec: StoreSpecBase) {
-    return new MemcachedDriver({ name: spec.name }, (spec as MemcachedSpec).keyPrefix);
+    const mc = spec as MemcachedSpec;
+    return new MemcachedDriver({ name: spec.name }, mc.keyPrefix, msToUs(Math.ceil(mc.initialTtlMs / 1000) * 1000));
   },
 };

@@ -29,7 +29,7 @@ export const MONGODB_CAPABILITIES: Capabilities = {
   ],
 };
 
-export const MONGO_COMMANDS = { acquire: 'updateOne upsert', refresh: 'updateOne upsert', release: 'deleteOne' };
+export const MONGO_COMMANDS = { acquire: 'updateOne upsert', refresh: 'updateOne upsert', release: 'deleteOne', exists: 'findOne' };
 
 /**
  * One MongoDB server holding Symfony's lock collection: `_id` is the key,
@@ -123,6 +123,9 @@ export const MONGODB: StoreKind = {
     return { nodes: new Map([[node.name, node]]) };
   },
   driver(spec: StoreSpecBase) {
-    return new TableDriver({ name: spec.name }, (spec as MongoDbSpec).keyPrefix, true, MONGO_COMMANDS);
+    return new TableDriver({ name: spec.name }, (spec as MongoDbSpec).keyPrefix, true, MONGO_COMMANDS, {
+      store: 'MongoDbStore',
+      exception: 'MongoDB\\Driver\\Exception\\ConnectionTimeoutException',
+    });
   },
 };

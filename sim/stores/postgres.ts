@@ -19,6 +19,7 @@ export const POSTGRES_CAPABILITIES: Capabilities = {
   blocking: true,
   expiring: false,
   sharing: true,
+  blockingShared: 'interface',
   fencingToken: null,
   losesLockWhen: [
     'the TCP connection drops (the server releases the lock; the client is not told until it next talks to the server)',
@@ -65,7 +66,8 @@ interface Holder {
   /** The name the client asked for; another name with the same crc32 is the same lock. */
   readonly key: string;
   readonly owner: string;
-  readonly shared: boolean;
+  /** A holder may change modes (promote, demote) within its session. */
+  shared: boolean;
   readonly session: Session;
 }
 
@@ -135,6 +137,11 @@ export class PostgresNode implements StoreNode {
         const mine = this.locks.get(lockId)?.holders.find((h) => h.session === session);
         return mine === undefined ? { ok: false, holder: this.holderOf(lockId) } : { ok: true };
       }
+      case 'exists': {
+        // pg_locks for this backend, then the store's own record of which Key took it.
+        const mine = this.locks.get(lockId)?.holders.find((h) => h.session === session);
+        return { ok: mine !== undefined && mine.owner === req.owner };
+      }
       case 'release': {
         const lock = this.locks.get(lockId);
         const mine = lock?.holders.find((h) => h.session === session && h.owner === req.owner);
@@ -156,7 +163,15 @@ export class PostgresNode implements StoreNode {
     const shared = req.shared === true;
     const lock = this.lockFor(lockId);
     // Advisory locks are re-entrant within a session; a retry of the same request must not lock its owner out.
-    if (lock.holders.some((h) => h.session === session)) return { ok: true };
+    const mine = lock.holders.find((h) => h.session === session);
+    if (mine !== undefined) {
+      if (mine.shared === shared) return { ok: true };
+      // Promotion (shared to exclusive) needs no other session to hold it; demotion always works. Symfony then drops the old mode.
+      if (!shared && lock.holders.some((h) => h !== mine)) return { ok: false, holder: lock.holders.find((h) => h !== mine)!.owner };
+      mine.shared = shared;
+      this.grantWaiters(lockId);
+      return { ok: true };
+    }
     if (this.compatible(lock, shared) && lock.queue.length === 0) {
       this.grant({ lockId, key: req.key, owner: req.owner, shared, session }, caller.msg);
       return { ok: true };

@@ -1,11 +1,12 @@
 import type { ClientSpec, Scenario, StoreSpecBase } from '../scenario/types.js';
 import { machineRef } from './checks.js';
-import { SessionLockNode } from './session.js';
+import { Ensemble, EnsembleServer, SessionLockNode } from './session.js';
 import { SessionDriver } from './session-driver.js';
 import type { LockDriver } from './protocol.js';
+import type { NodeRef } from '../runtime/types.js';
 import { msToUs } from '../time.js';
 import type { World } from '../world/world.js';
-import type { Capabilities, StoreCheck, StoreInstance, StoreKind } from './types.js';
+import type { Capabilities, StoreCheck, StoreInstance, StoreKind, StoreNode } from './types.js';
 
 export interface ZookeeperSpec extends StoreSpecBase {
   kind: 'zookeeper' | 'zookeeper-recipe';
@@ -17,6 +18,8 @@ export interface ZookeeperSpec extends StoreSpecBase {
   sessionTimeoutMs: number;
   /** The first zxid the ensemble hands out (to tell stories with familiar numbers). */
   zxidStart: number;
+  /** An ensemble of servers (3 or 5) sharing one tree, or null for one server named `name` on `machine`. */
+  servers: Array<{ name: string; machine: string }> | null;
 }
 
 const LOSES_LOCK_WHEN = [
@@ -48,12 +51,30 @@ function schema(kind: string, description: string): Record<string, unknown> {
   return {
     type: 'object',
     additionalProperties: false,
-    required: ['kind', 'machine'],
+    required: ['kind'],
     description,
     properties: {
       kind: { const: kind },
-      name: { $ref: '#/definitions/name', default: 'zookeeper', description: "The server's name in the trace and in faults." },
-      machine: { $ref: '#/definitions/name', description: 'The machine the server runs on (the ensemble is modelled as one server).' },
+      name: {
+        $ref: '#/definitions/name',
+        default: 'zookeeper',
+        description: "The server's name in the trace and in faults; with servers, the name of the ensemble's tree, which records the locks.",
+      },
+      machine: { $ref: '#/definitions/name', description: 'The machine the server runs on (with servers: defaults to the first server’s).' },
+      servers: {
+        type: ['array', 'null'],
+        default: null,
+        minItems: 3,
+        maxItems: 5,
+        description:
+          'An ensemble: 3 or 5 servers sharing one tree. A server answers while it and a majority of the ensemble are up; a client whose server goes down reconnects to the next in the list and keeps its session. null: one server.',
+        items: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['name', 'machine'],
+          properties: { name: { $ref: '#/definitions/name' }, machine: { $ref: '#/definitions/name' } },
+        },
+      },
       tickMs: {
         $ref: '#/definitions/positiveMs',
         default: 2000,
@@ -78,15 +99,29 @@ function schema(kind: string, description: string): Record<string, unknown> {
 
 function normalize(kind: ZookeeperSpec['kind']) {
   return (input: Record<string, unknown>, check: StoreCheck): ZookeeperSpec => {
+    const servers = (input.servers as ZookeeperSpec['servers'] | undefined) ?? null;
     const spec: ZookeeperSpec = {
       kind,
       name: (input.name as string | undefined) ?? 'zookeeper',
-      machine: input.machine as string,
+      machine: (input.machine as string | undefined) ?? servers?.[0]?.machine ?? '',
       tickMs: (input.tickMs as number | undefined) ?? 2000,
       sessionTimeoutMs: (input.sessionTimeoutMs as number | undefined) ?? 10000,
       zxidStart: (input.zxidStart as number | undefined) ?? 1,
+      servers: servers === null ? null : servers.map((x) => ({ name: x.name, machine: x.machine })),
     };
-    machineRef(check, spec.machine, 'machine');
+    if (spec.machine === '')
+      check.issues.push({ path: `${check.path}.machine`, message: `the ${kind} store needs a machine (or servers, each with its machine)` });
+    else machineRef(check, spec.machine, 'machine');
+    spec.servers?.forEach((x, i) => {
+      machineRef(check, x.machine, `servers[${i}].machine`);
+      if (x.name === spec.name || spec.servers!.findIndex((y) => y.name === x.name) !== i)
+        check.issues.push({
+          path: `${check.path}.servers[${i}].name`,
+          message: `server ${JSON.stringify(x.name)} is named twice (the ensemble's tree is ${JSON.stringify(spec.name)})`,
+        });
+    });
+    if (spec.servers !== null && spec.servers.length % 2 === 0)
+      check.issues.push({ path: `${check.path}.servers`, message: `an ensemble has an odd number of servers (3 or 5), got ${spec.servers.length}` });
     const min = 2 * spec.tickMs;
     const max = 20 * spec.tickMs;
     if (spec.sessionTimeoutMs < min || spec.sessionTimeoutMs > max) {
@@ -100,9 +135,21 @@ function normalize(kind: ZookeeperSpec['kind']) {
   };
 }
 
+/** The servers a client's library lists: the ensemble's, or the one server. */
+function serverRefs(zk: ZookeeperSpec): NodeRef[] {
+  return zk.servers === null ? [{ name: zk.name }] : zk.servers.map((x) => ({ name: x.name }));
+}
+
 function driver(spec: StoreSpecBase, _client: ClientSpec): LockDriver {
-  const timeoutUs = msToUs((spec as ZookeeperSpec).sessionTimeoutMs);
-  return new SessionDriver({ name: spec.name }, { timeoutUs, pingEveryUs: Math.floor(timeoutUs / 3), word: 'session' });
+  const zk = spec as ZookeeperSpec;
+  const timeoutUs = msToUs(zk.sessionTimeoutMs);
+  const symfony = zk.kind === 'zookeeper';
+  return new SessionDriver(
+    serverRefs(zk),
+    { timeoutUs, pingEveryUs: Math.floor(timeoutUs / 3), word: 'session', symfony },
+    symfony ? { store: 'ZookeeperStore', exception: 'ZookeeperConnectionException' } : { store: 'ZooKeeper recipe', exception: 'KeeperException' },
+    (patch) => (typeof patch.sessionTimeoutMs === 'number' ? { timeoutUs: msToUs(patch.sessionTimeoutMs) } : undefined),
+  );
 }
 
 function create(world: World, spec: StoreSpecBase, _scenario: Scenario): StoreInstance {
@@ -117,8 +164,14 @@ function create(world: World, spec: StoreSpecBase, _scenario: Scenario): StoreIn
     lossKind: 'lock.lost',
     lossReason: 'session expired',
   });
+  let nodes: Map<string, StoreNode> = new Map([[node.name, node]]);
+  if (zk.servers !== null) {
+    const ensemble = new Ensemble(node);
+    for (const x of zk.servers) ensemble.servers.push(new EnsembleServer(world, x.name, x.machine, ensemble));
+    nodes = new Map(ensemble.servers.map((x) => [x.name, x]));
+  }
   return {
-    nodes: new Map([[node.name, node]]),
+    nodes,
     fault(f) {
       if (f.kind === 'session-expiry') node.expireClient(f.target, 'session-expiry fault');
     },
@@ -138,14 +191,14 @@ export const ZOOKEEPER: StoreKind = {
   title: "ZooKeeper, Symfony's store (one ephemeral node per key; no queue, no token)",
   capabilities: ZOOKEEPER_CAPABILITIES,
   hazardScenario: 'zookeeper-session-expiry',
-  faults: ['session-expiry'],
+  faults: ['session-expiry', 'store-restart', 'deploy'],
   plainGetSet: false,
   schema: schema(
     'zookeeper',
     "ZooKeeper as Symfony's ZookeeperStore uses it: one ephemeral node per key, deleted when its session ends; no fencing token, no blocking.",
   ),
   normalize: normalize('zookeeper'),
-  nodeNames: (spec: StoreSpecBase) => [spec.name],
+  nodeNames: (spec: StoreSpecBase) => serverRefs(spec as ZookeeperSpec).map((x) => x.name),
   create,
   driver,
 };
@@ -166,14 +219,14 @@ export const ZOOKEEPER_RECIPE: StoreKind = {
   hazardScenario: 'zookeeper-session-expiry',
   // The same story on the recipe: its token fences A off once the resource checks it.
   hazardSets: ['store.kind=zookeeper-recipe', 'resource.fencing=true'],
-  faults: ['session-expiry'],
+  faults: ['session-expiry', 'store-restart', 'deploy'],
   plainGetSet: false,
   schema: schema(
     'zookeeper-recipe',
     "ZooKeeper's lock recipe: EPHEMERAL|SEQUENTIAL children, the lowest holds the lock, each waiter watches its predecessor; the czxid of the lock node is a fencing token.",
   ),
   normalize: normalize('zookeeper-recipe'),
-  nodeNames: (spec: StoreSpecBase) => [spec.name],
+  nodeNames: (spec: StoreSpecBase) => serverRefs(spec as ZookeeperSpec).map((x) => x.name),
   create,
   driver,
 };

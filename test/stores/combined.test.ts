@@ -21,15 +21,15 @@ function setup(strategy: Strategy, names = ['r1', 'r2', 'r3']) {
   const instance = COMBINED.create(h.world, spec, {} as never);
   h.addNodes(instance.nodes);
   const node = (n: string): StoreNode => instance.nodes.get(n)!;
-  const driver = (): CombinedDriver => COMBINED.driver(spec, {} as never, {} as never) as CombinedDriver;
+  const driver = (): CombinedDriver => COMBINED.driver(spec, {} as never, {} as never) as unknown as CombinedDriver;
   return { h, node, driver };
 }
 
 const args = (owner: string, ttlUs: number) => ({ key: 'job', owner, ttlUs, shared: false, waitUs: undefined, attempt: 1 });
 
 describe('Combined model (STORES.md: Symfony CombinedStore, consensus or unanimous)', () => {
-  it('declares remote, not blocking, expiring, not sharing, and no fencing token', () => {
-    expect(COMBINED.capabilities).toMatchObject({ scope: 'remote', blocking: false, expiring: true, sharing: false, fencingToken: null });
+  it('declares remote, not blocking, expiring, sharing where its stores share, and no fencing token', () => {
+    expect(COMBINED.capabilities).toMatchObject({ scope: 'remote', blocking: false, expiring: true, sharing: true, fencingToken: null });
   });
 
   it('consensus is met by more than half of the stores and unanimous only by all of them (Symfony strategies)', () => {
@@ -242,11 +242,8 @@ describe('Combined scenarios it refuses', () => {
     });
   });
 
-  it('refuses a shared lock and a plain DEL', () => {
-    expect(issues(base({}, { acquire: { shared: true }, writes: 0 }))[0]).toMatchObject({
-      path: 'clients[0].acquire.shared',
-      message: 'the combined store has no shared locks',
-    });
+  it('accepts a shared lock (CombinedStore shares where its stores do) and refuses a plain DEL', () => {
+    expect(issues(base({}, { acquire: { shared: true }, writes: 0 }))).toEqual([]);
     expect(issues(base({}, { release: { method: 'plain-del' } }))[0]).toMatchObject({ path: 'clients[0].release.method' });
   });
 
