@@ -37,6 +37,7 @@ export class Client implements ClientIo {
   children = 0;
   /** Made on first use: most clients never poll, and a stream costs a seeding. */
   private rngStream: Rng | undefined;
+  private workRng: Rng | undefined;
   readonly requestTimeoutUs: number;
 
   /**
@@ -97,6 +98,12 @@ export class Client implements ClientIo {
 
   localNow(): number {
     return this.rt.localNow();
+  }
+
+  /** The stream of the client's random workload (drawn work times, pauses), apart from its library's jitter. */
+  workload(): Rng {
+    this.workRng ??= this.rt.rng(`work:${this.spec.name}`);
+    return this.workRng;
   }
 
   newMsg(): number {

@@ -1,5 +1,6 @@
 import type { AcquireStep, Condition, Step } from '../scenario/steps.js';
 import type { AcquireResult } from '../stores/protocol.js';
+import { drawUs } from '../kernel/dist.js';
 import { msToUs } from '../time.js';
 import type { CallResult, Effect, Script } from '../runtime/types.js';
 import type { WriteReply } from '../stores/protocol.js';
@@ -89,8 +90,19 @@ export class StepRunner {
       case 'isExpired':
         this.isExpired();
         return 'normal';
-      case 'work':
-        yield* this.work(msToUs(s.durationMs), s.refreshEveryMs === null ? 0 : msToUs(s.refreshEveryMs));
+      case 'work': {
+        const workUs = s.time === undefined ? msToUs(s.durationMs) : drawUs(this.c.workload(), s.time);
+        yield* this.work(workUs, s.refreshEveryMs === null ? 0 : msToUs(s.refreshEveryMs));
+        return 'normal';
+      }
+      case 'stall':
+        if (this.c.workload().chance(s.probability)) {
+          const us = drawUs(this.c.workload(), s.duration);
+          this.c.paused(us);
+          this.c.rt.stall(us);
+          // Yield once, so that what follows starts only when the pause is over.
+          yield pause(0);
+        }
         return 'normal';
       case 'sleep': {
         const sleepUs = msToUs(s.durationMs);

@@ -38,16 +38,22 @@ export function shorthandSteps(spec: ClientSpec, caps: Capabilities): Step[] {
   const use: Step[] = [];
   const rounds = Math.max(spec.writes, 1);
   for (let round = 0; round < rounds; round++) {
-    use.push({ step: 'work', durationMs: spec.workMs, refreshEveryMs: spec.refreshEveryMs });
+    use.push(
+      spec.workTime === undefined
+        ? { step: 'work', durationMs: spec.workMs, refreshEveryMs: spec.refreshEveryMs }
+        : { step: 'work', durationMs: spec.workMs, refreshEveryMs: spec.refreshEveryMs, time: spec.workTime },
+    );
     // A lock that never expires has nothing to run out: the check is left out, as the lifecycle always did.
     if (spec.checkRemaining && caps.expiring)
       use.push({ step: 'if', condition: { isExpired: true }, then: [{ step: 'throw', message: EXPIRED_BY_CLOCK }], else: [] });
     if (round < spec.writes) use.push({ step: 'write' });
   }
   const release: Step = { step: 'release', method: spec.release.method };
+  const p = spec.pauseAfterAcquire;
+  const first: Step[] = p === undefined ? [acquire] : [acquire, { step: 'stall', probability: p.probability, duration: p.duration }];
   const body: Step[] = spec.release.inFinally
-    ? [acquire, { step: 'repeat', times: 1, steps: use, finally: [release], catch: false, newLock: false }]
-    : [acquire, ...use, release];
+    ? [...first, { step: 'repeat', times: 1, steps: use, finally: [release], catch: false, newLock: false }]
+    : [...first, ...use, release];
   const pass = (times: number, steps: Step[]): Step => ({ step: 'repeat', times, steps, finally: [], catch: true, newLock: true });
   if (spec.iterations === 1 || spec.thinkMs === 0) return [pass(spec.iterations, body)];
   return [pass(1, body), pass(spec.iterations - 1, [{ step: 'sleep', durationMs: spec.thinkMs }, ...body])];

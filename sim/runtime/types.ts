@@ -77,4 +77,10 @@ export interface Runtime {
    * and exits when it returns. Runtimes that cannot fork leave it out.
    */
   fork?(name: string, body: (rt: Runtime) => Script<void>): void;
+  /**
+   * Stops this whole process for `durationUs` of true time, from now: a GC
+   * pause the workload itself draws. Whatever the script yields next waits
+   * until the pause is over.
+   */
+  stall(durationUs: number): void;
 }

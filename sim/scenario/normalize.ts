@@ -1,3 +1,4 @@
+import type { Distribution } from '../kernel/dist.js';
 import { InputError, show, type InputIssue } from '../errors.js';
 import { storeKind } from '../stores/registry.js';
 import { compileSchema } from './schema-check.js';
@@ -29,6 +30,9 @@ interface ClientInput {
   ttlMs?: number;
   acquire?: Partial<ClientSpec['acquire']>;
   workMs?: number;
+  workTime?: Distribution;
+  pauseAfterAcquire?: { probability: number; duration: Distribution };
+  crashRatePerS?: number;
   refreshEveryMs?: number | null;
   checkRemaining?: boolean;
   writes?: number;
@@ -75,6 +79,10 @@ export function normalizeScenario(data: unknown, source: string): Scenario {
       waitTimeoutMs: c.acquire?.waitTimeoutMs ?? null,
     },
     workMs: c.workMs ?? 100,
+    // Left out unless given, so that scenarios without them (and their run hashes) are unchanged.
+    ...(c.workTime === undefined ? {} : { workTime: c.workTime }),
+    ...(c.pauseAfterAcquire === undefined ? {} : { pauseAfterAcquire: c.pauseAfterAcquire }),
+    ...(c.crashRatePerS === undefined || c.crashRatePerS === 0 ? {} : { crashRatePerS: c.crashRatePerS }),
     refreshEveryMs: c.refreshEveryMs ?? null,
     checkRemaining: c.checkRemaining ?? false,
     writes: c.writes ?? 1,
@@ -236,6 +244,10 @@ function checkClientForm(c: ClientSpec, at: string, issues: InputIssue[]): void 
   if (c.steps === null) return;
   for (const [field, fallback] of LIFECYCLE_DEFAULTS) {
     if (JSON.stringify(c[field]) !== JSON.stringify(fallback))
+      issues.push({ path: `${at}.${field}`, message: `a client with steps has no ${field}: say it with steps instead (see docs/scenarios.md)` });
+  }
+  for (const field of ['workTime', 'pauseAfterAcquire'] as const) {
+    if (c[field] !== undefined)
       issues.push({ path: `${at}.${field}`, message: `a client with steps has no ${field}: say it with steps instead (see docs/scenarios.md)` });
   }
   checkSteps(c.steps, `${at}.steps`, issues);

@@ -1,4 +1,5 @@
 import type { InputIssue } from '../errors.js';
+import type { Distribution } from '../kernel/dist.js';
 
 /*
  * A client's steps, as the simulation sees them after defaults are filled
@@ -27,14 +28,17 @@ export type Step =
   | { step: 'isAcquired' }
   | { step: 'getRemainingLifetime' }
   | { step: 'isExpired' }
-  | { step: 'work'; durationMs: number; refreshEveryMs: number | null }
+  /** `time` (the lifecycle's workTime, not written in steps) draws the duration afresh each time instead. */
+  | { step: 'work'; durationMs: number; refreshEveryMs: number | null; time?: Distribution }
   | { step: 'sleep'; durationMs: number }
   | { step: 'write' }
   | { step: 'release'; method: 'token-checked' | 'plain-del' }
   | { step: 'throw'; message: string }
   | { step: 'if'; condition: Condition; then: Step[]; else: Step[] }
   | { step: 'repeat'; times: number; steps: Step[]; finally: Step[]; catch: boolean; newLock: boolean }
-  | { step: 'fork'; steps: Step[] };
+  | { step: 'fork'; steps: Step[] }
+  /** The lifecycle's pauseAfterAcquire, which only the lifecycle fields write: with `probability`, the process stalls for a drawn time. */
+  | { step: 'stall'; probability: number; duration: Distribution };
 
 export type StepName = Step['step'];
 
@@ -90,6 +94,9 @@ function normalizeStep(s: StepInput): Step {
       };
     case 'fork':
       return { step: 'fork', steps: list(s.steps) };
+    case 'stall':
+      // Not in the schema: only the lifecycle fields make one.
+      return { step: 'stall', probability: s.probability as number, duration: s.duration as Distribution };
   }
 }
 

@@ -427,4 +427,8 @@ class SimRuntime implements Runtime {
     const child = this.p.world.addProcess(name, this.p.machine);
     child.start(body(child.runtime()));
   }
+
+  stall(durationUs: number): void {
+    this.p.pause(durationUs);
+  }
 }
