@@ -140,6 +140,8 @@ export function normalizeScenario(data: unknown, source: string): Scenario {
 }
 
 function normalizeFault(f: Record<string, unknown> & { kind: FaultSpec['kind'] }): FaultSpec {
+  if (f.kind === 'lock-file-cleanup')
+    return { ...(f as Omit<Extract<FaultSpec, { kind: 'lock-file-cleanup' }>, 'dir'>), dir: (f.dir as string | null | undefined) ?? null };
   if (f.kind === 'latency-spike')
     return { ...(f as Omit<Extract<FaultSpec, { kind: 'latency-spike' }>, 'machines'>), machines: (f.machines as string[] | null | undefined) ?? null };
   return f as unknown as FaultSpec;
@@ -204,6 +206,7 @@ function checkReferences(s: Scenario): InputIssue[] {
         if (!clients.has(f.target)) issues.push({ path: `${at}.target`, message: `no client named ${show(f.target)} (clients: ${list(clientNames)})` });
         break;
       case 'ipc-removal':
+      case 'lock-file-cleanup':
         machineRef(f.machine, `${at}.machine`);
         break;
       case 'deploy':
@@ -211,6 +214,7 @@ function checkReferences(s: Scenario): InputIssue[] {
           if (!clients.has(c)) issues.push({ path: `${at}.clients[${ci}]`, message: `no client named ${show(c)} (clients: ${list(clientNames)})` });
         });
         checkDeployPatch(f.store, `${at}.store`, s.store, issues);
+        if (typeof f.store.machine === 'string') machineRef(f.store.machine, `${at}.store.machine`);
         break;
       case 'partition':
         f.groups.forEach((g, gi) => g.forEach((m, mi) => machineRef(m, `${at}.groups[${gi}][${mi}]`)));
@@ -278,10 +282,18 @@ const storeShapes = new Map<string, (data: unknown) => InputIssue[]>();
 /** A deploy's patch may only name fields the store has, with values its schema accepts. */
 function checkDeployPatch(patch: Record<string, unknown>, at: string, store: StoreSpecBase, issues: InputIssue[]): void {
   let ok = true;
+  const deployable = storeKind(store.kind)!.deployable ?? [];
   for (const field of Object.keys(patch)) {
     if (field === 'kind' || field === 'name' || !(field in store)) {
       const fields = Object.keys(store).filter((f) => f !== 'kind' && f !== 'name');
       issues.push({ path: `${at}.${field}`, message: `a deploy cannot change ${show(field)} of the ${store.kind} store (fields: ${fields.join(', ')})` });
+      ok = false;
+    } else if (!deployable.includes(field)) {
+      // A deploy gives some clients new settings; a field no client's library reads would be announced and ignored.
+      issues.push({
+        path: `${at}.${field}`,
+        message: `a deploy cannot change ${show(field)} of the ${store.kind} store: it is the server's own setting, not the clients' (a deploy may change: ${deployable.join(', ') || 'nothing'})`,
+      });
       ok = false;
     }
   }

@@ -250,6 +250,29 @@ const FAULTS: Record<string, Record<string, unknown>> = {
       },
     },
   },
+  lockFileCleanupFault: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['kind', 'atMs', 'machine'],
+    description:
+      'Lock files are deleted on a machine (a tmp cleaner, a reboot that clears a tmpfs): a process still holding a lock keeps it on a file nobody else will open, and the next process creates a new file and a new lock. dir limits it to files under that directory.',
+    properties: {
+      kind: {
+        const: 'lock-file-cleanup',
+      },
+      atMs: {
+        $ref: '#/definitions/ms',
+      },
+      machine: {
+        $ref: '#/definitions/name',
+      },
+      dir: {
+        type: ['string', 'null'],
+        maxLength: 200,
+        default: null,
+      },
+    },
+  },
   ipcRemovalFault: {
     type: 'object',
     additionalProperties: false,

@@ -119,6 +119,7 @@ export type FaultSpec =
   | { kind: 'session-expiry'; atMs: number; target: string }
   | { kind: 'connection-loss'; atMs: number; target: string }
   | { kind: 'ipc-removal'; atMs: number; machine: string }
+  | { kind: 'lock-file-cleanup'; atMs: number; machine: string; dir: string | null }
   | { kind: 'deploy'; atMs: number; clients: string[]; store: Record<string, unknown> };
 
 export type FaultKind = FaultSpec['kind'];

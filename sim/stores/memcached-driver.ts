@@ -136,13 +136,15 @@ export class MemcachedDriver implements LockDriver {
       // "Could happen when we ask a putOff after a timeout but in luck nobody stole the lock."
       const r = yield* io.request(this.node, { op: 'acquire', key, owner, ttlUs }, kind, { owner, ttlUs, data: { ...base, command: 'add' } });
       if (r.status !== 'reply') return { status: r.status, msg: r.msg };
-      return r.reply.ok ? { status: 'ok', msg: r.msg } : { status: 'conflict', msg: r.msg, holder: null, why: 'someone else added it first' };
+      if (r.reply.ok) return { status: 'ok', msg: r.msg };
+      // add() said false again: taken in between — or, to MemcachedStore indistinguishably, a server error.
+      return { status: 'conflict', msg: r.msg, holder: null, why: r.reply.error ?? 'someone else added it first' };
     }
     if (g.holder !== owner || g.casId === undefined) return { status: 'conflict', msg: g.result.msg, holder: g.holder, why: `held by ${g.holder}` };
     const c = yield* this.cas(io, key, owner, ttlUs, g.casId, kind, { ...base, command: 'cas' });
     if (c.status !== 'reply') return { status: c.status, msg: c.msg };
     if (c.reply.ok) return { status: 'ok', msg: c.msg };
-    return { status: 'conflict', msg: c.msg, holder: c.reply.holder ?? null, why: 'cas failed: the item changed since gets' };
+    return { status: 'conflict', msg: c.msg, holder: c.reply.holder ?? null, why: c.reply.error ?? 'cas failed: the item changed since gets' };
   }
 
   private *gets(

@@ -7,6 +7,7 @@ import type { Machine } from '../world/machine.js';
 
 import type { World } from '../world/world.js';
 import { machineRef } from './checks.js';
+import { deployedNodeFor, deployNodes } from './deploy.js';
 import { MemcachedDriver, type CasCommand, type MemcachedReply } from './memcached-driver.js';
 import type { Capabilities, LockOp, StoreCheck, StoreInstance, StoreKind, StoreNode } from './types.js';
 
@@ -148,6 +149,10 @@ export class MemcachedNode implements StoreNode {
   handle(req: LockOp | CasCommand, caller: Caller): MemcachedReply {
     this.expireIfDue(req.key);
     const item = this.items.get(req.key);
+    // memcached -M: with memory full, a store command fails instead of evicting (memcached allocates the new item before it frees the old).
+    const storing = req.op === 'acquire' || req.op === 'set' || (req.op === 'refresh' && 'casId' in req && item?.casId === req.casId);
+    if (storing && !this.spec.evictions && !(req.op === 'acquire' && item !== undefined) && !this.fits(req.key))
+      return { ok: false, error: 'SERVER_ERROR out of memory storing object' };
     switch (req.op) {
       case 'acquire':
         // add: NOT_STORED when the key exists; memcached does not say whose it is.
@@ -286,6 +291,13 @@ export class MemcachedNode implements StoreNode {
     this.planEviction();
   }
 
+  /** Whether an item for `key` fits beside the lock items and other traffic's items now (memcached -M evicts nothing to make room). */
+  private fits(key: string): boolean {
+    let used = this.fillerBytesAt(this.world.nowUs);
+    for (const it of this.items.values()) used += it.bytes;
+    return used + LOCK_ITEM_OVERHEAD_BYTES + key.length <= this.spec.memoryBytes;
+  }
+
   private bumpOnRead(key: string, item: Item): void {
     const now = this.currentTime();
     if (now - item.bumpedAt < ITEM_UPDATE_INTERVAL_S) return;
@@ -338,6 +350,8 @@ export class MemcachedNode implements StoreNode {
   private planEviction(): void {
     this.world.kernel.cancel(this.evictionTimer);
     this.evictionTimer = undefined;
+    // memcached -M never evicts: other traffic's writes fail once memory is full, and locks stay.
+    if (!this.spec.evictions) return;
     const budget = this.spec.memoryBytes;
     for (;;) {
       const oldest = this.items.entries().next().value;
@@ -372,6 +386,7 @@ export const MEMCACHED: StoreKind = {
   capabilities: MEMCACHED_CAPABILITIES,
   hazardScenario: 'memcached-eviction',
   faults: ['store-restart', 'eviction', 'memory-pressure', 'deploy'],
+  deployable: ['keyPrefix', 'machine'],
   plainGetSet: true,
   schema: {
     type: 'object',
@@ -419,20 +434,21 @@ export const MEMCACHED: StoreKind = {
     machineRef(check, spec.machine, 'machine');
     return spec;
   },
-  nodeNames: (spec: StoreSpecBase) => [spec.name],
-  create(world: World, spec: StoreSpecBase, _scenario: Scenario): StoreInstance {
+  nodeNames: (spec: StoreSpecBase, scenario?: Omit<Scenario, 'store'>) => deployNodes(spec, scenario).map((n) => n.name),
+  create(world: World, spec: StoreSpecBase, scenario: Scenario): StoreInstance {
     const mc = spec as MemcachedSpec;
-    const node = new MemcachedNode(world, mc);
+    const nodes = new Map(deployNodes(spec, scenario).map((n) => [n.name, new MemcachedNode(world, { ...mc, name: n.name, machine: n.machine })]));
     return {
-      nodes: new Map([[node.name, node]]),
+      nodes,
       fault(f: FaultSpec) {
-        if (f.kind === 'eviction') node.evict(f.key);
-        else if (f.kind === 'memory-pressure') node.pressure(msToUs(f.durationMs), f.writesPerSec, f.itemBytes);
+        const node = nodes.get(f.kind === 'eviction' || f.kind === 'memory-pressure' ? f.target : '');
+        if (f.kind === 'eviction') node?.evict(f.key);
+        else if (f.kind === 'memory-pressure') node?.pressure(msToUs(f.durationMs), f.writesPerSec, f.itemBytes);
       },
     };
   },
   driver(spec: StoreSpecBase) {
     const mc = spec as MemcachedSpec;
-    return new MemcachedDriver({ name: spec.name }, mc.keyPrefix, msToUs(Math.ceil(mc.initialTtlMs / 1000) * 1000));
+    return new MemcachedDriver({ name: spec.name }, mc.keyPrefix, msToUs(Math.ceil(mc.initialTtlMs / 1000) * 1000), deployedNodeFor(spec));
   },
 };

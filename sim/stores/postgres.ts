@@ -1,6 +1,7 @@
 import { utf8ToBytes } from '@noble/hashes/utils.js';
 import type { Scenario, StoreSpecBase } from '../scenario/types.js';
 import { machineRef } from './checks.js';
+import { deployedNodeFor, deployNodes } from './deploy.js';
 import { CONNECTION_LOST, PostgresDriver, type PgOp } from './postgres-driver.js';
 import type { Timer } from '../kernel/kernel.js';
 import { DEFER, type Caller } from '../world/endpoint.js';
@@ -302,7 +303,8 @@ export const POSTGRES: StoreKind = {
   title: 'PostgreSQL advisory locks (session-bound; names hashed with crc32, so two names can collide)',
   capabilities: POSTGRES_CAPABILITIES,
   hazardScenario: 'postgres-connection-loss',
-  faults: ['store-restart', 'connection-loss'],
+  faults: ['store-restart', 'connection-loss', 'deploy'],
+  deployable: ['machine'],
   plainGetSet: false,
   schema: {
     type: 'object',
@@ -321,17 +323,17 @@ export const POSTGRES: StoreKind = {
     machineRef(check, spec.machine, 'machine');
     return spec;
   },
-  nodeNames: (spec: StoreSpecBase) => [spec.name],
-  create(world: World, spec: StoreSpecBase, _scenario: Scenario): StoreInstance {
-    const node = new PostgresNode(world, spec as PostgresSpec);
+  nodeNames: (spec: StoreSpecBase, scenario?: Omit<Scenario, 'store'>) => deployNodes(spec, scenario).map((n) => n.name),
+  create(world: World, spec: StoreSpecBase, scenario: Scenario): StoreInstance {
+    const nodes = deployNodes(spec, scenario).map((n) => new PostgresNode(world, { ...(spec as PostgresSpec), name: n.name, machine: n.machine }));
     return {
-      nodes: new Map([[node.name, node]]),
+      nodes: new Map(nodes.map((n) => [n.name, n])),
       fault(f) {
-        if (f.kind === 'connection-loss') node.connectionLost(f.target, CONNECTION_LOST);
+        if (f.kind === 'connection-loss') for (const node of nodes) node.connectionLost(f.target, CONNECTION_LOST);
       },
     };
   },
   driver(spec: StoreSpecBase) {
-    return new PostgresDriver({ name: spec.name });
+    return new PostgresDriver({ name: spec.name }, deployedNodeFor(spec));
   },
 };

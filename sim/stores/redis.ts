@@ -1,6 +1,7 @@
 import type { RedisSpec, Scenario, StoreSpecBase } from '../scenario/types.js';
 import { machineRef } from './checks.js';
 import { SingleNodeDriver } from './single-node-driver.js';
+import { deployedNodeFor, deployNodes } from './deploy.js';
 import { US_PER_S } from '../time.js';
 import type { Timer } from '../kernel/kernel.js';
 import type { Caller } from '../world/endpoint.js';
@@ -335,6 +336,7 @@ export const REDIS: StoreKind = {
   capabilities: REDIS_CAPABILITIES,
   hazardScenario: 'pause-past-expiry',
   faults: ['store-restart', 'deploy'],
+  deployable: ['keyPrefix', 'machine'],
   plainGetSet: true,
   schema: {
     type: 'object',
@@ -362,13 +364,13 @@ export const REDIS: StoreKind = {
     machineRef(check, spec.machine, 'machine');
     return spec;
   },
-  nodeNames: (spec: StoreSpecBase) => [spec.name],
-  create(world: World, spec: StoreSpecBase, _scenario: Scenario) {
+  nodeNames: (spec: StoreSpecBase, scenario?: Omit<Scenario, 'store'>) => deployNodes(spec, scenario).map((n) => n.name),
+  create(world: World, spec: StoreSpecBase, scenario: Scenario) {
     const redis = spec as RedisSpec;
-    const node = new RedisNode(world, redis);
-    return { nodes: new Map([[node.name, node]]) };
+    const nodes = deployNodes(spec, scenario).map((n) => new RedisNode(world, { ...redis, name: n.name, machine: n.machine }));
+    return { nodes: new Map(nodes.map((n) => [n.name, n])) };
   },
   driver(spec: StoreSpecBase) {
-    return new SingleNodeDriver({ name: spec.name }, (spec as RedisSpec).keyPrefix, true);
+    return new SingleNodeDriver({ name: spec.name }, (spec as RedisSpec).keyPrefix, true, deployedNodeFor(spec));
   },
 };

@@ -7,6 +7,7 @@ import type { Machine } from '../world/machine.js';
 
 import type { World } from '../world/world.js';
 import { machineRef } from './checks.js';
+import { deployedNodeFor, deployNodes } from './deploy.js';
 import { TableDriver } from './table-driver.js';
 import type { Capabilities, LockOp, LockReply, StoreCheck, StoreInstance, StoreKind, StoreNode } from './types.js';
 
@@ -324,6 +325,7 @@ export const SQL: StoreKind = {
   capabilities: SQL_CAPABILITIES,
   hazardScenario: 'sql-clock-skew',
   faults: ['store-restart', 'deploy'],
+  deployable: ['keyPrefix', 'machine'],
   plainGetSet: false,
   schema: {
     type: 'object',
@@ -403,15 +405,23 @@ export const SQL: StoreKind = {
         assigned.add(c);
       });
     });
+    check.scenario.faults.forEach((f, i) => {
+      if (f.kind === 'deploy' && 'machine' in f.store && spec.primaries !== null)
+        check.issues.push({
+          path: `faults[${i}].store.machine`,
+          message: 'a deploy cannot move clients of a multi-primary sql store: give them another primary instead',
+        });
+    });
     return spec;
   },
-  nodeNames: (spec: StoreSpecBase) => primariesOf(spec as SqlSpec).map((p) => p.name),
-  create(world: World, spec: StoreSpecBase, _scenario: Scenario): StoreInstance {
+  nodeNames: (spec: StoreSpecBase, scenario?: Omit<Scenario, 'store'>) =>
+    (spec as SqlSpec).primaries === null ? deployNodes(spec, scenario).map((n) => n.name) : primariesOf(spec as SqlSpec).map((p) => p.name),
+  create(world: World, spec: StoreSpecBase, scenario: Scenario): StoreInstance {
     const sql = spec as SqlSpec;
     const rules: TableRules = { unitUs: US_PER_S, clock: sql.clock, refreshInserts: false, noun: 'row', roundsNow: sql.database === 'postgresql' };
-    const primaries = primariesOf(sql);
+    const primaries = sql.primaries === null ? deployNodes(spec, scenario) : primariesOf(sql);
     const nodes = primaries.map((p) => new ExpiringTableNode(world, p.name, p.machine, rules));
-    if (nodes.length > 1) {
+    if (sql.primaries !== null) {
       const lagUs = msToUs(sql.replicationLagMs);
       for (const node of nodes) {
         // The lock is held while any primary's row says so: a client on that primary is kept out.
@@ -429,10 +439,17 @@ export const SQL: StoreKind = {
     const sql = spec as SqlSpec;
     const primaries = primariesOf(sql);
     const i = primaries.findIndex((p) => p.clients.includes(client.name));
-    return new TableDriver({ name: primaries[Math.max(i, 0)]!.name }, sql.keyPrefix, sql.clock === 'client', SQL_COMMANDS, {
-      store: 'PdoStore',
-      exception: 'PDOException',
-      minTtl: { minUs: US_PER_S, initialUs: msToUs(sql.initialTtlMs) },
-    });
+    return new TableDriver(
+      { name: primaries[Math.max(i, 0)]!.name },
+      sql.keyPrefix,
+      sql.clock === 'client',
+      SQL_COMMANDS,
+      {
+        store: 'PdoStore',
+        exception: 'PDOException',
+        minTtl: { minUs: US_PER_S, initialUs: msToUs(sql.initialTtlMs) },
+      },
+      sql.primaries === null ? deployedNodeFor(spec) : undefined,
+    );
   },
 };

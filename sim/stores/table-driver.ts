@@ -12,6 +12,8 @@ export interface TableLibrary {
   readonly exception: string;
   /** The smallest TTL putOffExpiration() takes (PdoStore: 1 s), with the store's initial TTL saved before it is refused; none for MongoDB. */
   readonly minTtl?: { readonly minUs: number; readonly initialUs: number };
+  /** false: rows never expire (a hand-written lock table), so a lease is believed until released. */
+  readonly expires?: boolean;
 }
 
 /**
@@ -48,7 +50,7 @@ export class TableDriver implements LockDriver {
       ttlUs,
       data: { attempt: a.attempt, command: this.commands.acquire },
     });
-    const result = acquireResult(r);
+    const result = acquireResult(r, this.library.expires === false ? null : undefined);
     if (invalid && result.status === 'ok') return { status: 'invalid-ttl', msg: result.msg, reason: invalidTtl(a.ttlUs, this.library.store) };
     return result;
   }

@@ -5,6 +5,7 @@ import { SessionDriver } from './session-driver.js';
 import type { LockDriver } from './protocol.js';
 import type { NodeRef } from '../runtime/types.js';
 import { msToUs } from '../time.js';
+import { deployedNodeFor, deployNodes } from './deploy.js';
 import type { World } from '../world/world.js';
 import type { Capabilities, StoreCheck, StoreInstance, StoreKind, StoreNode } from './types.js';
 
@@ -142,29 +143,40 @@ function serverRefs(zk: ZookeeperSpec): NodeRef[] {
 
 function driver(spec: StoreSpecBase, _client: ClientSpec): LockDriver {
   const zk = spec as ZookeeperSpec;
+  const moved = deployedNodeFor(spec);
   const timeoutUs = msToUs(zk.sessionTimeoutMs);
   const symfony = zk.kind === 'zookeeper';
   return new SessionDriver(
     serverRefs(zk),
     { timeoutUs, pingEveryUs: Math.floor(timeoutUs / 3), word: 'session', symfony },
     symfony ? { store: 'ZookeeperStore', exception: 'ZookeeperConnectionException' } : { store: 'ZooKeeper recipe', exception: 'KeeperException' },
-    (patch) => (typeof patch.sessionTimeoutMs === 'number' ? { timeoutUs: msToUs(patch.sessionTimeoutMs) } : undefined),
+    (patch) => {
+      const node = moved(patch);
+      const timeoutUs = typeof patch.sessionTimeoutMs === 'number' ? msToUs(patch.sessionTimeoutMs) : undefined;
+      return node === undefined && timeoutUs === undefined
+        ? undefined
+        : { ...(node === undefined ? {} : { servers: [node] }), ...(timeoutUs === undefined ? {} : { timeoutUs }) };
+    },
   );
 }
 
-function create(world: World, spec: StoreSpecBase, _scenario: Scenario): StoreInstance {
+function create(world: World, spec: StoreSpecBase, scenario: Scenario): StoreInstance {
   const zk = spec as ZookeeperSpec;
   const recipe = zk.kind === 'zookeeper-recipe';
-  const node = new SessionLockNode(world, zk.name, zk.machine, {
-    queue: recipe,
-    fencing: recipe,
-    counterStart: zk.zxidStart,
-    expiryStepUs: msToUs(zk.tickMs),
-    word: 'session',
-    lossKind: 'lock.lost',
-    lossReason: 'session expired',
-  });
-  let nodes: Map<string, StoreNode> = new Map([[node.name, node]]);
+  const tree = (name: string, machine: string): SessionLockNode =>
+    new SessionLockNode(world, name, machine, {
+      queue: recipe,
+      fencing: recipe,
+      counterStart: zk.zxidStart,
+      expiryStepUs: msToUs(zk.tickMs),
+      word: 'session',
+      lossKind: 'lock.lost',
+      lossReason: 'session expired',
+    });
+  // One server, and one more for each machine a deploy moves clients to (another ZooKeeper: another lock).
+  const trees = (zk.servers === null ? deployNodes(spec, scenario) : [{ name: zk.name, machine: zk.machine }]).map((n) => tree(n.name, n.machine));
+  const node = trees[0]!;
+  let nodes: Map<string, StoreNode> = new Map(trees.map((t) => [t.name, t]));
   if (zk.servers !== null) {
     const ensemble = new Ensemble(node);
     for (const x of zk.servers) ensemble.servers.push(new EnsembleServer(world, x.name, x.machine, ensemble));
@@ -173,7 +185,7 @@ function create(world: World, spec: StoreSpecBase, _scenario: Scenario): StoreIn
   return {
     nodes,
     fault(f) {
-      if (f.kind === 'session-expiry') node.expireClient(f.target, 'session-expiry fault');
+      if (f.kind === 'session-expiry') for (const t of trees) t.expireClient(f.target, 'session-expiry fault');
     },
   };
 }
@@ -192,13 +204,15 @@ export const ZOOKEEPER: StoreKind = {
   capabilities: ZOOKEEPER_CAPABILITIES,
   hazardScenario: 'zookeeper-session-expiry',
   faults: ['session-expiry', 'store-restart', 'deploy'],
+  deployable: ['machine', 'sessionTimeoutMs'],
   plainGetSet: false,
   schema: schema(
     'zookeeper',
     "ZooKeeper as Symfony's ZookeeperStore uses it: one ephemeral node per key, deleted when its session ends; no fencing token, no blocking.",
   ),
   normalize: normalize('zookeeper'),
-  nodeNames: (spec: StoreSpecBase) => serverRefs(spec as ZookeeperSpec).map((x) => x.name),
+  nodeNames: (spec: StoreSpecBase, scenario?: Omit<Scenario, 'store'>) =>
+    (spec as ZookeeperSpec).servers === null ? deployNodes(spec, scenario).map((n) => n.name) : serverRefs(spec as ZookeeperSpec).map((x) => x.name),
   create,
   driver,
 };
@@ -220,13 +234,15 @@ export const ZOOKEEPER_RECIPE: StoreKind = {
   // The same story on the recipe: its token fences A off once the resource checks it.
   hazardSets: ['store.kind=zookeeper-recipe', 'resource.fencing=true'],
   faults: ['session-expiry', 'store-restart', 'deploy'],
+  deployable: ['machine', 'sessionTimeoutMs'],
   plainGetSet: false,
   schema: schema(
     'zookeeper-recipe',
     "ZooKeeper's lock recipe: EPHEMERAL|SEQUENTIAL children, the lowest holds the lock, each waiter watches its predecessor; the czxid of the lock node is a fencing token.",
   ),
   normalize: normalize('zookeeper-recipe'),
-  nodeNames: (spec: StoreSpecBase) => serverRefs(spec as ZookeeperSpec).map((x) => x.name),
+  nodeNames: (spec: StoreSpecBase, scenario?: Omit<Scenario, 'store'>) =>
+    (spec as ZookeeperSpec).servers === null ? deployNodes(spec, scenario).map((n) => n.name) : serverRefs(spec as ZookeeperSpec).map((x) => x.name),
   create,
   driver,
 };

@@ -166,6 +166,8 @@ export function describe(e: TraceEvent): string {
       const limit = wait === undefined || wait < 0 ? 'for as long as it takes' : `for up to ${formatDuration(wait)}`;
       return `makes ${e.owner ?? '?'} wait for ${key} (held by ${str(e, 'holder') ?? '?'}; queue position ${num(e, 'position') ?? '?'}), ${limit}`;
     }
+    case 'lock-files.deleted':
+      return `DELETES ${num(e, 'files') ?? 0} lock file(s) on ${e.machine}${str(e, 'dir') === '' ? '' : ` under ${str(e, 'dir') ?? ''}`} (tmp clean-up): their locks now exclude nobody`;
     case 'ipc.removed':
       return `REMOVES every System V semaphore on ${e.machine} (systemd RemoveIPC): ${num(e, 'semaphores') ?? 0} held`;
     case 'lock.refreshed':

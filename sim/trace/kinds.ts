@@ -364,6 +364,13 @@ export const EVENT_KINDS = {
     tone: 'fault',
     doc: 'A deploy gives some clients new store settings.',
   },
+  'lock-files.deleted': {
+    actor: 'faults',
+    required: ['localUs'],
+    data: { fault: 'integer', files: 'integer', dir: 'string' },
+    tone: 'fault',
+    doc: 'Lock files are deleted on a machine (a tmp cleaner, a tmpfs after a reboot): locks held on them exclude nobody any more.',
+  },
   'ipc.removed': {
     actor: 'faults',
     required: ['localUs'],

@@ -258,7 +258,10 @@ describe('Combined scenarios it refuses', () => {
     expect(issues(base({}, {}, [{ kind: 'store-restart', atMs: 1, target: 'redis2', downMs: 5 }]))).toEqual([]);
   });
 
-  it('refuses a deploy: the combined store has no settings a deploy could change', () => {
-    expect(issues(base({}, {}, [{ kind: 'deploy', atMs: 1, clients: ['c'], store: { strategy: 'unanimous' } }]))[0]).toMatchObject({ path: 'faults[0].kind' });
+  it('accepts a deploy of other stores or another strategy, and refuses one that names a field it has not', () => {
+    expect(issues(base({}, {}, [{ kind: 'deploy', atMs: 1, clients: ['c'], store: { strategy: 'unanimous' } }]))).toEqual([]);
+    expect(issues(base({}, {}, [{ kind: 'deploy', atMs: 1, clients: ['c'], store: { keyPrefix: 'v2:' } }]))[0]).toMatchObject({
+      path: 'faults[0].store.keyPrefix',
+    });
   });
 });

@@ -53,7 +53,7 @@ describe('PostgreSQL advisory locks (STORES.md: session-bound, no expiry, blocki
   it('declares the capability row of the Symfony table: remote, blocking, not expiring, sharing, no fencing token', () => {
     expect(POSTGRES.capabilities).toMatchObject({ scope: 'remote', blocking: true, expiring: false, sharing: true, fencingToken: null });
     expect(POSTGRES.capabilities.losesLockWhen.join(' ')).toMatch(/connection drops.*not told/);
-    expect(POSTGRES.faults).toEqual(['store-restart', 'connection-loss']);
+    expect(POSTGRES.faults).toEqual(['store-restart', 'connection-loss', 'deploy']);
   });
 
   it('pg_try_advisory_lock refuses a second session while the lock is held and names the holder', () => {
