@@ -30,13 +30,23 @@ function tooEarly(w: StaleWrite): string {
 
 /** "B waited 4.2 s for a lock nobody was using: 3.9 s while A, which held it, was gone, and 0.3 s while it was free." */
 function lockOutSentence(a: ClientAvailability): string {
-  const gone = new Map<string, number>();
+  const held = new Map<string, number>();
   let free = 0;
   for (const s of a.lockOut) {
     if (s.why === 'free') free += s.toUs - s.fromUs;
-    else gone.set(s.holder ?? '?', (gone.get(s.holder ?? '?') ?? 0) + s.toUs - s.fromUs);
+    else {
+      const id = `${s.why}\u0000${s.holder ?? '?'}`;
+      held.set(id, (held.get(id) ?? 0) + s.toUs - s.fromUs);
+    }
   }
-  const parts = [...gone].map(([holder, us]) => `${formatDuration(us)} while its holder ${holder} was gone (crashed or exited without releasing)`);
+  const parts = [...held].map(([id, us]) => {
+    const [why, holder] = id.split('\u0000');
+    const what =
+      why === 'orphaned'
+        ? 'still held it without using it (an error skipped its release, or it stopped believing it held it)'
+        : 'was gone (crashed or exited without releasing)';
+    return `${formatDuration(us)} while its holder ${holder} ${what}`;
+  });
   if (free > 0) parts.push(`${formatDuration(free)} while the key was free`);
   return `${a.client} was locked out for ${formatDuration(a.lockOutUs)} of its ${formatDuration(a.waitedUs)} of waiting: ${parts.join(', and ')}.`;
 }

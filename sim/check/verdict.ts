@@ -53,18 +53,23 @@ export interface Span {
 
 /**
  * Availability, per client. Lock-out time is time spent waiting for the
- * lock (from a first attempt to the grant, the give-up, an exception or the
- * process's end) while the key was free in truth, or held only by processes
- * that are gone (crashed, or exited without releasing): time nobody gained
- * from. Work without the lock is time spent in work steps while the
+ * lock (after the store first kept the client out, until the grant, the
+ * give-up, an exception or the process's end) while the key was free in
+ * truth, or held only by processes that are gone or no longer believe they
+ * hold it: time nobody gained from. Work without the lock is time spent in work steps while the
  * client's lock (the owner token its work names) was held by no store.
  */
 export interface ClientAvailability {
   client: string;
   waitedUs: number;
   lockOutUs: number;
-  /** Spans of lock-out, with why: the key was free, or its holder was gone (naming the holder). */
-  lockOut: Array<Span & { why: 'free' | 'holder-gone'; holder: string | null }>;
+  /**
+   * Spans of lock-out, with why: the key was free, its holder was gone
+   * (crashed, or exited without releasing), or its holder runs on but no
+   * longer believes it holds it (orphaned: an exception skipped the
+   * release), naming the holder.
+   */
+  lockOut: Array<Span & { why: 'free' | 'holder-gone' | 'orphaned'; holder: string | null }>;
   workedUs: number;
   workWithoutLockUs: number;
   workWithoutLock: Span[];

@@ -60,6 +60,8 @@ export class StepRunner {
       if (!(e instanceof ScriptException)) throw e;
     }
     if (closeConnections && this.c.driver.close !== undefined) yield* this.c.driver.close(this.c);
+    // The process is over: whatever it still believed ends with it.
+    this.c.believes = false;
     this.c.emit('client.done', uncaught === undefined ? {} : { reason: `uncaught ${uncaught.thrown}: ${uncaught.message}` });
   }
 

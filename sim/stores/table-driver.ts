@@ -47,7 +47,7 @@ export class TableDriver implements LockDriver {
     const op = this.op(io, { op: 'acquire', key: this.keyPrefix + a.key, owner: a.owner, ttlUs });
     const r = yield* io.request(this.node, op, 'acquire.request', {
       owner: a.owner,
-      ttlUs,
+      ttlUs: this.library.expires === false ? undefined : ttlUs,
       data: { attempt: a.attempt, command: this.commands.acquire },
     });
     const result = acquireResult(r, this.library.expires === false ? null : undefined);

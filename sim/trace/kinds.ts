@@ -86,6 +86,7 @@ export const EVENT_KINDS = {
   'client.done': {
     actor: 'client',
     required: CLIENT,
+    endsBelief: true,
     tone: 'info',
     doc: 'The client finished its script (reason: the exception nobody caught, if one ended it); its process exits.',
   },

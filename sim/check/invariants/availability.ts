@@ -21,15 +21,16 @@ interface ClientState {
   readonly result: ClientAvailability;
   readonly key: string;
   /** The wait in progress; `keptOut` once the store refused it or queued it (until then the client is merely asking). */
-  wait: { fromUs: number; seq: number; keptOut: boolean } | undefined;
+  wait: { fromUs: number; seq: number; keptOut: boolean; owner: string | undefined } | undefined;
   work: { owner: string; seq: number } | undefined;
   paused: boolean;
 }
 
 /**
  * Availability, from the trace alone, as time goes by: for each client, how
- * long it waited for a lock that nobody could be using (the key free in
- * truth, or held only by processes that are gone), and how long it worked
+ * long it waited for a lock that nobody was using (the key free in truth,
+ * or held only by processes that are gone or no longer believe they hold
+ * it: an orphaned lock), and how long it worked
  * while no store held its lock. Both change only at events, so each stretch
  * between two events is judged by the state after the first.
  */
@@ -37,6 +38,8 @@ export class Availability {
   private readonly clients = new Map<string, ClientState>();
   private readonly open = new Set<Holding>();
   private readonly gone = new Set<string>();
+  /** The owner token each client believes it holds, if any. */
+  private readonly believed = new Map<string, string>();
   private lastUs = 0;
   private lastSeq = 0;
 
@@ -72,15 +75,19 @@ export class Availability {
     }
     if (kindSpec(e.kind)?.actor !== 'client' || e.believes === undefined) return;
     const c = this.state(e);
+    if (e.believes.holds && e.believes.owner !== undefined) this.believed.set(e.actor, e.believes.owner);
+    // A release in flight still counts as using the lock: the holder is giving it back.
+    else if (!(e.kind === 'release.request' && e.owner !== undefined && this.believed.get(e.actor) === e.owner)) this.believed.delete(e.actor);
     if (e.kind === 'process.pause') c.paused = true;
     else if (e.kind === 'process.resume') c.paused = false;
     if (c.work !== undefined && !DURING_WORK.has(e.kind)) c.work = undefined;
     if (e.kind === 'work.start' && e.owner !== undefined) c.work = { owner: e.owner, seq: e.seq };
-    if (c.wait === undefined && WAIT_STARTS.has(e.kind) && !e.believes.holds) c.wait = { fromUs: e.timeUs, seq: e.seq, keptOut: false };
+    if (c.wait === undefined && WAIT_STARTS.has(e.kind) && !e.believes.holds) c.wait = { fromUs: e.timeUs, seq: e.seq, keptOut: false, owner: e.owner };
     else if (c.wait !== undefined && (KEPT_OUT.has(e.kind) || (e.kind === 'exists.reply' && e.data?.free === false))) c.wait.keptOut = true;
     if (c.wait !== undefined && (WAIT_ENDS.has(e.kind) || e.kind.startsWith('exception.'))) c.wait = undefined;
     if (e.kind === 'process.crash' || e.kind === 'client.done') {
       this.gone.add(e.actor);
+      this.believed.delete(e.actor);
       c.work = undefined;
     }
   }
@@ -109,6 +116,13 @@ export class Availability {
     return c;
   }
 
+  /** Whether some running process believes it holds `owner`'s lock, or is still hearing that it was granted. */
+  private inUse(owner: string): boolean {
+    for (const o of this.believed.values()) if (o === owner) return true;
+    for (const c of this.clients.values()) if (c.wait?.owner === owner) return true;
+    return false;
+  }
+
   private holds(owner: string): boolean {
     for (const h of this.open) if (h.owner === owner) return true;
     return false;
@@ -116,12 +130,15 @@ export class Availability {
 
   private waited(name: string, c: ClientState, fromUs: number, toUs: number, endSeq: number): void {
     let holder: Holding | undefined;
+    let orphaned = false;
     for (const h of this.open) {
       if (h.key !== c.key || h.client === name) continue;
-      if (!this.gone.has(h.client)) return;
+      // Held by someone who can still use it: that is waiting, not lock-out.
+      if (this.inUse(h.owner)) return;
+      if (!this.gone.has(h.client)) orphaned = true;
       holder = h;
     }
-    const why = holder === undefined ? 'free' : 'holder-gone';
+    const why = holder === undefined ? 'free' : orphaned ? 'orphaned' : 'holder-gone';
     const spans = c.result.lockOut;
     const last = spans[spans.length - 1];
     if (last !== undefined && last.toUs === fromUs && last.why === why && last.holder === (holder?.client ?? null)) {
