@@ -90,8 +90,10 @@ export class CombinedDriver implements LockDriver {
       }
       if (!strategyCanBeMet(this.strategy, failures, this.n)) break;
     }
-    // Symfony's checkNotExpired: a key whose lifetime ran out while the stores were asked is not acquired.
+    // Symfony's checkNotExpired comes first: a key whose lifetime ran out while the stores were asked is not a conflict
+    // but an expired lock, which the Lock deletes before it throws LockExpiredException.
     if (io.localNow() - startLocal >= a.ttlUs) ranOut = true;
+    if (ranOut && expiring) return { status: 'ok', msg: lastMsg, expiresLocalUs: startLocal + a.ttlUs };
     if (!ranOut && strategyMet(this.strategy, successes, this.n)) {
       return { status: 'ok', msg: lastMsg, expiresLocalUs: expiring ? startLocal + a.ttlUs : null };
     }
@@ -129,7 +131,9 @@ export class CombinedDriver implements LockDriver {
       if (!strategyCanBeMet(this.strategy, failures, this.n)) break;
     }
     if (io.localNow() - startLocal >= ttlUs) ranOut = true;
-    if (!ranOut && strategyMet(this.strategy, successes, this.n)) return { status: 'ok', msg: lastMsg };
+    // As at acquire: an expired key is Lock's to delete, with LockExpiredException.
+    if (ranOut) return { status: 'ok', msg: lastMsg, expiresLocalUs: startLocal + ttlUs };
+    if (strategyMet(this.strategy, successes, this.n)) return { status: 'ok', msg: lastMsg };
     const reason = ranOut ? 'the TTL ran out while the stores were asked' : `the ${this.strategy} strategy cannot be met`;
     io.emit('quorum.missed', {
       owner: lease.owner,

@@ -66,7 +66,7 @@ export class MemcachedDriver implements LockDriver {
     else {
       const p = yield* this.putOff(io, key, a.owner, ttlUs, 'acquire.request', a.attempt);
       if (p.status === 'ok') result = { status: 'ok', msg: p.msg };
-      else if (p.status === 'conflict') result = { status: 'denied', msg: p.msg, holder: p.holder };
+      else if (p.status === 'conflict') result = { status: 'denied', msg: p.msg, holder: p.holder, reason: p.holder === null ? p.why : undefined };
       else result = { status: 'denied', msg: p.msg, reason: `${p.status}: memcached answered false, as for a taken key` };
     }
     if (invalid && result.status === 'ok') return { status: 'invalid-ttl', msg: result.msg, reason: invalidTtl(a.ttlUs) };
