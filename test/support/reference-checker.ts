@@ -103,7 +103,11 @@ function clientOf(owner: string): string {
 export function referenceCheck(events: readonly TraceEvent[]): ReferenceVerdict {
   // The key a client protects, by owner token: stores may see another key (a prefix, a path).
   const ownerKey = new Map<string, string>();
-  for (const e of events) if (e.believes?.owner !== undefined && e.key !== undefined && !ownerKey.has(e.believes.owner)) ownerKey.set(e.believes.owner, e.key);
+  // A client's event names the owner token it acts for (its request, if it never came to believe) and its own key.
+  for (const e of events) {
+    const owner = e.believes === undefined ? undefined : (e.owner ?? e.believes.owner);
+    if (owner !== undefined && e.key !== undefined && !ownerKey.has(owner)) ownerKey.set(owner, e.key);
+  }
 
   // Truth is kept per store node, then combined per group: the lock is held
   // while at least `quorum` nodes of its group hold it (1 of 1 for a single
