@@ -29,8 +29,12 @@ let lastText: string | undefined;
 
 /** A file's JSON by the CLI's rules; the size is checked before a byte is read. */
 async function readJson(file: Blob, source: string, kind: JsonKind): Promise<unknown> {
-  const limit = kind === 'trace' ? 'maxTraceBytes' : 'maxScenarioBytes';
-  if (file.size > LIMITS[limit]) throw new InputError(source, [{ path: '', message: `is ${grouped(file.size)} bytes; ${limitText(limit)}` }]);
+  // The lab holds a trace twice (here and in the page) and draws it, so it opens smaller traces than `locklab check` reads.
+  const limit = kind === 'trace' ? 'maxLabTraceBytes' : 'maxScenarioBytes';
+  if (file.size > LIMITS[limit]) {
+    const elsewhere = kind === 'trace' ? '; `locklab check` reads larger ones' : '';
+    throw new InputError(source, [{ path: '', message: `is ${grouped(file.size)} bytes; ${limitText(limit)}${elsewhere}` }]);
+  }
   const bytes = new Uint8Array(await file.arrayBuffer());
   const text = textOfBytes(bytes, source, kind, (b) => UTF8.decode(b));
   lastText = text;
