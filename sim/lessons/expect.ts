@@ -30,6 +30,8 @@ export const EXPECT_NAMES: readonly ExpectName[] = [
   'noEvent',
   'gap',
   'writes',
+  'unprotectedWrite',
+  'lockOut',
   'stopped',
 ];
 
@@ -154,6 +156,26 @@ export function evaluate(x: Expect, run: Judged): Checked {
       return { ok: false, statement, found: `${a === undefined ? describeQuery(g.from) : describeQuery(g.to)} does not happen` };
     const us = b.timeUs - a.timeUs;
     return { ok: us >= 0 && inRange(us, g), statement, found: `it takes ${formatDuration(us)}` };
+  }
+  if ('unprotectedWrite' in x) {
+    const found =
+      v.unprotectedWrites.length === 0
+        ? 'no unprotected write'
+        : v.unprotectedWrites.map((w) => `${w.client}'s write at ${formatInstant(w.timeUs)} after its lock had ended (${w.how})`).join('; ');
+    const u = x.unprotectedWrite;
+    if (u === 'none') return { ok: v.unprotectedWrites.length === 0, statement: 'no write goes out after its own lock has ended', found };
+    return {
+      ok: v.unprotectedWrites.some((w) => w.client === u.client),
+      statement: `${u.client} writes after its own lock has ended, with nobody granted it since`,
+      found,
+    };
+  }
+  if ('lockOut' in x) {
+    const l = x.lockOut;
+    const a = v.availability.find((c) => c.client === l.client);
+    const statement = `${l.client} is locked out for ${rangeText(l) || 'some time'}`;
+    if (a === undefined) return { ok: false, statement, found: `${l.client} never waited for the lock` };
+    return { ok: inRange(a.lockOutUs, l), statement, found: `${l.client} was locked out for ${formatDuration(a.lockOutUs)}` };
   }
   const w = x.writes;
   const n = writesOf(run.events, w.client);

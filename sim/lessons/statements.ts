@@ -93,6 +93,16 @@ export function statementIssues(x: unknown, path: string): Issue[] {
       if (!isObject(v)) out.push({ path: at, message: 'expected { client?, accepted?, rejected? }' });
       else fields(v, at, { client: 'string', accepted: 'number', rejected: 'number' }, [], out);
       break;
+    case 'unprotectedWrite':
+      if (v !== 'none') {
+        if (!isObject(v)) out.push({ path: at, message: 'expected none, or { client }' });
+        else fields(v, at, { client: 'string' }, ['client'], out);
+      }
+      break;
+    case 'lockOut':
+      if (!isObject(v)) out.push({ path: at, message: 'expected { client, minMs?, maxMs? }' });
+      else fields(v, at, { client: 'string', minMs: 'number', maxMs: 'number' }, ['client'], out);
+      break;
     default:
       out.push({ path: at, message: `unknown statement; expected one of: ${EXPECT_NAMES.join(', ')}` });
   }

@@ -77,9 +77,25 @@ export type Expect =
   /** The true time from the first event of `from` to the first event of `to`. */
   | { readonly gap: { readonly from: EventQuery; readonly to: EventQuery } & MsRange }
   | { readonly writes: { readonly client?: string; readonly accepted?: number; readonly rejected?: number } }
+  /** A write after the writer's own lock had ended, with nobody granted it since: unprotected, not damage. */
+  | { readonly unprotectedWrite: 'none' | { readonly client: string } }
+  /** The verdict's lock-out time of a client: waiting while nobody could be using the lock. */
+  | { readonly lockOut: { readonly client: string } & MsRange }
   | { readonly stopped: 'completed' | 'event-budget' | 'time-budget' };
 
-export type ExpectName = 'outcome' | 'doubleOwnership' | 'staleWrite' | 'rejectedWrite' | 'lostLock' | 'event' | 'noEvent' | 'gap' | 'writes' | 'stopped';
+export type ExpectName =
+  | 'outcome'
+  | 'doubleOwnership'
+  | 'staleWrite'
+  | 'rejectedWrite'
+  | 'lostLock'
+  | 'event'
+  | 'noEvent'
+  | 'gap'
+  | 'writes'
+  | 'unprotectedWrite'
+  | 'lockOut'
+  | 'stopped';
 
 /** A scenario file of the lesson, with the seed every use of it is pinned to. */
 export interface LessonScenario {

@@ -89,6 +89,18 @@ describe('a malformed lesson', () => {
     expect(p[0]).toMatch(/^01-one-machine\/lesson.yaml: shows\[0\].expect\[0\].verdict: unknown statement; expected one of: outcome, doubleOwnership/);
   });
 
+  it('with a lock-out statement of the wrong shape names its field', () => {
+    expect(
+      problemsOf(
+        replace(
+          'lesson.yaml',
+          '      - outcome: safe\n      - doubleOwnership: none\n      - event: { kind: lock.queued',
+          '      - lockOut: { client: B, minSec: 5 }\n      - doubleOwnership: none\n      - event: { kind: lock.queued',
+        ),
+      ),
+    ).toEqual(['01-one-machine/lesson.yaml: shows[0].expect[0].lockOut.minSec: unknown field; expected one of: client, minMs, maxMs']);
+  });
+
   it('with broken YAML gives the line', () => {
     const p = problemsOf(replace('lesson.yaml', 'scenarios:\n', 'scenarios: [\n'));
     expect(p[0]).toMatch(/^01-one-machine\/lesson.yaml: line \d+: is not valid YAML/);

@@ -72,6 +72,35 @@ describe('statements', () => {
   });
 });
 
+describe('availability and unprotected writes', () => {
+  it("read a client's lock-out time from the verdict, in range or not", () => {
+    const doc = runBuiltin('finally-after-exception');
+    const worker: Judged = { events: doc.events, verdict: check(doc.events), stop: doc.stop.reason };
+    expect(evaluate({ lockOut: { client: 'B', minMs: 8000 } }, worker).ok).toBe(true);
+    const short = evaluate({ lockOut: { client: 'B', maxMs: 1000 } }, worker);
+    expect(short.ok).toBe(false);
+    expect(short.statement).toBe('B is locked out for at most 1 s');
+    expect(short.found).toMatch(/^B was locked out for 9\.\d+ s$/);
+    expect(evaluate({ lockOut: { client: 'Z' } }, worker)).toEqual({
+      ok: false,
+      statement: 'Z is locked out for some time',
+      found: 'Z never waited for the lock',
+    });
+  });
+
+  it('tell a write after its own lock ended, with nobody granted since, from none', () => {
+    const alone = runBuiltin('pause-past-expiry', ['clients.B.startMs=100000']);
+    const lone: Judged = { events: alone.events, verdict: check(alone.events), stop: alone.stop.reason };
+    expect(evaluate({ unprotectedWrite: { client: 'A' } }, lone).ok).toBe(true);
+    expect(evaluate({ staleWrite: 'none' }, lone).ok).toBe(true);
+    expect(evaluate({ unprotectedWrite: 'none' }, run)).toEqual({
+      ok: true,
+      statement: 'no write goes out after its own lock has ended',
+      found: 'no unprotected write',
+    });
+  });
+});
+
 describe('captions', () => {
   it("quote the event's own token, time and data, and list what it lacks", () => {
     const rejected = findEvent(fenced.events, { kind: 'write.rejected' })!;

@@ -8,6 +8,7 @@ import { lessonSummary, LESSONS, loadLesson } from './catalog.js';
 import { ChallengeEmbed, challengeAnchor } from './ChallengeEmbed.js';
 import { useProgress } from './progress.js';
 import { QuestionEmbed, questionAnchor } from './QuestionEmbed.js';
+import { questionsInPageOrder } from './order.js';
 import { useLessonRoute } from './route.js';
 import { statusOf } from './status.js';
 import { StoryEmbed } from './StoryEmbed.js';
@@ -67,7 +68,8 @@ function LessonBody({ lesson }: { lesson: Lesson }) {
 
   const components = useMemo(() => {
     const placed = new Set(lesson.quiz.map((q) => q.id).filter((q) => lesson.body.includes(`::question{id=${q}}`)));
-    const numberOf = (qid: string) => lesson.quiz.findIndex((q) => q.id === qid) + 1;
+    const inOrder = questionsInPageOrder(lesson);
+    const numberOf = (qid: string) => inOrder.findIndex((q) => q.id === qid) + 1;
     return {
       h2: ({ children }: { children?: ReactNode }) => {
         const step = stepAnchor(textOf(children));
@@ -145,7 +147,7 @@ function LessonBody({ lesson }: { lesson: Lesson }) {
           {status.finished ? ' · ✓ finished' : ''}
         </p>
         <ul className="anchors muted small" aria-label="Questions and challenges">
-          {lesson.quiz.map((q, i) => (
+          {questionsInPageOrder(lesson).map((q, i) => (
             <li key={q.id}>
               <a
                 href={`#/lesson/${lesson.folder}?at=${questionAnchor(q.id)}`}
