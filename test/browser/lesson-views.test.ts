@@ -1,14 +1,18 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { LESSONS_DIR, readCourse } from '../../sim/cli/lessons.js';
-import { loadCourse } from '../../sim/lessons/index.js';
-import { describeBrowser, screenshot, startLab, type Lab } from './harness.js';
+import { fillCaption, findEvent, judge, loadCourse, scenarioOf, type Json, type Lesson, type Story } from '../../sim/lessons/index.js';
+import { describeBrowser, screenshot, SCREENSHOTS, startLab, type Lab } from './harness.js';
 
 /*
  * Every lesson as a newcomer opens it, on a desktop and on a phone: each
  * story, question and challenge of its data is on the page, nothing is wider
- * than the screen, and a story's first stop shows its caption. The
- * screenshots (lesson-NN-wide, lesson-NN-narrow) are kept to be looked at.
+ * than the screen, and a story's first stop shows its caption; then every
+ * story walked stop by stop, each caption the one Node's replay fills. The
+ * screenshots (lesson-NN-wide, -narrow, -stop-narrow, -story-ID) are kept to
+ * be looked at.
  */
 
 const course = loadCourse(readCourse(LESSONS_DIR).files, { replay: false });
@@ -28,6 +32,17 @@ async function overflowPx(page: Page): Promise<{ px: number; what: string }> {
       if (over >= worst.px && over > 1) worst = { px: Math.round(over), what: `${el.tagName.toLowerCase()}.${el.className}` };
     }
     return worst;
+  });
+}
+
+/** Each stop's caption as Node's replay of the story fills it: the browser must show the same words. */
+function captionsOf(lesson: Lesson, story: Story): string[] {
+  let set: Record<string, Json> = {};
+  return story.stops.map((stop) => {
+    if (stop.set !== undefined) set = { ...set, ...stop.set };
+    const scenario = lesson.scenarios[story.scenario]!;
+    const { judged } = judge(scenarioOf(scenario, { scenario: story.scenario, set }), scenario.seed);
+    return fillCaption(stop.text, findEvent(judged.events, stop.at)!).text;
   });
 }
 
@@ -79,4 +94,27 @@ describeBrowser('every lesson reads on a desktop and on a phone', () => {
       expect(lab.errors).toEqual([]);
     });
   }
+
+  for (const lesson of course.lessons)
+    for (const story of lesson.stories)
+      it(`lesson ${lesson.number}'s story ${story.id} walks stop by stop in the browser, each caption the one Node's replay fills`, async () => {
+        const want = captionsOf(lesson, story);
+        const page = await lab.page(`#/lesson/${lesson.folder}?at=stop-${story.id}-${story.stops[0]!.id}`);
+        const section = page.locator(`section[data-story="${story.id}"]`);
+        for (const [i, stop] of story.stops.entries()) {
+          await expect.poll(() => section.getByTestId('stop-panel').getAttribute('data-stop'), { timeout: 15_000 }).toBe(stop.id);
+          if (stop.ask !== undefined) {
+            const ask = section.getByTestId('stop-ask');
+            for (const [k, o] of stop.ask.options.entries()) if (o.correct) await ask.locator(`li[data-option="${k}"] input`).check();
+            await ask.getByRole('button', { name: 'Check my answer' }).click();
+          }
+          await expect.poll(() => section.locator('[data-testid="stop-caption"] .caption').textContent()).toBe(want[i]);
+          if (i + 1 < story.stops.length) await section.getByTestId('stop-skip').click();
+        }
+        expect(await section.locator('.story-end').count()).toBe(1);
+        mkdirSync(SCREENSHOTS, { recursive: true });
+        await section.screenshot({ path: join(SCREENSHOTS, `lesson-${String(lesson.number).padStart(2, '0')}-story-${story.id}.png`), timeout: 10_000 });
+        expect(lab.errors).toEqual([]);
+        await page.close();
+      });
 });
