@@ -90,64 +90,104 @@ function readUpTo(fd: number, file: string, maxBytes: number, limit: 'maxTraceBy
   return buf.subarray(0, length);
 }
 
+/** The reason a write failed, in words, for the message naming the file. */
+function writeFailure(err: unknown): string {
+  const code = (err as NodeJS.ErrnoException).code;
+  return code === 'ENOENT' || code === 'ENOTDIR'
+    ? 'its directory does not exist'
+    : code === 'EACCES' || code === 'EPERM'
+      ? 'permission denied'
+      : code === 'EISDIR'
+        ? 'is a directory'
+        : code === 'ENOSPC'
+          ? 'the disk is full'
+          : `${code ?? (err as Error).message}`;
+}
+
 /**
- * Writes a regular file all at once: to a new temporary file beside it, then
- * renamed over the target, so a failure never leaves a half-written file
- * behind. A target that exists and is not a regular file (a device, a FIFO, a
+ * A regular file written in parts and put in place at the end: the parts go
+ * to a new temporary file beside it, renamed over the target by `commit`,
+ * so a failure (or `abort`) never leaves a half-written file behind. A
+ * target that exists and is not a regular file (a device, a FIFO, a
  * directory, a symbolic link) is refused rather than replaced.
  */
-export function writeFileAtomic(file: string, content: string): void {
-  const refuse = (why: string): never => {
-    throw new InputError(file, [{ path: '', message: `cannot write: ${why}` }]);
-  };
-  if (file === '') throw new InputError('--out', [{ path: '', message: 'expected a file name, got an empty one' }]);
-  let mode = 0o666;
-  try {
-    const st = lstatSync(file);
-    if (st.isSymbolicLink()) refuse('is a symbolic link; give the path of the file itself');
-    if (!st.isFile()) refuse(`is ${typeOf(st)}, not a regular file`);
-    mode = st.mode & 0o777;
-  } catch (err) {
-    if (err instanceof InputError) throw err;
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code !== 'ENOENT') refuse(code === 'ENOTDIR' ? 'its directory does not exist' : errnoWords(err));
-  }
-  const dir = dirname(file);
-  let tmp = '';
-  let created = false;
-  let fd: number | undefined;
-  try {
-    const dirStat = lstatSync(dir, { throwIfNoEntry: false });
-    if (dirStat === undefined) refuse('its directory does not exist');
-    for (let attempt = 0; fd === undefined; attempt++) {
-      tmp = join(dir, `.${basename(file)}.${process.pid}.${attempt}.tmp`);
-      try {
-        fd = openSync(tmp, 'wx', mode);
-        created = true;
-      } catch (err) {
-        if ((err as NodeJS.ErrnoException).code !== 'EEXIST' || attempt > 100) throw err;
-      }
+export class AtomicFile {
+  private tmp = '';
+  private fd: number | undefined;
+
+  constructor(readonly file: string) {
+    if (file === '') throw new InputError('--out', [{ path: '', message: 'expected a file name, got an empty one' }]);
+    let mode = 0o666;
+    try {
+      const st = lstatSync(file);
+      if (st.isSymbolicLink()) this.refuse('is a symbolic link; give the path of the file itself');
+      if (!st.isFile()) this.refuse(`is ${typeOf(st)}, not a regular file`);
+      mode = st.mode & 0o777;
+    } catch (err) {
+      if (err instanceof InputError) throw err;
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code !== 'ENOENT') this.refuse(code === 'ENOTDIR' ? 'its directory does not exist' : errnoWords(err));
     }
-    let buf = Buffer.from(content, 'utf8');
-    while (buf.length > 0) buf = buf.subarray(writeSync(fd, buf));
-    closeSync(fd);
-    fd = undefined;
-    renameSync(tmp, file);
-  } catch (err) {
-    if (fd !== undefined) closeSync(fd);
-    if (created) rmSync(tmp, { force: true });
-    if (err instanceof InputError) throw err;
-    const code = (err as NodeJS.ErrnoException).code;
-    const why =
-      code === 'ENOENT' || code === 'ENOTDIR'
-        ? 'its directory does not exist'
-        : code === 'EACCES' || code === 'EPERM'
-          ? 'permission denied'
-          : code === 'EISDIR'
-            ? 'is a directory'
-            : code === 'ENOSPC'
-              ? 'the disk is full'
-              : `${code ?? (err as Error).message}`;
-    refuse(why);
+    const dir = dirname(file);
+    try {
+      if (lstatSync(dir, { throwIfNoEntry: false }) === undefined) this.refuse('its directory does not exist');
+      for (let attempt = 0; this.fd === undefined; attempt++) {
+        const tmp = join(dir, `.${basename(file)}.${process.pid}.${attempt}.tmp`);
+        try {
+          this.fd = openSync(tmp, 'wx', mode);
+          this.tmp = tmp;
+        } catch (err) {
+          if ((err as NodeJS.ErrnoException).code !== 'EEXIST' || attempt > 100) throw err;
+        }
+      }
+    } catch (err) {
+      if (err instanceof InputError) throw err;
+      this.refuse(writeFailure(err));
+    }
   }
+
+  /** Appends `text` to the file. */
+  write(text: string): void {
+    if (this.fd === undefined) return;
+    try {
+      let buf = Buffer.from(text, 'utf8');
+      while (buf.length > 0) buf = buf.subarray(writeSync(this.fd, buf));
+    } catch (err) {
+      this.abort();
+      this.refuse(writeFailure(err));
+    }
+  }
+
+  /** Puts the file in place, whole. */
+  commit(): void {
+    if (this.fd === undefined) return;
+    try {
+      closeSync(this.fd);
+      this.fd = undefined;
+      renameSync(this.tmp, this.file);
+      this.tmp = '';
+    } catch (err) {
+      this.abort();
+      this.refuse(writeFailure(err));
+    }
+  }
+
+  /** Gives up: the temporary file goes, and the target is left as it was. */
+  abort(): void {
+    if (this.fd !== undefined) closeSync(this.fd);
+    this.fd = undefined;
+    if (this.tmp !== '') rmSync(this.tmp, { force: true });
+    this.tmp = '';
+  }
+
+  private refuse(why: string): never {
+    throw new InputError(this.file, [{ path: '', message: `cannot write: ${why}` }]);
+  }
+}
+
+/** Writes a regular file all at once (see AtomicFile). */
+export function writeFileAtomic(file: string, content: string): void {
+  const f = new AtomicFile(file);
+  f.write(content);
+  f.commit();
 }
