@@ -9,7 +9,14 @@ import { grouped, LIMITS, limitText, type LimitName } from './limits.js';
  */
 export function compileSchema(schema: object): (data: unknown) => InputIssue[] {
   const ajv = new Ajv({ allErrors: true, verbose: true, discriminator: true, strict: false });
-  const validate: ValidateFunction = ajv.compile(schema);
+  return checkWith(ajv.compile(schema), schema);
+}
+
+/**
+ * The same for a validator compiled beforehand from `schema` with the same
+ * options (sim/scenario/validators.generated.js): no compiling at start-up.
+ */
+export function checkWith(validate: ValidateFunction, schema: object): (data: unknown) => InputIssue[] {
   return (data) => {
     if (validate(data)) return [];
     return describeErrors(validate.errors ?? [], schema);
