@@ -183,3 +183,59 @@ describe('EventWindow', () => {
     expect(w.elided).toBe(0);
   });
 });
+
+describe('locklab check of a JSON Lines trace', () => {
+  it('judges a streamed trace exactly as the same run written as one document: run hash, verdict, exit code', async () => {
+    for (const name of ['pause-past-expiry', 'fencing-newer-token-unseen', 'zookeeper-restart']) {
+      const json = join(dir, `${name}.json`);
+      const jsonl = join(dir, `${name}.jsonl`);
+      await cli('run', name, '--out', json);
+      await cli('run', name, '--out', jsonl, '--head', '0');
+      const a = await cli('check', json, '--json');
+      const b = await cli('check', jsonl, '--json');
+      expect(b).toEqual(a);
+      expect((await cli('check', jsonl)).out).toBe((await cli('check', json)).out);
+    }
+  });
+
+  it('a streamed run stopped at its budget is read back as stopped: exit 3', async () => {
+    const file = scenarioFile('forever-check.json', forever(2000));
+    const jsonl = join(dir, 'forever.jsonl');
+    expect((await cli('run', file, '--out', jsonl, '--tail', '1')).code).toBe(3);
+    const r = await cli('check', jsonl);
+    expect(r.code).toBe(3);
+    expect(r.err).toContain('the run stopped at its event budget');
+  });
+
+  it('refuses a cut-short, disordered or malformed JSON Lines trace, naming the event, the field and the line', async () => {
+    const good = (await cli('run', 'pause-past-expiry', '--json', '--stream')).out.split('\n').slice(0, -1);
+    const write = (name: string, ls: string[]): string => {
+      const f = join(dir, name);
+      writeFileSync(f, `${ls.join('\n')}\n`);
+      return f;
+    };
+    const cut = await cli('check', write('cut.jsonl', good.slice(0, -1)));
+    expect(cut.code).toBe(2);
+    expect(cut.err).toContain('stop: is missing: the last line of a JSON Lines trace has "stop" and "verdict" (was the run cut short?)');
+
+    const swapped = [...good];
+    [swapped[3], swapped[4]] = [swapped[4]!, swapped[3]!];
+    const order = await cli('check', write('order.jsonl', swapped));
+    expect(order.code).toBe(2);
+    expect(order.err).toContain('events[2].seq: expected 2 (events are numbered in order), got 3 (line 4)');
+
+    const noOwner = good.map((l, i) => (i > 0 && l.includes('"kind":"lock.granted"') ? l.replace(/"owner":"[^"]*",/, '') : l));
+    const owner = await cli('check', write('owner.jsonl', noOwner));
+    expect(owner.code).toBe(2);
+    expect(owner.err).toMatch(/events\[\d+\]\.owner/);
+
+    const junk = await cli('check', write('junk.jsonl', [good[0]!, '{"seq": 0,', ...good.slice(2)]));
+    expect(junk.err).toBe(`locklab: ${join(dir, 'junk.jsonl')}: line 2 is not valid JSON (a JSON Lines trace has one JSON object per line)\n`);
+
+    const empty = await cli('check', write('empty.jsonl', []));
+    expect(empty.code).toBe(2);
+    const scenario = await cli('check', write('scenario.jsonl', [JSON.stringify(BUILTIN_SCENARIOS['pause-past-expiry'])]));
+    expect(scenario.err).toContain('schema: is required on line 1, the first (not a Locklab trace)');
+    for (const r of [cut, order, owner, junk, empty, scenario]) expect(r.err).not.toMatch(/\n\s+at /);
+  });
+});

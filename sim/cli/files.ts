@@ -72,6 +72,57 @@ export function readJsonFile(file: string, kind: JsonKind = 'scenario'): unknown
   );
 }
 
+/**
+ * Reads a text file line by line, handing each line (without its newline)
+ * to `onLine` with its number from 1: a JSON Lines trace of any length is
+ * read in the memory of one line, which is held to maxTraceLineBytes. Only
+ * a regular file is read, as readJsonFile does.
+ */
+export function readLines(file: string, onLine: (text: string, lineNo: number) => void): void {
+  let fd: number;
+  try {
+    fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
+  } catch (err) {
+    throw new InputError(file, [{ path: '', message: errnoWords(err) }]);
+  }
+  const decoder = new TextDecoder('utf-8', { fatal: true });
+  const chunk = Buffer.allocUnsafe(1 << 20);
+  let rest = '';
+  let lineNo = 0;
+  const tooLong = (): InputError =>
+    new InputError(file, [
+      { path: '', message: `line ${lineNo + 1} is more than ${grouped(LIMITS.maxTraceLineBytes)} bytes; ${limitText('maxTraceLineBytes')}` },
+    ]);
+  try {
+    const st = fstatSync(fd);
+    if (!st.isFile()) throw new InputError(file, [{ path: '', message: `is ${typeOf(st)}, expected a JSON Lines file` }]);
+    for (;;) {
+      const n = readSync(fd, chunk, 0, chunk.length, null);
+      let text: string;
+      try {
+        text = decoder.decode(chunk.subarray(0, n), { stream: n > 0 });
+      } catch {
+        throw new InputError(file, [{ path: '', message: `is not UTF-8 text (near line ${lineNo + 1})` }]);
+      }
+      const lines = (rest + text).split('\n');
+      rest = n === 0 ? '' : lines.pop()!;
+      // The newline that ends the last line starts no line of its own.
+      if (n === 0 && lines[lines.length - 1] === '') lines.pop();
+      for (const line of lines) {
+        if (line.length > LIMITS.maxTraceLineBytes) throw tooLong();
+        onLine(line, ++lineNo);
+      }
+      if (rest.length > LIMITS.maxTraceLineBytes) throw tooLong();
+      if (n === 0) break;
+    }
+  } catch (err) {
+    if (err instanceof InputError) throw err;
+    throw new InputError(file, [{ path: '', message: errnoWords(err) }]);
+  } finally {
+    closeSync(fd);
+  }
+}
+
 /** Reads at most `maxBytes` (a file whose size said 0, like those under /proc, may still have more). */
 function readUpTo(fd: number, file: string, maxBytes: number, limit: 'maxTraceBytes' | 'maxScenarioBytes', sizeHint: number): Buffer {
   let buf = Buffer.allocUnsafe(Math.min(maxBytes + 1, Math.max(sizeHint + 1, 65_536)));

@@ -16,9 +16,10 @@ import { canonicalJson, runHash } from '../trace/hash.js';
 import { STORE_TABLE } from '../stores/registry.js';
 import { validateTrace } from '../trace/io.js';
 import type { TraceDocument } from '../trace/types.js';
-import { readJsonFile } from './files.js';
+import { readJsonFile, readLines } from './files.js';
+import { JsonlTraceReader } from '../trace/jsonl-read.js';
 import { formatStop, formatVerdict } from './format.js';
-import { runCommand, type RunOptions } from './run-command.js';
+import { isJsonl, runCommand, type RunOptions } from './run-command.js';
 import { addSweepCommands } from './sweep-commands.js';
 
 /** Exit codes, as the README documents them. */
@@ -89,6 +90,46 @@ function parseCount(value: string): number {
   return Number(value);
 }
 
+/** What `check` reads from a trace file, whichever its form. */
+interface ReadTrace {
+  scenario: Scenario;
+  seed: number;
+  stop: TraceDocument['stop'];
+  eventCount: number;
+  runHash: string;
+  verdict: Verdict;
+  stored: unknown;
+}
+
+/** A trace document (one JSON value): read whole, validated, judged. */
+function readTraceDocument(file: string): ReadTrace {
+  const doc = validateTrace(readJsonFile(file, 'trace'), file);
+  let verdict: Verdict;
+  try {
+    verdict = check(doc.events);
+  } catch (err) {
+    if (err instanceof CheckError) throw new InputError(file, [{ path: `events[${err.seq}].${err.field}`, message: err.detail }]);
+    throw err;
+  }
+  return {
+    scenario: doc.scenario,
+    seed: doc.seed,
+    stop: doc.stop,
+    eventCount: doc.events.length,
+    runHash: runHash(doc),
+    verdict,
+    stored: (doc as { verdict?: unknown }).verdict,
+  };
+}
+
+/** A JSON Lines trace (`run --out *.jsonl`, `--json --stream`): read, validated and judged line by line, at any length. */
+function readJsonlTrace(file: string): ReadTrace {
+  const reader = new JsonlTraceReader(file);
+  readLines(file, (text, lineNo) => reader.line(text, lineNo));
+  const t = reader.finish();
+  return { ...t, stored: t.storedVerdict };
+}
+
 /** Runs the CLI with `argv` (without node and script) and returns the exit code. */
 export async function main(argv: readonly string[], io: Io = processIo): Promise<number> {
   const c: Colors = pc.createColors(io.colour);
@@ -140,38 +181,30 @@ Exit codes: 0 the run completed (whatever its outcome), 1 the outcome met --fail
   program
     .command('check')
     .description('Judge a trace file (from `locklab run --json` or the real runner) and print its verdict.')
-    .argument('<trace>', 'trace JSON file')
+    .argument('<trace>', 'trace JSON file, or a JSON Lines trace (*.jsonl, read line by line at any length)')
     .option('--json', 'print the verdict as JSON')
     .addOption(failOn)
     .action((file: string, opts: { json?: boolean; failOn?: string }) => {
-      const doc = validateTrace(readJsonFile(file, 'trace'), file);
-      let verdict: Verdict;
-      try {
-        verdict = check(doc.events);
-      } catch (err) {
-        if (err instanceof CheckError) throw new InputError(file, [{ path: `events[${err.seq}].${err.field}`, message: err.detail }]);
-        throw err;
-      }
-      const stored = (doc as { verdict?: unknown }).verdict;
+      const t = isJsonl(file) ? readJsonlTrace(file) : readTraceDocument(file);
+      const { stored, verdict } = t;
       const differs = stored !== undefined && canonicalJson(stored) !== canonicalJson(verdict);
-      const hash = runHash(doc);
-      const judged: TraceDocument = { ...doc, verdict };
+      const end = { scenario: t.scenario, stop: t.stop, traceEvents: t.eventCount };
       if (opts.json === true)
-        io.out(`${JSON.stringify({ runHash: hash, stop: doc.stop, ...(differs ? { storedVerdictDiffers: true } : {}), verdict }, null, 2)}\n`);
+        io.out(`${JSON.stringify({ runHash: t.runHash, stop: t.stop, ...(differs ? { storedVerdictDiffers: true } : {}), verdict }, null, 2)}\n`);
       else {
         io.out(
-          `${c.bold(doc.scenario.name === undefined ? file : String(doc.scenario.name))}${c.dim(` · seed ${doc.seed} · ${doc.events.length} events · run ${hash.slice(0, 12)}`)}\n`,
+          `${c.bold(t.scenario.name === undefined ? file : String(t.scenario.name))}${c.dim(` · seed ${t.seed} · ${t.eventCount} events · run ${t.runHash.slice(0, 12)}`)}\n`,
         );
-        io.out(`${formatVerdict(judged, c)}\n`);
-        if (doc.stop.reason !== 'completed') io.out(`${formatStop({ scenario: doc.scenario, stop: doc.stop, traceEvents: doc.events.length }, c)}\n`);
+        io.out(`${formatVerdict({ verdict }, c)}\n`);
+        if (t.stop.reason !== 'completed') io.out(`${formatStop(end, c)}\n`);
       }
       if (differs)
         io.err(
           `locklab: ${file}: the verdict stored in the file differs from the one recomputed from its events (outcome ${describeOutcome(stored)} stored, ${verdict.outcome} now); the recomputed one is shown\n`,
         );
-      if (doc.stop.reason !== 'completed') {
+      if (t.stop.reason !== 'completed') {
         io.err(
-          `locklab: ${file}: the run stopped at its ${doc.stop.reason === 'event-budget' ? 'event' : 'time'} budget, so this verdict covers only what happened before it\n`,
+          `locklab: ${file}: the run stopped at its ${t.stop.reason === 'event-budget' ? 'event' : 'time'} budget, so this verdict covers only what happened before it\n`,
         );
         code = EXIT.budget;
       } else code = opts.failOn !== undefined && FAIL_LEVELS[opts.failOn]?.includes(verdict.outcome) === true ? EXIT.failOn : EXIT.ok;

@@ -53,6 +53,12 @@ export function compileListSchema(schema: Record<string, unknown>, list: string)
   };
 }
 
+/** The check of one item of a document's long list (a JSON Lines trace's event), its issues' paths relative to the item. */
+export function compileItemSchema(schema: Record<string, unknown>, list: string): (item: unknown) => InputIssue[] {
+  const props = schema.properties as Record<string, { items?: object }>;
+  return compileSchema({ ...props[list]!.items, definitions: schema.definitions });
+}
+
 function describeErrors(errors: readonly ErrorObject[], root: object): InputIssue[] {
   const issues: InputIssue[] = [];
   const seen = new Set<string>();
