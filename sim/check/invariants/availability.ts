@@ -34,7 +34,10 @@ interface ClientState {
   work: { owner: string; seq: number } | undefined;
   paused: boolean;
   /** The lock-out span growing while nothing it depends on changes: its end is its epoch's, written into it when the run stops. */
-  run: { span: LockOutSpan; epoch: Epoch } | undefined;
+  runSpan: LockOutSpan | undefined;
+  runEpoch: Epoch | undefined;
+  /** The length of every lock-out span so far, kept as they grow: a run with a million spans is not summed again at its end. */
+  lockOutUs: number;
 }
 
 /**
@@ -59,6 +62,10 @@ export class Availability {
    */
   private readonly waiting = new Set<ClientState>();
   private readonly dirty = new Set<ClientState>();
+  /** How many waiters each key has. */
+  private readonly waitersByKey = new Map<string, number>();
+  /** How each key with waiters stood when they were last all judged (see `sameStanding`). */
+  private readonly standing = new Map<string, string>();
   private version = 0;
   private judged = -1;
   private epoch: Epoch = { toUs: 0, seq: 0 };
@@ -106,12 +113,14 @@ export class Availability {
         if (!this.openByOwner.has(work.owner)) add(c.result.workWithoutLock, fromUs, e.timeUs, [work.seq, e.seq]);
         c.result.workedUs += dtUs;
       }
-      if (this.judged !== this.version) {
+      if (this.judged !== this.version && !this.sameStanding()) {
         // The locks changed since the last stretch: every waiter is judged afresh, in a new epoch.
         this.judged = this.version;
         this.epoch = { toUs: e.timeUs, seq: e.seq };
         for (const c of this.waiting) this.judge(c, fromUs, e.timeUs, e.seq);
+        this.noteStanding();
       } else {
+        this.judged = this.version;
         this.epoch.toUs = e.timeUs;
         this.epoch.seq = e.seq;
         for (const c of this.dirty) if (this.waiting.has(c)) this.judge(c, fromUs, e.timeUs, e.seq);
@@ -156,11 +165,58 @@ export class Availability {
     else this.working.delete(c);
   }
 
+  /**
+   * Whether every waiter stands as it did when last judged, though something
+   * changed: for each key with waiters, what the open holdings on it say
+   * (in use, free, orphaned, holder gone, and by whom) is what it was, and no
+   * waiter holds the key itself (then it is judged on its own). A grant's
+   * belief arriving, a wait starting elsewhere or a new owner token seen
+   * leave most waiters where they were: this costs a look at each key, not at
+   * each waiter.
+   */
+  private sameStanding(): boolean {
+    if (this.waitersByKey.size === 0) return true;
+    for (const h of this.open) {
+      if (!this.waitersByKey.has(h.key)) continue;
+      const c = this.clients.get(h.client);
+      if (c !== undefined && c.key === h.key && this.waiting.has(c)) return false;
+    }
+    for (const key of this.waitersByKey.keys()) {
+      const was = this.standing.get(key);
+      if (was === undefined || was !== this.standingOf(key)) return false;
+    }
+    return true;
+  }
+
+  /** Records how each key with waiters stands, after every waiter was judged; a key with a waiter that holds it is left unrecorded. */
+  private noteStanding(): void {
+    this.standing.clear();
+    for (const key of this.waitersByKey.keys()) this.standing.set(key, this.standingOf(key));
+    for (const h of this.open) {
+      const c = this.clients.get(h.client);
+      if (c !== undefined && c.key === h.key && this.waiting.has(c)) this.standing.delete(h.key);
+    }
+  }
+
+  /** What the open holdings on `key` say to a waiter that holds none of them: the same rules as `waited`, in one word. */
+  private standingOf(key: string): string {
+    let holder: Holding | undefined;
+    let orphaned = false;
+    for (const h of this.open) {
+      if (h.key !== key) continue;
+      if (this.inUse(h.owner)) return 'in use';
+      if (!this.gone.has(h.client)) orphaned = true;
+      holder = h;
+    }
+    return holder === undefined ? 'free' : `${orphaned ? 'orphaned' : 'holder-gone'}\u0000${holder.client}`;
+  }
+
   /** The store refused or queued the client's wait: from the next stretch on, time the lock is free is lost. */
   private keepOut(c: ClientState): void {
     if (c.wait!.keptOut) return;
     c.wait!.keptOut = true;
     this.waiting.add(c);
+    count(this.waitersByKey, c.key, 1);
     this.dirty.add(c);
   }
 
@@ -168,16 +224,20 @@ export class Availability {
   private judge(c: ClientState, fromUs: number, toUs: number, endSeq: number): void {
     this.endRun(c);
     if (!this.waited(c.name, c, fromUs, toUs, endSeq)) return;
-    c.run = { span: c.result.lockOut[c.result.lockOut.length - 1]!, epoch: this.epoch };
+    c.runSpan = c.result.lockOut[c.result.lockOut.length - 1]!;
+    c.runEpoch = this.epoch;
   }
 
   /** Writes the end of `c`'s run of lock-out into its span: the end of the last stretch of its epoch. */
   private endRun(c: ClientState): void {
-    const run = c.run;
-    if (run === undefined) return;
-    run.span.toUs = run.epoch.toUs;
-    run.span.seqs[run.span.seqs.length - 1] = run.epoch.seq;
-    c.run = undefined;
+    const span = c.runSpan;
+    if (span === undefined) return;
+    const epoch = c.runEpoch!;
+    c.lockOutUs += epoch.toUs - span.toUs;
+    span.toUs = epoch.toUs;
+    span.seqs[span.seqs.length - 1] = epoch.seq;
+    c.runSpan = undefined;
+    c.runEpoch = undefined;
   }
 
   /** Sets (or, with undefined, clears) the owner token a client believes it holds, keeping the use counts. */
@@ -199,7 +259,7 @@ export class Availability {
       if (was.owner !== undefined) this.use(was.owner, -1);
       c.result.waitedUs += this.clockUs - was.waitedFromUs;
       this.endRun(c);
-      this.waiting.delete(c);
+      if (this.waiting.delete(c)) count(this.waitersByKey, c.key, -1);
       this.dirty.delete(c);
     }
     c.wait = wait === undefined ? undefined : { ...wait, waitedFromUs: this.clockUs };
@@ -220,7 +280,7 @@ export class Availability {
     }
     return [...this.clients.values()].map((c) => {
       const r = c.result;
-      r.lockOutUs = total(r.lockOut);
+      r.lockOutUs = c.lockOutUs;
       r.workWithoutLockUs = total(r.workWithoutLock);
       return r;
     });
@@ -236,7 +296,9 @@ export class Availability {
         wait: undefined,
         work: undefined,
         paused: false,
-        run: undefined,
+        runSpan: undefined,
+        runEpoch: undefined,
+        lockOutUs: 0,
       };
       this.clients.set(e.actor, c);
     }
@@ -263,10 +325,12 @@ export class Availability {
     const spans = c.result.lockOut;
     const last = spans[spans.length - 1];
     if (last !== undefined && last.toUs === fromUs && last.why === why && last.holder === (holder?.client ?? null)) {
+      c.lockOutUs += toUs - last.toUs;
       last.toUs = toUs;
       last.seqs[last.seqs.length - 1] = endSeq;
       return true;
     }
+    c.lockOutUs += toUs - fromUs;
     // The wait's first request, the event after which the key was free (or its holder gone), and the one that ended the stretch.
     spans.push({ fromUs, toUs, seqs: [c.wait!.seq, this.lastSeq, endSeq], why, holder: holder?.client ?? null });
     return true;
