@@ -6,6 +6,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { normalizeScenario } from '../sim/scenario/normalize.js';
 import { applyOverrides, parseOverride } from '../sim/scenario/set.js';
@@ -132,10 +133,88 @@ function workloadBench(rounds: number, cycles: number): Record<string, unknown> 
   };
 }
 
+/** One fresh process of bench/events-run.ts at `events` kernel events. */
+function eventsOnce(events: number): { usPerEvent: number; peakRssMiB: number } | string {
+  const r = spawnSync(process.execPath, ['--import', 'tsx', new URL('./events-run.ts', import.meta.url).pathname, String(events)], { encoding: 'utf8' });
+  if (r.status !== 0) return (r.stderr || r.error?.message || `exit ${r.status}`).trim().split('\n').slice(-1)[0]!;
+  return JSON.parse(r.stdout) as { usPerEvent: number; peakRssMiB: number };
+}
+
+/**
+ * The cost of a kernel event at each size of run, the workload judged as it
+ * runs with no trace kept, each size in fresh processes taken in turn; and
+ * the peak memory of each, which says whether memory grows with the run.
+ * 10^8 events takes minutes here, so it runs only when asked
+ * (`npm run bench -- --events-max 100000000`).
+ */
+function eventsBench(rounds: number, sizes: readonly number[]): Record<string, unknown> {
+  const us = new Map<number, number[]>(sizes.map((n) => [n, []]));
+  const rss = new Map<number, number[]>(sizes.map((n) => [n, []]));
+  const failed = new Map<number, string>();
+  for (let r = 0; r < rounds; r++) {
+    for (const n of sizes) {
+      if (failed.has(n) || (r > 0 && n > 1_000_000)) continue;
+      const v = eventsOnce(n);
+      if (typeof v === 'string') failed.set(n, v);
+      else {
+        us.get(n)!.push(v.usPerEvent);
+        rss.get(n)!.push(v.peakRssMiB);
+      }
+    }
+  }
+  const med = (xs: number[]): number | null => {
+    if (xs.length === 0) return null;
+    const sorted = [...xs].sort((a, b) => a - b);
+    return Math.round(sorted[sorted.length >> 1]! * 1000) / 1000;
+  };
+  const smallest = med(us.get(sizes[0]!)!);
+  const largest = med(us.get(sizes[sizes.length - 1]!)!);
+  return {
+    workload: 'bench/workload.ts, stopped by its event budget at each size; streaming checker, no trace kept, no run hash',
+    rounds,
+    usPerEvent: Object.fromEntries(sizes.map((n) => [String(n), failed.get(n) ?? med(us.get(n)!)])),
+    peakRssMiB: Object.fromEntries(sizes.map((n) => [String(n), failed.get(n) ?? med(rss.get(n)!)])),
+    largestToSmallest: smallest === null || largest === null ? null : Math.round((largest / smallest) * 100) / 100,
+    target: 'largest within 1.5 × the smallest',
+  };
+}
+
+/**
+ * Start-up of the compiled command, whole processes taken in turn with
+ * `node -e 0`: milliseconds of wall time from spawn to exit, medians.
+ */
+function startupBench(rounds: number): Record<string, unknown> {
+  const bin = new URL('../sim/cli/bin.mjs', import.meta.url).pathname;
+  if (!existsSync(new URL('../dist/lib/cli.js', import.meta.url))) return { missing: 'dist/lib/cli.js: run `npm run build:lib` first' };
+  const timeMs = (args: string[]): number => {
+    const t0 = performance.now();
+    const r = spawnSync(process.execPath, args, { encoding: 'utf8' });
+    if (r.status !== 0) throw new Error(`${args.join(' ')} exited ${r.status}: ${r.stderr}`);
+    return performance.now() - t0;
+  };
+  const run: number[] = [];
+  const bare: number[] = [];
+  for (let i = 0; i < rounds; i++) {
+    run.push(timeMs([bin, 'run', 'pause-past-expiry']));
+    bare.push(timeMs(['-e', '0']));
+  }
+  return {
+    command: 'node sim/cli/bin.mjs run pause-past-expiry (compiled JS, precompiled scenario validator)',
+    runMs: stat(run),
+    nodeMs: stat(bare),
+    targetRunMs: 300,
+  };
+}
+
 async function main(): Promise<void> {
   const withBrowser = !process.argv.includes('--no-browser');
+  const maxAt = process.argv.indexOf('--events-max');
+  const eventsMax = maxAt === -1 ? 1_000_000 : Number(process.argv[maxAt + 1]);
+  const sizes = [10_000, 1_000_000, ...(eventsMax > 1_000_000 ? [eventsMax] : [])];
   const report: Record<string, unknown> = {
     node: process.version,
+    // The machine is shared: its load (1, 5 and 15 minutes) when the bench began, and when it ended, below.
+    loadAverageAtStart: loadavg().map((x) => Math.round(x * 100) / 100),
     kernel: {
       workload: 'bench-contention: 40 clients, 200 acquisitions each, one key, blocking, 60 random pauses',
       targetEventsPerSec: 1_000_000,
@@ -146,8 +225,10 @@ async function main(): Promise<void> {
       withoutRunHash: contentionStreaming(7, false),
       withRunHash: contentionStreaming(7, true),
     },
-    pausePastExpiry: { targetRunsPerSec: 20_000, ...runsPerSec('pause-past-expiry', 7) },
+    pausePastExpiry: { targetRunsPerSec: 50_000, ...runsPerSec('pause-past-expiry', 7) },
     workload: workloadBench(5, 20_000),
+    eventCost: eventsBench(3, sizes),
+    startup: startupBench(10),
   };
   // One line per store: whole runs per second of its hazard scenario, and the
   // ratio to Redis's (no model may run below half of it). Scenarios differ in
@@ -183,6 +264,7 @@ async function main(): Promise<void> {
       ...(await mod.runBrowserBench()),
     };
   }
+  report.loadAverageAtEnd = loadavg().map((x) => Math.round(x * 100) / 100);
   process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
 }
 

@@ -1,4 +1,5 @@
-// `npm run build:lib` (and `prepare`, so `npm ci` runs it): compiles the
+// `npm run build:lib` (and `prepare`, so `npm ci` runs it): writes the
+// precompiled validators, compiles the
 // library and the `locklab` command to JavaScript in dist/lib, and the
 // library's declarations to dist/types. Dependencies stay imports, resolved
 // from the installing project; JSON (built-in scenarios, schemas) is inlined.
@@ -24,6 +25,9 @@ const common = {
 };
 
 try {
+  // The precompiled validators first (sim/scenario/validators.generated.js): the build bundles them.
+  execFileSync(process.execPath, ['--import', 'tsx', 'sim/cli/write-validators.ts'], { cwd: root, stdio: 'inherit' });
+
   // The entry points share chunks: `locklab` and `locklab/testing` see one copy of each class, and the command adds only itself.
   await build({
     ...common,

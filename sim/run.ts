@@ -19,6 +19,12 @@ export interface JobWants {
   readonly hash?: boolean;
   /** Sees every event as it is recorded, after the checker: for measures of a run that are not findings (a sweep's lock-out time). */
   readonly observe?: (e: TraceEvent) => void;
+  /**
+   * At most this many kernel events, whatever the scenario's budget allows:
+   * a run that keeps its trace is held to what memory can hold. It stops as
+   * at the event budget.
+   */
+  readonly maxEvents?: number;
 }
 
 /** The result of one run: its fingerprint, its verdict, why it stopped, and its events when they were wanted. */
@@ -80,7 +86,8 @@ export function runJob(scenario: Scenario, seed: number = scenario.seed, want: J
   scheduleFaults(world, scenario.faults, { clients, store });
   scheduleRandomCrashes(world, scenario.clients, clients);
 
-  const stop = world.kernel.run({ maxEvents: scenario.budget.maxEvents, maxTimeUs: msToUs(scenario.budget.maxTimeMs) });
+  const maxEvents = want.maxEvents === undefined ? scenario.budget.maxEvents : Math.min(want.maxEvents, scenario.budget.maxEvents);
+  const stop = world.kernel.run({ maxEvents, maxTimeUs: msToUs(scenario.budget.maxTimeMs) });
   const verdict = checker.finish();
   return {
     runHash: hasher?.digest() ?? null,

@@ -72,6 +72,57 @@ export function readJsonFile(file: string, kind: JsonKind = 'scenario'): unknown
   );
 }
 
+/**
+ * Reads a text file line by line, handing each line (without its newline)
+ * to `onLine` with its number from 1: a JSON Lines trace of any length is
+ * read in the memory of one line, which is held to maxTraceLineBytes. Only
+ * a regular file is read, as readJsonFile does.
+ */
+export function readLines(file: string, onLine: (text: string, lineNo: number) => void): void {
+  let fd: number;
+  try {
+    fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
+  } catch (err) {
+    throw new InputError(file, [{ path: '', message: errnoWords(err) }]);
+  }
+  const decoder = new TextDecoder('utf-8', { fatal: true });
+  const chunk = Buffer.allocUnsafe(1 << 20);
+  let rest = '';
+  let lineNo = 0;
+  const tooLong = (): InputError =>
+    new InputError(file, [
+      { path: '', message: `line ${lineNo + 1} is more than ${grouped(LIMITS.maxTraceLineBytes)} bytes; ${limitText('maxTraceLineBytes')}` },
+    ]);
+  try {
+    const st = fstatSync(fd);
+    if (!st.isFile()) throw new InputError(file, [{ path: '', message: `is ${typeOf(st)}, expected a JSON Lines file` }]);
+    for (;;) {
+      const n = readSync(fd, chunk, 0, chunk.length, null);
+      let text: string;
+      try {
+        text = decoder.decode(chunk.subarray(0, n), { stream: n > 0 });
+      } catch {
+        throw new InputError(file, [{ path: '', message: `is not UTF-8 text (near line ${lineNo + 1})` }]);
+      }
+      const lines = (rest + text).split('\n');
+      rest = n === 0 ? '' : lines.pop()!;
+      // The newline that ends the last line starts no line of its own.
+      if (n === 0 && lines[lines.length - 1] === '') lines.pop();
+      for (const line of lines) {
+        if (line.length > LIMITS.maxTraceLineBytes) throw tooLong();
+        onLine(line, ++lineNo);
+      }
+      if (rest.length > LIMITS.maxTraceLineBytes) throw tooLong();
+      if (n === 0) break;
+    }
+  } catch (err) {
+    if (err instanceof InputError) throw err;
+    throw new InputError(file, [{ path: '', message: errnoWords(err) }]);
+  } finally {
+    closeSync(fd);
+  }
+}
+
 /** Reads at most `maxBytes` (a file whose size said 0, like those under /proc, may still have more). */
 function readUpTo(fd: number, file: string, maxBytes: number, limit: 'maxTraceBytes' | 'maxScenarioBytes', sizeHint: number): Buffer {
   let buf = Buffer.allocUnsafe(Math.min(maxBytes + 1, Math.max(sizeHint + 1, 65_536)));
@@ -90,64 +141,104 @@ function readUpTo(fd: number, file: string, maxBytes: number, limit: 'maxTraceBy
   return buf.subarray(0, length);
 }
 
+/** The reason a write failed, in words, for the message naming the file. */
+function writeFailure(err: unknown): string {
+  const code = (err as NodeJS.ErrnoException).code;
+  return code === 'ENOENT' || code === 'ENOTDIR'
+    ? 'its directory does not exist'
+    : code === 'EACCES' || code === 'EPERM'
+      ? 'permission denied'
+      : code === 'EISDIR'
+        ? 'is a directory'
+        : code === 'ENOSPC'
+          ? 'the disk is full'
+          : `${code ?? (err as Error).message}`;
+}
+
 /**
- * Writes a regular file all at once: to a new temporary file beside it, then
- * renamed over the target, so a failure never leaves a half-written file
- * behind. A target that exists and is not a regular file (a device, a FIFO, a
+ * A regular file written in parts and put in place at the end: the parts go
+ * to a new temporary file beside it, renamed over the target by `commit`,
+ * so a failure (or `abort`) never leaves a half-written file behind. A
+ * target that exists and is not a regular file (a device, a FIFO, a
  * directory, a symbolic link) is refused rather than replaced.
  */
-export function writeFileAtomic(file: string, content: string): void {
-  const refuse = (why: string): never => {
-    throw new InputError(file, [{ path: '', message: `cannot write: ${why}` }]);
-  };
-  if (file === '') throw new InputError('--out', [{ path: '', message: 'expected a file name, got an empty one' }]);
-  let mode = 0o666;
-  try {
-    const st = lstatSync(file);
-    if (st.isSymbolicLink()) refuse('is a symbolic link; give the path of the file itself');
-    if (!st.isFile()) refuse(`is ${typeOf(st)}, not a regular file`);
-    mode = st.mode & 0o777;
-  } catch (err) {
-    if (err instanceof InputError) throw err;
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code !== 'ENOENT') refuse(code === 'ENOTDIR' ? 'its directory does not exist' : errnoWords(err));
-  }
-  const dir = dirname(file);
-  let tmp = '';
-  let created = false;
-  let fd: number | undefined;
-  try {
-    const dirStat = lstatSync(dir, { throwIfNoEntry: false });
-    if (dirStat === undefined) refuse('its directory does not exist');
-    for (let attempt = 0; fd === undefined; attempt++) {
-      tmp = join(dir, `.${basename(file)}.${process.pid}.${attempt}.tmp`);
-      try {
-        fd = openSync(tmp, 'wx', mode);
-        created = true;
-      } catch (err) {
-        if ((err as NodeJS.ErrnoException).code !== 'EEXIST' || attempt > 100) throw err;
-      }
+export class AtomicFile {
+  private tmp = '';
+  private fd: number | undefined;
+
+  constructor(readonly file: string) {
+    if (file === '') throw new InputError('--out', [{ path: '', message: 'expected a file name, got an empty one' }]);
+    let mode = 0o666;
+    try {
+      const st = lstatSync(file);
+      if (st.isSymbolicLink()) this.refuse('is a symbolic link; give the path of the file itself');
+      if (!st.isFile()) this.refuse(`is ${typeOf(st)}, not a regular file`);
+      mode = st.mode & 0o777;
+    } catch (err) {
+      if (err instanceof InputError) throw err;
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code !== 'ENOENT') this.refuse(code === 'ENOTDIR' ? 'its directory does not exist' : errnoWords(err));
     }
-    let buf = Buffer.from(content, 'utf8');
-    while (buf.length > 0) buf = buf.subarray(writeSync(fd, buf));
-    closeSync(fd);
-    fd = undefined;
-    renameSync(tmp, file);
-  } catch (err) {
-    if (fd !== undefined) closeSync(fd);
-    if (created) rmSync(tmp, { force: true });
-    if (err instanceof InputError) throw err;
-    const code = (err as NodeJS.ErrnoException).code;
-    const why =
-      code === 'ENOENT' || code === 'ENOTDIR'
-        ? 'its directory does not exist'
-        : code === 'EACCES' || code === 'EPERM'
-          ? 'permission denied'
-          : code === 'EISDIR'
-            ? 'is a directory'
-            : code === 'ENOSPC'
-              ? 'the disk is full'
-              : `${code ?? (err as Error).message}`;
-    refuse(why);
+    const dir = dirname(file);
+    try {
+      if (lstatSync(dir, { throwIfNoEntry: false }) === undefined) this.refuse('its directory does not exist');
+      for (let attempt = 0; this.fd === undefined; attempt++) {
+        const tmp = join(dir, `.${basename(file)}.${process.pid}.${attempt}.tmp`);
+        try {
+          this.fd = openSync(tmp, 'wx', mode);
+          this.tmp = tmp;
+        } catch (err) {
+          if ((err as NodeJS.ErrnoException).code !== 'EEXIST' || attempt > 100) throw err;
+        }
+      }
+    } catch (err) {
+      if (err instanceof InputError) throw err;
+      this.refuse(writeFailure(err));
+    }
   }
+
+  /** Appends `text` to the file. */
+  write(text: string): void {
+    if (this.fd === undefined) return;
+    try {
+      let buf = Buffer.from(text, 'utf8');
+      while (buf.length > 0) buf = buf.subarray(writeSync(this.fd, buf));
+    } catch (err) {
+      this.abort();
+      this.refuse(writeFailure(err));
+    }
+  }
+
+  /** Puts the file in place, whole. */
+  commit(): void {
+    if (this.fd === undefined) return;
+    try {
+      closeSync(this.fd);
+      this.fd = undefined;
+      renameSync(this.tmp, this.file);
+      this.tmp = '';
+    } catch (err) {
+      this.abort();
+      this.refuse(writeFailure(err));
+    }
+  }
+
+  /** Gives up: the temporary file goes, and the target is left as it was. */
+  abort(): void {
+    if (this.fd !== undefined) closeSync(this.fd);
+    this.fd = undefined;
+    if (this.tmp !== '') rmSync(this.tmp, { force: true });
+    this.tmp = '';
+  }
+
+  private refuse(why: string): never {
+    throw new InputError(this.file, [{ path: '', message: `cannot write: ${why}` }]);
+  }
+}
+
+/** Writes a regular file all at once (see AtomicFile). */
+export function writeFileAtomic(file: string, content: string): void {
+  const f = new AtomicFile(file);
+  f.write(content);
+  f.commit();
 }

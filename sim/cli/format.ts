@@ -4,6 +4,8 @@ import { describe, describeBelief, toneOf, type EventTone } from '../trace/descr
 import type { TraceDocument, TraceEvent } from '../trace/types.js';
 import type { Verdict } from '../check/verdict.js';
 import { formatDuration, formatInstant } from '../time.js';
+import { grouped } from '../scenario/limits.js';
+import { EventWindow } from './event-window.js';
 
 function paint(c: Colors, tone: EventTone, text: string): string {
   switch (tone) {
@@ -28,14 +30,18 @@ function paint(c: Colors, tone: EventTone, text: string): string {
   }
 }
 
+/** What a timeline is printed from: the run's description and verdict, and the events it shows. */
+export type TimelineRun = Pick<TraceDocument, 'scenario' | 'seed' | 'source' | 'verdict'>;
+
 /**
  * The terminal timeline: one aligned line per event (true time, the actor's
  * local clock, actor@machine, what happened, what the actor believes), with
  * double-ownership windows marked where they open and close and stale writes
- * flagged.
+ * flagged. Given a window with a head and a tail, the lines between them are
+ * replaced by one that says how many were left out.
  */
-export function formatTimeline(doc: TraceDocument, c: Colors): string {
-  const events = doc.events;
+export function formatTimeline(doc: TimelineRun & { events?: readonly TraceEvent[] }, c: Colors, window?: EventWindow): string {
+  const shown = window ?? EventWindow.of(doc.events ?? []);
   const stale = new Map(doc.verdict.staleWrites.map((w) => [w.seq, w]));
   // The event that ended a lost lock is marked where it happens: the holder does not know yet.
   const lost = new Map(doc.verdict.lostLocks.map((l) => [l.seqs[0], l]));
@@ -45,21 +51,25 @@ export function formatTimeline(doc: TraceDocument, c: Colors): string {
   ]);
   marks.sort((a, b) => a.atUs - b.atUs);
 
-  const rows = events.map((e) => ({
+  const row = (e: TraceEvent) => ({
     e,
     time: formatInstant(e.timeUs),
     local: e.localUs === undefined ? '' : formatInstant(e.localUs),
     // Per-machine store nodes are already named actor@machine.
     who: e.actor.endsWith(`@${e.machine}`) ? e.actor : `${e.actor}@${e.machine}`,
-  }));
+  });
+  const head = shown.head.map(row);
+  const tail = shown.tail.map(row);
   // A loop, not Math.max(...rows): spreading a long trace would pass more arguments than the engine allows.
   let wTime = 'true time'.length;
   let wLocal = 'local clock'.length;
   let wWho = 'actor'.length;
-  for (const r of rows) {
-    if (r.time.length > wTime) wTime = r.time.length;
-    if (r.local.length > wLocal) wLocal = r.local.length;
-    if (r.who.length > wWho) wWho = r.who.length;
+  for (const rows of [head, tail]) {
+    for (const r of rows) {
+      if (r.time.length > wTime) wTime = r.time.length;
+      if (r.local.length > wLocal) wLocal = r.local.length;
+      if (r.who.length > wWho) wWho = r.who.length;
+    }
   }
   const indent = ' '.repeat(wTime + wLocal + wWho + 6);
 
@@ -74,14 +84,32 @@ export function formatTimeline(doc: TraceDocument, c: Colors): string {
   out.push('');
   out.push(c.dim(`${'true time'.padStart(wTime)}  ${'local clock'.padStart(wLocal)}  ${'actor'.padEnd(wWho)}  event`));
   let m = 0;
-  for (const r of rows) {
+  const print = (r: ReturnType<typeof row>): void => {
     while (m < marks.length && marks[m]!.atUs <= r.e.timeUs) out.push(indent + c.bold(c.red(marks[m++]!.text)));
     const l = lost.get(r.e.seq);
     out.push(
       formatRow(r, wTime, wLocal, wWho, stale.get(r.e.seq), c) +
         (l === undefined ? '' : c.bold(c.red(`  ← LOCK LOST: ${l.client} still believes it holds it`))),
     );
+  };
+  for (const r of head) print(r);
+  if (shown.elided > 0) {
+    // Marks that fall among the left-out events are left out with them, and counted.
+    const firstTailUs = tail[0]?.e.timeUs ?? Number.POSITIVE_INFINITY;
+    let marksElided = 0;
+    while (m < marks.length && marks[m]!.atUs < firstTailUs) {
+      m++;
+      marksElided++;
+    }
+    const lines = shown.elided + marksElided;
+    const between = head.length === 0 ? 'at the start' : tail.length === 0 ? 'at the end' : 'here';
+    out.push(
+      c.dim(
+        `${indent}… ${grouped(lines)} line${lines === 1 ? '' : 's'} elided ${between} (${grouped(shown.elided)} event${shown.elided === 1 ? '' : 's'}${marksElided > 0 ? `, ${marksElided} double-ownership mark${marksElided === 1 ? '' : 's'}` : ''}; of ${grouped(shown.total)} events in all) …`,
+      ),
+    );
   }
+  for (const r of tail) print(r);
   while (m < marks.length) out.push(indent + c.bold(c.red(marks[m++]!.text)));
   return out.join('\n');
 }
@@ -107,7 +135,7 @@ const OUTCOME_TEXT: Readonly<Record<Verdict['outcome'], string>> = {
   unsafe: 'UNSAFE: a stale write was accepted and the resource is corrupted',
 };
 
-export function formatVerdict(doc: TraceDocument, c: Colors): string {
+export function formatVerdict(doc: Pick<TraceDocument, 'verdict'>, c: Colors): string {
   const v = doc.verdict;
   const colour = v.outcome === 'safe' ? c.green : v.outcome === 'fenced' ? c.yellow : c.red;
   const lines = [c.bold(colour(`Verdict: ${OUTCOME_TEXT[v.outcome]}`))];
@@ -120,17 +148,35 @@ export function formatVerdict(doc: TraceDocument, c: Colors): string {
   return lines.join('\n');
 }
 
-export function formatStop(doc: TraceDocument, c: Colors): string {
-  const s = doc.stop;
-  if (s.reason === 'completed')
-    return c.dim(`Run completed: ${doc.events.length} trace events, ${s.events} kernel events, ${formatInstant(s.timeUs)} of simulated time.`);
+/** How a run ended, as the timeline's last line says it: completed, or stopped at which budget and what to do about it. */
+export interface RunEnd {
+  readonly scenario: TraceDocument['scenario'];
+  readonly stop: TraceDocument['stop'];
+  /** Trace events recorded. */
+  readonly traceEvents: number;
+  /** The kernel events a run that keeps its trace was held to, when that (and not the scenario's budget) stopped it. */
+  readonly keptCapEvents?: number | undefined;
+}
+
+/** Why a run stopped at a budget, in one line: which budget, where it stopped, and how to let it go on. Undefined for a completed run. */
+export function stopReason(end: RunEnd): string | undefined {
+  const s = end.stop;
+  if (s.reason === 'completed') return undefined;
+  const after = `after ${grouped(s.events)} kernel events and ${formatInstant(s.timeUs)}`;
+  if (end.keptCapEvents !== undefined) {
+    return `Run stopped at the event budget of a run that keeps its whole trace (${grouped(end.keptCapEvents)} events: maxTraceEvents; the scenario allows ${grouped(end.scenario.budget.maxEvents)}) ${after}. To run it whole, stream the trace instead: --out trace.jsonl or --json --stream, and --head N/--tail N for the timeline.`;
+  }
   const which =
     s.reason === 'event-budget'
-      ? `event budget (${doc.scenario.budget.maxEvents} events)`
-      : `simulated-time budget (${formatDuration(doc.scenario.budget.maxTimeMs * 1000)})`;
-  return c.bold(
-    c.yellow(
-      `Run stopped at its ${which} after ${s.events} kernel events and ${formatInstant(s.timeUs)}: something in the scenario never finishes (a blocking acquire with no waitTimeoutMs?). Raise budget.maxEvents or budget.maxTimeMs to let it run longer.`,
-    ),
-  );
+      ? `event budget (${end.scenario.budget.maxEvents} events)`
+      : `simulated-time budget (${formatDuration(end.scenario.budget.maxTimeMs * 1000)})`;
+  return `Run stopped at its ${which} ${after}: something in the scenario never finishes (a blocking acquire with no waitTimeoutMs?). Raise budget.maxEvents or budget.maxTimeMs to let it run longer.`;
+}
+
+export function formatStop(end: RunEnd, c: Colors): string {
+  const s = end.stop;
+  const why = stopReason(end);
+  if (why === undefined)
+    return c.dim(`Run completed: ${end.traceEvents} trace events, ${s.events} kernel events, ${formatInstant(s.timeUs)} of simulated time.`);
+  return c.bold(c.yellow(why));
 }

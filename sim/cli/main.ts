@@ -3,10 +3,8 @@ import { existsSync } from 'node:fs';
 import pc from 'picocolors';
 import type { Colors } from 'picocolors/types.js';
 import { InputError } from '../errors.js';
-import { keptTraceIssue, LIMITS, limitText } from '../scenario/limits.js';
+import { LIMITS, limitText } from '../scenario/limits.js';
 import { readSeed } from '../scenario/seed.js';
-import { reproduceCommand } from '../reproduce.js';
-import { runScenario } from '../run.js';
 import { normalizeScenario } from '../scenario/normalize.js';
 import { applyOverrides, parseOverride, type Override } from '../scenario/set.js';
 import type { Scenario } from '../scenario/types.js';
@@ -16,11 +14,13 @@ import { CheckError } from '../check/refuse.js';
 import type { Verdict } from '../check/verdict.js';
 import { canonicalJson, runHash } from '../trace/hash.js';
 import { STORE_TABLE } from '../stores/registry.js';
-import { serializeTrace, validateTrace } from '../trace/io.js';
+import { validateTrace } from '../trace/io.js';
 import type { TraceDocument } from '../trace/types.js';
-import { readJsonFile, writeFileAtomic } from './files.js';
-import { formatStop, formatTimeline, formatVerdict } from './format.js';
+import { readJsonFile, readLines } from './files.js';
+import { JsonlTraceReader } from '../trace/jsonl-read.js';
+import { formatStop, formatVerdict } from './format.js';
 import { addLessonCommands } from './lessons-commands.js';
+import { isJsonl, runCommand, type RunOptions } from './run-command.js';
 import { addSweepCommands } from './sweep-commands.js';
 
 /** Exit codes, as the README documents them. */
@@ -80,34 +80,55 @@ function describeOutcome(stored: unknown): string {
   return typeof o === 'string' ? o : 'unknown';
 }
 
-/**
- * The trace document as text, or a clear refusal when it is too large to be
- * one string or larger than `locklab check` reads back: a trace written here
- * must always be readable again.
- */
-function traceText(doc: TraceDocument, ref: string): string {
-  const tooLarge = (): InputError =>
-    new InputError(ref, [
-      {
-        path: 'budget.maxEvents',
-        message: `the run recorded ${doc.events.length} trace events, too many for one trace file (${limitText('maxTraceBytes')}); lower budget.maxEvents`,
-      },
-    ]);
-  let text: string;
-  try {
-    text = serializeTrace(doc);
-  } catch (err) {
-    if (err instanceof RangeError) throw tooLarge();
-    throw err;
-  }
-  if (Buffer.byteLength(text, 'utf8') > LIMITS.maxTraceBytes) throw tooLarge();
-  return text;
+function exitFor(stop: TraceDocument['stop'], outcome: Outcome, failOn: string | undefined): number {
+  if (stop.reason !== 'completed') return EXIT.budget;
+  if (failOn !== undefined && FAIL_LEVELS[failOn]?.includes(outcome) === true) return EXIT.failOn;
+  return EXIT.ok;
 }
 
-function exitFor(doc: TraceDocument, failOn: string | undefined): number {
-  if (doc.stop.reason !== 'completed') return EXIT.budget;
-  if (failOn !== undefined && FAIL_LEVELS[failOn]?.includes(doc.verdict.outcome) === true) return EXIT.failOn;
-  return EXIT.ok;
+function parseCount(value: string): number {
+  if (!/^\d{1,9}$/.test(value)) throw new InvalidArgumentError(`expected a number of lines (0 or more), got "${value}".`);
+  return Number(value);
+}
+
+/** What `check` reads from a trace file, whichever its form. */
+interface ReadTrace {
+  scenario: Scenario;
+  seed: number;
+  stop: TraceDocument['stop'];
+  eventCount: number;
+  runHash: string;
+  verdict: Verdict;
+  stored: unknown;
+}
+
+/** A trace document (one JSON value): read whole, validated, judged. */
+function readTraceDocument(file: string): ReadTrace {
+  const doc = validateTrace(readJsonFile(file, 'trace'), file);
+  let verdict: Verdict;
+  try {
+    verdict = check(doc.events);
+  } catch (err) {
+    if (err instanceof CheckError) throw new InputError(file, [{ path: `events[${err.seq}].${err.field}`, message: err.detail }]);
+    throw err;
+  }
+  return {
+    scenario: doc.scenario,
+    seed: doc.seed,
+    stop: doc.stop,
+    eventCount: doc.events.length,
+    runHash: runHash(doc),
+    verdict,
+    stored: (doc as { verdict?: unknown }).verdict,
+  };
+}
+
+/** A JSON Lines trace (`run --out *.jsonl`, `--json --stream`): read, validated and judged line by line, at any length. */
+function readJsonlTrace(file: string): ReadTrace {
+  const reader = new JsonlTraceReader(file);
+  readLines(file, (text, lineNo) => reader.line(text, lineNo));
+  const t = reader.finish();
+  return { ...t, stored: t.storedVerdict };
 }
 
 /** Runs the CLI with `argv` (without node and script) and returns the exit code. */
@@ -130,7 +151,10 @@ export async function main(argv: readonly string[], io: Io = processIo): Promise
     .option('--seed <n>', 'seed for every random draw (default: the scenario\'s "seed")', parseSeed)
     .option('--set <path=value>', 'override a scenario field, e.g. resource.fencing=true or clients.B.ttlMs=500 (repeatable)', collect, [] as Override[])
     .option('--json', 'print the trace document (JSON) instead of the timeline')
-    .option('--out <file>', 'also write the trace document to this file (a regular file; written whole or not at all)', parseOutFile)
+    .option('--stream', 'with --json: print the trace as JSON Lines while the run goes, keeping none of it (any length)')
+    .option('--out <file>', 'also write the trace to this file (a regular file, written whole or not at all); *.jsonl is JSON Lines, streamed', parseOutFile)
+    .option('--head <n>', 'print only the first n events of the timeline (then the run keeps no trace)', parseCount)
+    .option('--tail <n>', 'print only the last n events of the timeline (then the run keeps no trace)', parseCount)
     .addOption(failOn)
     .addHelpText(
       'after',
@@ -139,65 +163,49 @@ Examples:
   locklab run pause-past-expiry
   locklab run pause-past-expiry --set resource.fencing=true
   locklab run my-scenario.json --seed 42 --json > trace.json
+  locklab run long.json --out trace.jsonl --head 20 --tail 20
+
+A run that keeps its whole trace (--json, --out *.json, the full timeline) stops at
+1,000,000 kernel events (maxTraceEvents); --json --stream, --out *.jsonl and
+--head/--tail keep none and run to the scenario's budget.
 
 Exit codes: 0 the run completed (whatever its outcome), 1 the outcome met --fail-on,
 2 bad input, 3 the run stopped at its event or time budget.`,
     )
-    .action((ref: string, opts: { seed?: number; set: Override[]; json?: boolean; out?: string; failOn?: string }) => {
+    .action((ref: string, opts: RunOptions) => {
       const loaded = loadScenario(ref);
       const scenario = applyOverrides(loaded.scenario, opts.set);
-      // The timeline needs the whole trace, so the run keeps it: hold the budget to what a kept trace may be.
-      const tooLong = keptTraceIssue(scenario.budget);
-      if (tooLong !== undefined) throw new InputError(ref, [tooLong]);
-      const seed = opts.seed ?? scenario.seed;
-      const doc = runScenario(scenario, seed);
-      const text = opts.out !== undefined || opts.json === true ? traceText(doc, ref) : '';
-      if (opts.out !== undefined) writeFileAtomic(opts.out, text);
-      if (opts.json === true) {
-        io.out(text);
-      } else {
-        io.out(`${formatTimeline(doc, c)}\n\n${formatVerdict(doc, c)}\n${formatStop(doc, c)}\n`);
-        io.out(c.dim(`Reproduce: ${reproduceCommand(ref, seed, opts.set)}\n`));
-        if (opts.out !== undefined) io.out(c.dim(`Trace written to ${opts.out}\n`));
-      }
-      code = exitFor(doc, opts.failOn);
+      const r = runCommand(ref, scenario, opts, io, c);
+      code = exitFor(r.end.stop, r.outcome, opts.failOn);
     });
 
   program
     .command('check')
     .description('Judge a trace file (from `locklab run --json` or the real runner) and print its verdict.')
-    .argument('<trace>', 'trace JSON file')
+    .argument('<trace>', 'trace JSON file, or a JSON Lines trace (*.jsonl, read line by line at any length)')
     .option('--json', 'print the verdict as JSON')
     .addOption(failOn)
     .action((file: string, opts: { json?: boolean; failOn?: string }) => {
-      const doc = validateTrace(readJsonFile(file, 'trace'), file);
-      let verdict: Verdict;
-      try {
-        verdict = check(doc.events);
-      } catch (err) {
-        if (err instanceof CheckError) throw new InputError(file, [{ path: `events[${err.seq}].${err.field}`, message: err.detail }]);
-        throw err;
-      }
-      const stored = (doc as { verdict?: unknown }).verdict;
+      const t = isJsonl(file) ? readJsonlTrace(file) : readTraceDocument(file);
+      const { stored, verdict } = t;
       const differs = stored !== undefined && canonicalJson(stored) !== canonicalJson(verdict);
-      const hash = runHash(doc);
-      const judged: TraceDocument = { ...doc, verdict };
+      const end = { scenario: t.scenario, stop: t.stop, traceEvents: t.eventCount };
       if (opts.json === true)
-        io.out(`${JSON.stringify({ runHash: hash, stop: doc.stop, ...(differs ? { storedVerdictDiffers: true } : {}), verdict }, null, 2)}\n`);
+        io.out(`${JSON.stringify({ runHash: t.runHash, stop: t.stop, ...(differs ? { storedVerdictDiffers: true } : {}), verdict }, null, 2)}\n`);
       else {
         io.out(
-          `${c.bold(doc.scenario.name === undefined ? file : String(doc.scenario.name))}${c.dim(` · seed ${doc.seed} · ${doc.events.length} events · run ${hash.slice(0, 12)}`)}\n`,
+          `${c.bold(t.scenario.name === undefined ? file : String(t.scenario.name))}${c.dim(` · seed ${t.seed} · ${t.eventCount} events · run ${t.runHash.slice(0, 12)}`)}\n`,
         );
-        io.out(`${formatVerdict(judged, c)}\n`);
-        if (doc.stop.reason !== 'completed') io.out(`${formatStop(judged, c)}\n`);
+        io.out(`${formatVerdict({ verdict }, c)}\n`);
+        if (t.stop.reason !== 'completed') io.out(`${formatStop(end, c)}\n`);
       }
       if (differs)
         io.err(
           `locklab: ${file}: the verdict stored in the file differs from the one recomputed from its events (outcome ${describeOutcome(stored)} stored, ${verdict.outcome} now); the recomputed one is shown\n`,
         );
-      if (doc.stop.reason !== 'completed') {
+      if (t.stop.reason !== 'completed') {
         io.err(
-          `locklab: ${file}: the run stopped at its ${doc.stop.reason === 'event-budget' ? 'event' : 'time'} budget, so this verdict covers only what happened before it\n`,
+          `locklab: ${file}: the run stopped at its ${t.stop.reason === 'event-budget' ? 'event' : 'time'} budget, so this verdict covers only what happened before it\n`,
         );
         code = EXIT.budget;
       } else code = opts.failOn !== undefined && FAIL_LEVELS[opts.failOn]?.includes(verdict.outcome) === true ? EXIT.failOn : EXIT.ok;

@@ -1,5 +1,4 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
-import cliProgress from 'cli-progress';
 import type { Colors } from 'picocolors/types.js';
 import { InputError } from '../errors.js';
 import { serializeChromeTrace } from '../export/chrome.js';
@@ -13,14 +12,34 @@ import type { Scenario } from '../scenario/types.js';
 import { runScenario } from '../run.js';
 import { validateTrace } from '../trace/io.js';
 import { serializeScenario } from '../odds/scenario-file.js';
-import { sweepLocally } from '../sweep/local.js';
-import { allCores } from '../sweep/pool.js';
-import { sweepOnQueue } from '../sweep/queue-coordinator.js';
-import { startQueueWorker } from '../sweep/queue-worker.js';
-import { parseRedisUrl } from '../sweep/redis-url.js';
-import { codeVersion } from '../sweep/version.js';
 import { readJsonFile, writeFileAtomic } from './files.js';
 import type { Io } from './main.js';
+
+/**
+ * What only sweeps and workers use — worker threads, the queue's Redis
+ * client, the progress bar — loaded when one starts: loading them took a
+ * good part of every other command's start-up.
+ */
+async function sweepMachinery() {
+  const [local, pool, queue, worker, redisUrl, version, progress] = await Promise.all([
+    import('../sweep/local.js'),
+    import('../sweep/pool.js'),
+    import('../sweep/queue-coordinator.js'),
+    import('../sweep/queue-worker.js'),
+    import('../sweep/redis-url.js'),
+    import('../sweep/version.js'),
+    import('cli-progress'),
+  ]);
+  return {
+    sweepLocally: local.sweepLocally,
+    allCores: pool.allCores,
+    sweepOnQueue: queue.sweepOnQueue,
+    startQueueWorker: worker.startQueueWorker,
+    parseRedisUrl: redisUrl.parseRedisUrl,
+    codeVersion: version.codeVersion,
+    cliProgress: progress.default,
+  };
+}
 
 /** Exit code of a sweep stopped by Ctrl-C: the partial aggregate was printed. */
 export const EXIT_INTERRUPTED = 130;
@@ -45,7 +64,7 @@ function setText(o: Override): string {
 }
 
 /** A progress bar on stderr, only for a person at a terminal. */
-function progressBar(show: boolean): { update(done: number, total: number): void; stop(): void } {
+function progressBar(cliProgress: typeof import('cli-progress'), show: boolean): { update(done: number, total: number): void; stop(): void } {
   if (!show) return { update: () => undefined, stop: () => undefined };
   const bar = new cliProgress.SingleBar(
     { stream: process.stderr, format: 'sweep [{bar}] {percentage}% · {value}/{total} runs · {eta_formatted} left', hideCursor: true, clearOnComplete: true },
@@ -112,6 +131,7 @@ Exit codes: 0 the sweep completed, 2 bad input, ${EXIT_INTERRUPTED} stopped with
     )
     .action(async (ref: string, opts: SweepOpts) => {
       if (opts.json === true && opts.csv === true) throw new InputError('--json', [{ path: '', message: 'choose one of --json and --csv' }]);
+      const { sweepLocally, allCores, sweepOnQueue, parseRedisUrl, codeVersion, cliProgress } = await sweepMachinery();
       const seeds = parseSeedRange(opts.seeds);
       const target = opts.queue === undefined ? undefined : parseRedisUrl(opts.queue);
       if (target !== undefined && opts.workers !== undefined)
@@ -136,7 +156,7 @@ Exit codes: 0 the sweep completed, 2 bad input, ${EXIT_INTERRUPTED} stopped with
       const abort = new AbortController();
       const onSigint = (): void => abort.abort();
       process.once('SIGINT', onSigint);
-      const bar = progressBar(process.stderr.isTTY === true && opts.json !== true && opts.csv !== true);
+      const bar = progressBar(cliProgress, process.stderr.isTTY === true && opts.json !== true && opts.csv !== true);
       const started = performance.now();
       let agg: SweepAggregate;
       try {
@@ -199,6 +219,7 @@ Exit codes: 0 the sweep completed, 2 bad input, ${EXIT_INTERRUPTED} stopped with
     .option('--threads <n>', 'worker threads (default: every core)', positive())
     .option('--lock-ms <ms>', 'how long a batch stays locked without a heartbeat before another worker may take it over', positive(), 10000)
     .action(async (opts: { queue: string; threads?: number; lockMs: number }) => {
+      const { startQueueWorker, allCores, parseRedisUrl, codeVersion } = await sweepMachinery();
       const target = parseRedisUrl(opts.queue);
       const w = await startQueueWorker(target, {
         threads: opts.threads ?? allCores(),

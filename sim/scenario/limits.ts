@@ -17,6 +17,8 @@ export const LIMITS = {
   maxScenarioBytes: 1_048_576,
   /** Bytes of a trace file `locklab check` reads: the longest string the engine can hold. */
   maxTraceBytes: 536_870_888,
+  /** Bytes of one line of a JSON Lines trace (the first carries the scenario); the file itself is read line by line, at any length. */
+  maxTraceLineBytes: 16_777_216,
   /** Bytes of a trace file the lab opens: the tab holds it twice (worker and page) and draws it; 177 MB, a full 1,000,000-event run, was measured to open. */
   maxLabTraceBytes: 201_326_592,
   /** Levels of nested arrays and objects in any JSON document. */
@@ -54,6 +56,7 @@ export const TOP_LEVEL_ARRAYS: Readonly<Record<string | number, LimitName>> = { 
 export const LIMIT_UNITS: Readonly<Record<LimitName, string>> = {
   maxScenarioBytes: 'bytes',
   maxTraceBytes: 'bytes',
+  maxTraceLineBytes: 'bytes',
   maxLabTraceBytes: 'bytes',
   maxDepth: 'levels',
   maxMachines: 'machines',

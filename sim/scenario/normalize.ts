@@ -3,7 +3,8 @@ import { InputError, show, type InputIssue } from '../errors.js';
 import { checkJsonValue } from '../json.js';
 import { storeKind } from '../stores/registry.js';
 import { canonicalFault, canonicalPatch } from './canonical.js';
-import { compileSchema } from './schema-check.js';
+import { checkWith, compileSchema } from './schema-check.js';
+import { scenario as precompiledScenario } from './validators.generated.js';
 import { scenarioSchema } from './schema.js';
 import { checkSteps, forEachStep, normalizeSteps } from './steps.js';
 import { GENERIC_FAULTS, type ClientSpec, type FaultSpec, type LatencyDistribution, type MachineSpec, type Scenario, type StoreSpecBase } from './types.js';
@@ -56,8 +57,8 @@ export const DEFAULT_SEED = 1;
 export function normalizeScenario(data: unknown, source: string): Scenario {
   // The rules of the JSON reader hold for values from code too (the library, the lab's forms).
   checkJsonValue(data, source, 'scenario');
-  // Compiled on first use: the store registry must be complete by then.
-  checkShape ??= compileSchema(scenarioSchema());
+  // Made on first use: the store registry must be complete by then. The validator was compiled at build time (npm run validators).
+  checkShape ??= checkWith(precompiledScenario, scenarioSchema());
   const shapeIssues = checkShape(data);
   if (shapeIssues.length > 0) throw new InputError(source, shapeIssues);
   const input = data as Input;

@@ -9,7 +9,14 @@ import { grouped, LIMITS, limitText, type LimitName } from './limits.js';
  */
 export function compileSchema(schema: object): (data: unknown) => InputIssue[] {
   const ajv = new Ajv({ allErrors: true, verbose: true, discriminator: true, strict: false });
-  const validate: ValidateFunction = ajv.compile(schema);
+  return checkWith(ajv.compile(schema), schema);
+}
+
+/**
+ * The same for a validator compiled beforehand from `schema` with the same
+ * options (sim/scenario/validators.generated.js): no compiling at start-up.
+ */
+export function checkWith(validate: ValidateFunction, schema: object): (data: unknown) => InputIssue[] {
   return (data) => {
     if (validate(data)) return [];
     return describeErrors(validate.errors ?? [], schema);
@@ -44,6 +51,12 @@ export function compileListSchema(schema: Record<string, unknown>, list: string)
     }
     return { issues, more };
   };
+}
+
+/** The check of one item of a document's long list (a JSON Lines trace's event), its issues' paths relative to the item. */
+export function compileItemSchema(schema: Record<string, unknown>, list: string): (item: unknown) => InputIssue[] {
+  const props = schema.properties as Record<string, { items?: object }>;
+  return compileSchema({ ...props[list]!.items, definitions: schema.definitions });
 }
 
 function describeErrors(errors: readonly ErrorObject[], root: object): InputIssue[] {

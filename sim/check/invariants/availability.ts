@@ -17,13 +17,27 @@ const WAIT_ENDS = new Set(['acquire.ok', 'acquire.giveup', 'process.crash', 'cli
  */
 const DURING_WORK = new Set(['refresh.request', 'refresh.ok', 'quorum.missed', 'process.pause', 'process.resume', 'session.lost']);
 
+type LockOutSpan = ClientAvailability['lockOut'][number];
+
+/** The end of the latest stretch of time judged under one state of the locks: every run of lock-out begun under it ends there. */
+interface Epoch {
+  toUs: number;
+  seq: number;
+}
+
 interface ClientState {
+  readonly name: string;
   readonly result: ClientAvailability;
   readonly key: string;
   /** The wait in progress; `keptOut` once the store refused it or queued it (until then the client is merely asking). */
-  wait: { fromUs: number; seq: number; keptOut: boolean; owner: string | undefined } | undefined;
+  wait: { fromUs: number; seq: number; keptOut: boolean; owner: string | undefined; waitedFromUs: number } | undefined;
   work: { owner: string; seq: number } | undefined;
   paused: boolean;
+  /** The lock-out span growing while nothing it depends on changes: its end is its epoch's, written into it when the run stops. */
+  runSpan: LockOutSpan | undefined;
+  runEpoch: Epoch | undefined;
+  /** The length of every lock-out span so far, kept as they grow: a run with a million spans is not summed again at its end. */
+  lockOutUs: number;
 }
 
 /**
@@ -36,31 +50,82 @@ interface ClientState {
  */
 export class Availability {
   private readonly clients = new Map<string, ClientState>();
+  /** The clients working: their time is accounted stretch by stretch. */
+  private readonly working = new Set<ClientState>();
+  /**
+   * The clients kept out of the lock. Whether each is locked out depends only
+   * on the open holdings, who uses which owner token and who is gone, so it
+   * is judged again only when one of those changes (`version`) or the
+   * client's own wait does (`dirty`); between, every run of lock-out simply
+   * grows with the epoch. A contended lock with many waiters then costs a few
+   * operations per event, not one per waiter.
+   */
+  private readonly waiting = new Set<ClientState>();
+  private readonly dirty = new Set<ClientState>();
+  /** How many waiters each key has. */
+  private readonly waitersByKey = new Map<string, number>();
+  /** How each key with waiters stood when they were last all judged (see `sameStanding`). */
+  private readonly standing = new Map<string, string>();
+  private version = 0;
+  private judged = -1;
+  private epoch: Epoch = { toUs: 0, seq: 0 };
+  /** Owner tokens already seen on a client event: the first sighting may refile a holding under the client's key. */
+  private readonly ownersSeen = new Set<string>();
+  /** The sum of every stretch of time so far: a wait's length is the difference between its end and its start. */
+  private clockUs = 0;
   private readonly open = new Set<Holding>();
+  /** How many open holdings each owner token has, so that "does a store hold it" is one look-up. */
+  private readonly openByOwner = new Map<string, number>();
   private readonly gone = new Set<string>();
   /** The owner token each client believes it holds, if any. */
   private readonly believed = new Map<string, string>();
+  /**
+   * For each owner token, how many clients believe they hold it plus how many
+   * waits are still hearing about it: "is it in use" is then one look-up
+   * rather than a scan of every client for every stretch of time.
+   */
+  private readonly uses = new Map<string, number>();
   private lastUs = 0;
   private lastSeq = 0;
 
   holdingStarted(h: Holding): void {
+    if (this.open.has(h)) return;
     this.open.add(h);
+    count(this.openByOwner, h.owner, 1);
+    this.version++;
   }
 
   holdingEnded(h: Holding): void {
-    this.open.delete(h);
+    if (!this.open.delete(h)) return;
+    count(this.openByOwner, h.owner, -1);
+    this.version++;
   }
 
   /** Called before each event is applied: accounts for the time since the last one. */
   advance(e: TraceEvent): void {
     const fromUs = this.lastUs;
     if (e.timeUs > fromUs) {
-      for (const [name, c] of this.clients) {
-        if (c.wait !== undefined && c.wait.keptOut) this.waited(name, c, fromUs, e.timeUs, e.seq);
-        if (c.wait !== undefined) c.result.waitedUs += e.timeUs - fromUs;
-        if (c.work !== undefined && !c.paused && !this.holds(c.work.owner)) add(c.result.workWithoutLock, fromUs, e.timeUs, [c.work.seq, e.seq]);
-        if (c.work !== undefined && !c.paused) c.result.workedUs += e.timeUs - fromUs;
+      const dtUs = e.timeUs - fromUs;
+      this.clockUs += dtUs;
+      for (const c of this.working) {
+        const work = c.work!;
+        if (c.paused) continue;
+        if (!this.openByOwner.has(work.owner)) add(c.result.workWithoutLock, fromUs, e.timeUs, [work.seq, e.seq]);
+        c.result.workedUs += dtUs;
       }
+      if (this.judged !== this.version && !this.sameStanding()) {
+        // The locks changed since the last stretch: every waiter is judged afresh, in a new epoch.
+        this.judged = this.version;
+        this.epoch = { toUs: e.timeUs, seq: e.seq };
+        for (const c of this.waiting) this.judge(c, fromUs, e.timeUs, e.seq);
+        this.noteStanding();
+      } else {
+        this.judged = this.version;
+        this.epoch.toUs = e.timeUs;
+        this.epoch.seq = e.seq;
+        for (const c of this.dirty) if (this.waiting.has(c)) this.judge(c, fromUs, e.timeUs, e.seq);
+      }
+      this.dirty.clear();
     }
     this.lastUs = e.timeUs;
     this.lastSeq = e.seq;
@@ -69,33 +134,153 @@ export class Availability {
   /** Applies a client's event (after the interval derivation has seen it). */
   push(e: TraceEvent): void {
     if (e.kind === 'lock.queued' && e.peer !== undefined) {
-      const w = this.clients.get(e.peer)?.wait;
-      if (w !== undefined) w.keptOut = true;
+      const peer = this.clients.get(e.peer);
+      if (peer?.wait !== undefined) this.keepOut(peer);
       return;
     }
     if (kindSpec(e.kind)?.actor !== 'client' || e.believes === undefined) return;
+    if (e.owner !== undefined && !this.ownersSeen.has(e.owner)) {
+      // The interval derivation may just have refiled this owner's holdings under the client's key.
+      this.ownersSeen.add(e.owner);
+      this.version++;
+    }
     const c = this.state(e);
-    if (e.believes.holds && e.believes.owner !== undefined) this.believed.set(e.actor, e.believes.owner);
+    if (e.believes.holds && e.believes.owner !== undefined) this.believe(e.actor, e.believes.owner);
     // A release in flight still counts as using the lock: the holder is giving it back.
-    else if (!(e.kind === 'release.request' && e.owner !== undefined && this.believed.get(e.actor) === e.owner)) this.believed.delete(e.actor);
+    else if (!(e.kind === 'release.request' && e.owner !== undefined && this.believed.get(e.actor) === e.owner)) this.believe(e.actor, undefined);
     if (e.kind === 'process.pause') c.paused = true;
     else if (e.kind === 'process.resume') c.paused = false;
     if (c.work !== undefined && !DURING_WORK.has(e.kind)) c.work = undefined;
     if (e.kind === 'work.start' && e.owner !== undefined) c.work = { owner: e.owner, seq: e.seq };
-    if (c.wait === undefined && WAIT_STARTS.has(e.kind) && !e.believes.holds) c.wait = { fromUs: e.timeUs, seq: e.seq, keptOut: false, owner: e.owner };
-    else if (c.wait !== undefined && (KEPT_OUT.has(e.kind) || (e.kind === 'exists.reply' && e.data?.free === false))) c.wait.keptOut = true;
-    if (c.wait !== undefined && (WAIT_ENDS.has(e.kind) || e.kind.startsWith('exception.'))) c.wait = undefined;
+    if (c.wait === undefined && WAIT_STARTS.has(e.kind) && !e.believes.holds) this.setWait(c, { fromUs: e.timeUs, seq: e.seq, keptOut: false, owner: e.owner });
+    else if (c.wait !== undefined && (KEPT_OUT.has(e.kind) || (e.kind === 'exists.reply' && e.data?.free === false))) this.keepOut(c);
+    if (c.wait !== undefined && (WAIT_ENDS.has(e.kind) || e.kind.startsWith('exception.'))) this.setWait(c, undefined);
     if (e.kind === 'process.crash' || e.kind === 'client.done') {
+      if (!this.gone.has(e.actor)) this.version++;
       this.gone.add(e.actor);
-      this.believed.delete(e.actor);
+      this.believe(e.actor, undefined);
       c.work = undefined;
+    }
+    if (c.work !== undefined) this.working.add(c);
+    else this.working.delete(c);
+  }
+
+  /**
+   * Whether every waiter stands as it did when last judged, though something
+   * changed: for each key with waiters, what the open holdings on it say
+   * (in use, free, orphaned, holder gone, and by whom) is what it was, and no
+   * waiter holds the key itself (then it is judged on its own). A grant's
+   * belief arriving, a wait starting elsewhere or a new owner token seen
+   * leave most waiters where they were: this costs a look at each key, not at
+   * each waiter.
+   */
+  private sameStanding(): boolean {
+    if (this.waitersByKey.size === 0) return true;
+    for (const h of this.open) {
+      if (!this.waitersByKey.has(h.key)) continue;
+      const c = this.clients.get(h.client);
+      if (c !== undefined && c.key === h.key && this.waiting.has(c)) return false;
+    }
+    for (const key of this.waitersByKey.keys()) {
+      const was = this.standing.get(key);
+      if (was === undefined || was !== this.standingOf(key)) return false;
+    }
+    return true;
+  }
+
+  /** Records how each key with waiters stands, after every waiter was judged; a key with a waiter that holds it is left unrecorded. */
+  private noteStanding(): void {
+    this.standing.clear();
+    for (const key of this.waitersByKey.keys()) this.standing.set(key, this.standingOf(key));
+    for (const h of this.open) {
+      const c = this.clients.get(h.client);
+      if (c !== undefined && c.key === h.key && this.waiting.has(c)) this.standing.delete(h.key);
     }
   }
 
+  /** What the open holdings on `key` say to a waiter that holds none of them: the same rules as `waited`, in one word. */
+  private standingOf(key: string): string {
+    let holder: Holding | undefined;
+    let orphaned = false;
+    for (const h of this.open) {
+      if (h.key !== key) continue;
+      if (this.inUse(h.owner)) return 'in use';
+      if (!this.gone.has(h.client)) orphaned = true;
+      holder = h;
+    }
+    return holder === undefined ? 'free' : `${orphaned ? 'orphaned' : 'holder-gone'}\u0000${holder.client}`;
+  }
+
+  /** The store refused or queued the client's wait: from the next stretch on, time the lock is free is lost. */
+  private keepOut(c: ClientState): void {
+    if (c.wait!.keptOut) return;
+    c.wait!.keptOut = true;
+    this.waiting.add(c);
+    count(this.waitersByKey, c.key, 1);
+    this.dirty.add(c);
+  }
+
+  /** Judges whether `c`, kept out, is locked out over [fromUs, toUs), ending its run of lock-out first. */
+  private judge(c: ClientState, fromUs: number, toUs: number, endSeq: number): void {
+    this.endRun(c);
+    if (!this.waited(c.name, c, fromUs, toUs, endSeq)) return;
+    c.runSpan = c.result.lockOut[c.result.lockOut.length - 1]!;
+    c.runEpoch = this.epoch;
+  }
+
+  /** Writes the end of `c`'s run of lock-out into its span: the end of the last stretch of its epoch. */
+  private endRun(c: ClientState): void {
+    const span = c.runSpan;
+    if (span === undefined) return;
+    const epoch = c.runEpoch!;
+    c.lockOutUs += epoch.toUs - span.toUs;
+    span.toUs = epoch.toUs;
+    span.seqs[span.seqs.length - 1] = epoch.seq;
+    c.runSpan = undefined;
+    c.runEpoch = undefined;
+  }
+
+  /** Sets (or, with undefined, clears) the owner token a client believes it holds, keeping the use counts. */
+  private believe(client: string, owner: string | undefined): void {
+    const was = this.believed.get(client);
+    if (was === owner) return;
+    if (was !== undefined) this.use(was, -1);
+    if (owner === undefined) this.believed.delete(client);
+    else {
+      this.believed.set(client, owner);
+      this.use(owner, 1);
+    }
+  }
+
+  /** Starts or ends a client's wait, keeping the use counts and the time it waited. */
+  private setWait(c: ClientState, wait: { fromUs: number; seq: number; keptOut: false; owner: string | undefined } | undefined): void {
+    const was = c.wait;
+    if (was !== undefined) {
+      if (was.owner !== undefined) this.use(was.owner, -1);
+      c.result.waitedUs += this.clockUs - was.waitedFromUs;
+      this.endRun(c);
+      if (this.waiting.delete(c)) count(this.waitersByKey, c.key, -1);
+      this.dirty.delete(c);
+    }
+    c.wait = wait === undefined ? undefined : { ...wait, waitedFromUs: this.clockUs };
+    if (wait?.owner !== undefined) this.use(wait.owner, 1);
+  }
+
+  /** Counts one more (or one fewer) use of `owner`; whether it is in use at all is what lock-out depends on. */
+  private use(owner: string, by: number): void {
+    const had = this.uses.has(owner);
+    count(this.uses, owner, by);
+    if (this.uses.has(owner) !== had) this.version++;
+  }
+
   finish(): ClientAvailability[] {
+    for (const c of this.clients.values()) {
+      this.endRun(c);
+      if (c.wait !== undefined) c.result.waitedUs += this.clockUs - c.wait.waitedFromUs;
+    }
     return [...this.clients.values()].map((c) => {
       const r = c.result;
-      r.lockOutUs = total(r.lockOut);
+      r.lockOutUs = c.lockOutUs;
       r.workWithoutLockUs = total(r.workWithoutLock);
       return r;
     });
@@ -105,11 +290,15 @@ export class Availability {
     let c = this.clients.get(e.actor);
     if (c === undefined) {
       c = {
+        name: e.actor,
         result: { client: e.actor, waitedUs: 0, lockOutUs: 0, lockOut: [], workedUs: 0, workWithoutLockUs: 0, workWithoutLock: [] },
         key: e.key ?? '',
         wait: undefined,
         work: undefined,
         paused: false,
+        runSpan: undefined,
+        runEpoch: undefined,
+        lockOutUs: 0,
       };
       this.clients.set(e.actor, c);
     }
@@ -118,23 +307,17 @@ export class Availability {
 
   /** Whether some running process believes it holds `owner`'s lock, or is still hearing that it was granted. */
   private inUse(owner: string): boolean {
-    for (const o of this.believed.values()) if (o === owner) return true;
-    for (const c of this.clients.values()) if (c.wait?.owner === owner) return true;
-    return false;
+    return this.uses.has(owner);
   }
 
-  private holds(owner: string): boolean {
-    for (const h of this.open) if (h.owner === owner) return true;
-    return false;
-  }
-
-  private waited(name: string, c: ClientState, fromUs: number, toUs: number, endSeq: number): void {
+  /** Accounts [fromUs, toUs) of `c`'s wait as lock-out unless the lock was in use; returns whether it was lock-out. */
+  private waited(name: string, c: ClientState, fromUs: number, toUs: number, endSeq: number): boolean {
     let holder: Holding | undefined;
     let orphaned = false;
     for (const h of this.open) {
       if (h.key !== c.key || h.client === name) continue;
       // Held by someone who can still use it: that is waiting, not lock-out.
-      if (this.inUse(h.owner)) return;
+      if (this.inUse(h.owner)) return false;
       if (!this.gone.has(h.client)) orphaned = true;
       holder = h;
     }
@@ -142,13 +325,23 @@ export class Availability {
     const spans = c.result.lockOut;
     const last = spans[spans.length - 1];
     if (last !== undefined && last.toUs === fromUs && last.why === why && last.holder === (holder?.client ?? null)) {
+      c.lockOutUs += toUs - last.toUs;
       last.toUs = toUs;
       last.seqs[last.seqs.length - 1] = endSeq;
-      return;
+      return true;
     }
+    c.lockOutUs += toUs - fromUs;
     // The wait's first request, the event after which the key was free (or its holder gone), and the one that ended the stretch.
     spans.push({ fromUs, toUs, seqs: [c.wait!.seq, this.lastSeq, endSeq], why, holder: holder?.client ?? null });
+    return true;
   }
+}
+
+/** Adds `by` to `key`'s count, dropping the key when it reaches zero (so `has` means "at least one"). */
+function count(counts: Map<string, number>, key: string, by: number): void {
+  const n = (counts.get(key) ?? 0) + by;
+  if (n === 0) counts.delete(key);
+  else counts.set(key, n);
 }
 
 /** Appends [fromUs, toUs) to `spans`, joining it to the last span when they touch. */

@@ -1,0 +1,150 @@
+import type { Colors } from 'picocolors/types.js';
+import { InputError } from '../errors.js';
+import { reproduceCommand } from '../reproduce.js';
+import { runJob } from '../run.js';
+import { LIMITS, limitText } from '../scenario/limits.js';
+import type { Override } from '../scenario/set.js';
+import type { Scenario } from '../scenario/types.js';
+import { serializeTrace } from '../trace/io.js';
+import { JsonlWriter, jsonlHead, jsonlTail } from '../trace/jsonl.js';
+import { TRACE_SCHEMA, type TraceDocument, type TraceEvent } from '../trace/types.js';
+import { EventWindow } from './event-window.js';
+import { AtomicFile } from './files.js';
+import { formatStop, formatTimeline, formatVerdict, stopReason, type RunEnd } from './format.js';
+
+export interface RunOptions {
+  seed?: number;
+  set: Override[];
+  json?: boolean;
+  stream?: boolean;
+  out?: string;
+  head?: number;
+  tail?: number;
+  failOn?: string;
+}
+
+/** Output streams, as main.ts defines them. */
+interface Out {
+  out(text: string): void;
+  err(text: string): void;
+}
+
+/** A trace file named *.jsonl is written as JSON Lines, as the run goes. */
+export function isJsonl(file: string): boolean {
+  return /\.jsonl$/i.test(file);
+}
+
+/**
+ * The trace document as text, or a clear refusal when it is too large to be
+ * one string or larger than `locklab check` reads back: a trace written here
+ * must always be readable again.
+ */
+function traceText(doc: TraceDocument, ref: string): string {
+  const tooLarge = (): InputError =>
+    new InputError(ref, [
+      {
+        path: 'budget.maxEvents',
+        message: `the run recorded ${doc.events.length} trace events, too many for one trace file (${limitText('maxTraceBytes')}); lower budget.maxEvents, or stream the trace with --out trace.jsonl`,
+      },
+    ]);
+  let text: string;
+  try {
+    text = serializeTrace(doc);
+  } catch (err) {
+    if (err instanceof RangeError) throw tooLarge();
+    throw err;
+  }
+  if (Buffer.byteLength(text, 'utf8') > LIMITS.maxTraceBytes) throw tooLarge();
+  return text;
+}
+
+/**
+ * `locklab run`. A run keeps its whole trace only when what it prints needs
+ * it (the trace document, or a timeline of every event); then it is held to
+ * maxTraceEvents and stops there, saying how to stream instead. Otherwise
+ * each event goes out as it happens (JSON Lines to stdout or to a file, the
+ * head and tail of the timeline) and memory stays flat however long the run.
+ * Returns the run's end for the exit code. `keptCapEvents` is maxTraceEvents
+ * but for tests, which need not run a million events to reach it.
+ */
+export function runCommand(
+  ref: string,
+  scenario: Scenario,
+  opts: RunOptions,
+  io: Out,
+  c: Colors,
+  keptCapEvents: number = LIMITS.maxTraceEvents,
+): { end: RunEnd; outcome: TraceDocument['verdict']['outcome'] } {
+  if (opts.stream === true && opts.json !== true)
+    throw new InputError('--stream', [{ path: '', message: 'goes with --json: it prints the trace as JSON Lines' }]);
+  const windowed = opts.head !== undefined || opts.tail !== undefined;
+  if (windowed && opts.json === true)
+    throw new InputError(opts.head !== undefined ? '--head' : '--tail', [{ path: '', message: 'shapes the timeline, which --json does not print' }]);
+  const seed = opts.seed ?? scenario.seed;
+  const jsonlOut = opts.out !== undefined && isJsonl(opts.out);
+  const keep = (opts.json === true && opts.stream !== true) || (opts.out !== undefined && !jsonlOut) || (opts.json !== true && !windowed);
+
+  // The file is opened first: a target that cannot be written is refused before the run, not after it.
+  const file = opts.out === undefined ? undefined : new AtomicFile(opts.out);
+  try {
+    const sinks: Array<(e: TraceEvent) => void> = [];
+    let fileLines: JsonlWriter | undefined;
+    if (file !== undefined && jsonlOut) {
+      fileLines = new JsonlWriter((t) => file.write(t));
+      fileLines.line(jsonlHead(scenario, seed));
+      const w = fileLines;
+      sinks.push((e) => w.event(e));
+    }
+    let outLines: JsonlWriter | undefined;
+    if (opts.stream === true) {
+      outLines = new JsonlWriter((t) => io.out(t));
+      outLines.line(jsonlHead(scenario, seed));
+      const w = outLines;
+      sinks.push((e) => w.event(e));
+    }
+    const window = !keep && opts.json !== true ? new EventWindow(opts.head ?? 0, opts.tail ?? 0) : undefined;
+    if (window !== undefined) sinks.push((e) => window.push(e));
+
+    const capped = keep && scenario.budget.maxEvents > keptCapEvents;
+    const r = runJob(scenario, seed, {
+      trace: keep,
+      hash: false,
+      ...(sinks.length === 0 ? {} : { observe: sinks.length === 1 ? sinks[0]! : (e: TraceEvent) => sinks.forEach((s) => s(e)) }),
+      ...(keep ? { maxEvents: keptCapEvents } : {}),
+    });
+    const end: RunEnd = {
+      scenario,
+      stop: r.stop,
+      traceEvents: r.eventCount,
+      keptCapEvents: capped && r.stop.reason === 'event-budget' && r.stop.events >= keptCapEvents ? keptCapEvents : undefined,
+    };
+    const doc: TraceDocument | undefined = keep
+      ? { schema: TRACE_SCHEMA, source: 'sim', scenario, seed, stop: r.stop, events: r.events as TraceEvent[], verdict: r.verdict }
+      : undefined;
+
+    if (file !== undefined) {
+      if (fileLines !== undefined) {
+        fileLines.line(jsonlTail(r.stop, r.verdict));
+        fileLines.flush();
+      } else file.write(traceText(doc!, ref));
+      file.commit();
+    }
+    const why = stopReason(end);
+    if (opts.json === true) {
+      if (outLines !== undefined) {
+        outLines.line(jsonlTail(r.stop, r.verdict));
+        outLines.flush();
+      } else io.out(traceText(doc!, ref));
+      // Standard output is the trace, so why the run stopped short goes to standard error too.
+      if (why !== undefined) io.err(`locklab: ${ref}: ${why}\n`);
+    } else {
+      const run = { scenario, seed, source: 'sim' as const, verdict: r.verdict };
+      io.out(`${formatTimeline(run, c, window ?? EventWindow.of(doc!.events))}\n\n${formatVerdict(run, c)}\n${formatStop(end, c)}\n`);
+      io.out(c.dim(`Reproduce: ${reproduceCommand(ref, seed, opts.set)}\n`));
+      if (opts.out !== undefined) io.out(c.dim(`Trace written to ${opts.out}\n`));
+    }
+    return { end, outcome: r.verdict.outcome };
+  } finally {
+    file?.abort();
+  }
+}
