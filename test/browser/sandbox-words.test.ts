@@ -33,6 +33,12 @@ describeBrowser('the sandbox speaks the user’s language and keeps what they bu
       'the log, written every second',
       'the log, written on every change',
     ]);
+    const a = page.locator('[data-client-card="A"]');
+    expect(await a.getByLabel('Acquire method').locator('option').allTextContents()).toEqual(['one atomic request', 'check, then set (the race)']);
+    expect(await a.getByLabel('Release method').locator('option').allTextContents()).toEqual([
+      'only if it still holds its token',
+      'plain DEL, whoever holds it (the mistake)',
+    ]);
     const labels = await page.locator('.sandbox-form label, .sandbox-form legend').allTextContents();
     for (const l of labels) expect(l).not.toMatch(/[a-z][A-Z]|Ms\b|^store /);
     const offered = async () =>
