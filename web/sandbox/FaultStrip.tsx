@@ -25,7 +25,9 @@ export function FaultStrip({
   trace: LoadedTrace | null;
   moveTo: (index: number, atMs: number) => void;
 }) {
-  const [box, width] = useWidth<HTMLDivElement>(600);
+  const [box, boxW] = useWidth<HTMLDivElement>(600);
+  // The strip's border takes a pixel on each side of the box.
+  const width = Math.max(100, boxW - 2);
   const dragging = useRef<number | null>(null);
   const clients = trace?.model.clients ?? [];
   const height = TOP + Math.max(1, scenario.faults.length) * ROW_H + clients.length * 6 + 16;
