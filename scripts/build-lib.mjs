@@ -27,7 +27,8 @@ try {
   // The entry points share chunks: `locklab` and `locklab/testing` see one copy of each class, and the command adds only itself.
   await build({
     ...common,
-    entryPoints: { index: 'sim/index.ts', testing: 'sim/testing/vitest.ts', cli: 'sim/cli/start.ts' },
+    // sweep-worker is what the sweep's worker threads load (sim/sweep/pool.ts finds it beside cli.js).
+    entryPoints: { index: 'sim/index.ts', testing: 'sim/testing/vitest.ts', cli: 'sim/cli/start.ts', 'sweep-worker': 'sim/sweep/batch-task.ts' },
     outdir: `${staging}/lib`,
     splitting: true,
     chunkNames: 'chunks/[name]-[hash]',

@@ -1,11 +1,9 @@
-import { InputError } from '../../sim/errors.js';
-import { parseJson } from '../../sim/json.js';
 import { GENERIC_FAULTS, type FaultSpec, type Scenario } from '../../sim/scenario/types.js';
 import { starterStore, storeKind } from '../../sim/stores/registry.js';
 import { loadTraceFile } from '../state/session.js';
 import type { LoadedTrace, Origin } from '../state/traces.js';
 import { useUi } from '../state/ui.js';
-import { classifyValue } from '../worker/classify.js';
+import type { FileWhat } from '../worker/classify.js';
 import { sim, WorkerInputError } from '../worker/client.js';
 import type { ScenarioInput } from '../worker/protocol.js';
 import { useDraft } from './draft.js';
@@ -34,23 +32,29 @@ export function sourceOf(t: LoadedTrace): { input: ScenarioInput; overrides: rea
 }
 
 /**
- * Reads a scenario file and loads it into the form; a bad file's issues are
- * listed beside the form. A trace opened here is recognised as one and
- * offered as a trace (or as the scenario it was recorded from).
+ * Loads a scenario file into the form; a bad file's issues are listed beside
+ * the form. The worker reads and parses the file, so a large one never
+ * freezes the page. A trace opened here is recognised (the worker says what
+ * the file is) and offered as a trace, or as the scenario it was recorded from.
  */
 export async function importScenarioFile(f: File): Promise<void> {
-  let raw: unknown;
+  let what: FileWhat;
   try {
-    raw = parseJson(await f.text(), f.name);
+    what = await sim().classify(f, f.name);
   } catch (err) {
-    if (!(err instanceof InputError)) throw err;
-    useDraft.getState().setIssues({ source: err.source, issues: [...err.issues], what: 'not JSON' });
+    if (err instanceof WorkerInputError) useDraft.getState().setIssues({ source: err.source, issues: err.issues });
     return;
   }
-  const what = classifyValue(raw);
   if (what.kind === 'trace') {
     useDraft.getState().setIssues(null);
-    const recorded = (raw as { scenario?: unknown }).scenario;
+    const recorded = async () => {
+      try {
+        const t = await sim().loadTrace(f, f.name);
+        await loadDraft({ raw: t.doc.scenario, sourceName: `${f.name}: scenario` }, `file:${f.name}`);
+      } catch (err) {
+        if (err instanceof WorkerInputError) useDraft.getState().setIssues({ source: err.source, issues: err.issues });
+      }
+    };
     useUi.getState().set({
       notice: {
         title: `${f.name} is a trace, not a scenario`,
@@ -66,16 +70,13 @@ export async function importScenarioFile(f: File): Promise<void> {
               void loadTraceFile(f, 'primary');
             },
           },
-          {
-            label: 'Edit the scenario it was recorded from',
-            run: () => void loadDraft({ raw: recorded, sourceName: `${f.name}: scenario` }, `file:${f.name}`),
-          },
+          { label: 'Edit the scenario it was recorded from', run: () => void recorded() },
         ],
       },
     });
     return;
   }
-  await loadDraft({ raw, sourceName: f.name }, `file:${f.name}`);
+  await loadDraft({ file: f, sourceName: f.name }, `file:${f.name}`);
 }
 
 /** What switching the store's kind keeps of the faults, and what it must drop because the new store does not know them. */
