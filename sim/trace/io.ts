@@ -1,4 +1,5 @@
 import { InputError, type InputIssue } from '../errors.js';
+import { LIMITS } from '../scenario/limits.js';
 import { compileListSchema } from '../scenario/schema-check.js';
 import { runHash } from './hash.js';
 import { traceSchema } from './schema.js';
@@ -48,7 +49,7 @@ export function validateTrace(data: unknown, source: string): TraceDocument {
   if (issues.length > 0) throw new InputError(source, issues, more);
   const doc = data as TraceDocument;
   const order = outOfOrder(doc.events);
-  if (order.length > 0) throw new InputError(source, order);
+  if (order.length > 0) throw new InputError(source, order.slice(0, LIMITS.maxIssuesShown), Math.max(0, order.length - LIMITS.maxIssuesShown));
   return doc;
 }
 

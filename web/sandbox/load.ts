@@ -1,9 +1,11 @@
+import { InputError } from '../../sim/errors.js';
+import { parseJson } from '../../sim/json.js';
 import { GENERIC_FAULTS, type FaultSpec, type Scenario } from '../../sim/scenario/types.js';
 import { starterStore, storeKind } from '../../sim/stores/registry.js';
 import { loadTraceFile } from '../state/session.js';
 import type { LoadedTrace, Origin } from '../state/traces.js';
 import { useUi } from '../state/ui.js';
-import type { FileWhat } from '../worker/classify.js';
+import { classifyText } from '../worker/classify.js';
 import { sim, WorkerInputError } from '../worker/client.js';
 import type { ScenarioInput } from '../worker/protocol.js';
 import { useDraft } from './draft.js';
@@ -31,52 +33,69 @@ export function sourceOf(t: LoadedTrace): { input: ScenarioInput; overrides: rea
   return { input: { raw: t.doc.scenario, sourceName: o.fileName }, overrides: [], from: `trace:${t.id}` };
 }
 
+/** Files up to this size are cheap to read whole on the page, for their description. */
+const SMALL_FILE_BYTES = 1 << 20;
+
+/** Whether a file's first bytes are those of a trace rather than a scenario. */
+export function looksLikeTrace(head: string): boolean {
+  return /"schema"\s*:\s*"locklab\.trace\//.test(head) || /"events"\s*:\s*\[/.test(head);
+}
+
 /**
  * Loads a scenario file into the form; a bad file's issues are listed beside
- * the form. The worker reads and parses the file, so a large one never
- * freezes the page. A trace opened here is recognised (the worker says what
- * the file is) and offered as a trace, or as the scenario it was recorded from.
+ * the form. Only the file's first 4 KiB are read here, to tell a trace from a
+ * scenario: the worker reads and parses the whole file, so a large one never
+ * freezes the page. A trace opened here is recognised as one and offered as a
+ * trace (or as the scenario it was recorded from).
  */
 export async function importScenarioFile(f: File): Promise<void> {
-  let what: FileWhat;
+  let head: string;
   try {
-    what = await sim().classify(f, f.name);
+    head = await f.slice(0, 4096).text();
   } catch (err) {
-    if (err instanceof WorkerInputError) useDraft.getState().setIssues({ source: err.source, issues: err.issues });
+    useDraft.getState().setIssues({ source: f.name, issues: [{ path: '', message: `cannot be read: ${String((err as Error).message ?? err)}` }] });
     return;
   }
-  if (what.kind === 'trace') {
-    useDraft.getState().setIssues(null);
-    const recorded = async () => {
-      try {
-        const t = await sim().loadTrace(f, f.name);
-        await loadDraft({ raw: t.doc.scenario, sourceName: `${f.name}: scenario` }, `file:${f.name}`);
-      } catch (err) {
-        if (err instanceof WorkerInputError) useDraft.getState().setIssues({ source: err.source, issues: err.issues });
-      }
-    };
-    useUi.getState().set({
-      notice: {
-        title: `${f.name} is a trace, not a scenario`,
-        source: f.name,
-        issues: [],
-        what: what.words,
-        tone: 'info',
-        actions: [
-          {
-            label: 'Open it in the Lab as a trace',
-            run: () => {
-              useUi.getState().set({ view: 'lab' });
-              void loadTraceFile(f, 'primary');
-            },
+  if (!looksLikeTrace(head)) {
+    await loadDraft({ file: f, sourceName: f.name }, `file:${f.name}`);
+    return;
+  }
+  useDraft.getState().setIssues(null);
+  // A small trace is read whole to name it ("a Locklab trace of pause-past-expiry (seed 7, 32 events)"); a large one only by its head.
+  const words = f.size <= SMALL_FILE_BYTES ? classifyText(await f.text()).words : 'a Locklab trace';
+  useUi.getState().set({
+    notice: {
+      title: `${f.name} is a trace, not a scenario`,
+      source: f.name,
+      issues: [],
+      what: words,
+      tone: 'info',
+      actions: [
+        {
+          label: 'Open it in the Lab as a trace',
+          run: () => {
+            useUi.getState().set({ view: 'lab' });
+            void loadTraceFile(f, 'primary');
           },
-          { label: 'Edit the scenario it was recorded from', run: () => void recorded() },
-        ],
-      },
-    });
-    return;
+        },
+        {
+          label: 'Edit the scenario it was recorded from',
+          run: () => void editRecordedScenario(f),
+        },
+      ],
+    },
+  });
+}
+
+/** Loads the scenario a trace file was recorded from into the form (the user asked: the file is read whole). */
+async function editRecordedScenario(f: File): Promise<void> {
+  try {
+    const recorded = (parseJson(await f.text(), f.name) as { scenario?: unknown }).scenario;
+    await loadDraft({ raw: recorded, sourceName: `${f.name}: scenario` }, `file:${f.name}`);
+  } catch (err) {
+    if (!(err instanceof InputError)) throw err;
+    useDraft.getState().setIssues({ source: err.source, issues: err.shown(), what: 'not JSON' });
   }
-  await loadDraft({ file: f, sourceName: f.name }, `file:${f.name}`);
 }
 
 /** What switching the store's kind keeps of the faults, and what it must drop because the new store does not know them. */

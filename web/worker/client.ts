@@ -84,13 +84,6 @@ export class SimClient {
     return r.scenario;
   }
 
-  async classify(file: Blob, fileName: string): Promise<FileWhat> {
-    const r = await this.call({ type: 'classify', file, fileName });
-    if (!r.ok) throw new WorkerInputError(r.source, r.issues, r.what);
-    if (r.type !== 'what') throw new Error('worker answered a classify with something else');
-    return r.what;
-  }
-
   async loadTrace(file: Blob, fileName: string): Promise<TracePayload> {
     const r = await this.call({ type: 'load-trace', file, fileName });
     if (!r.ok) throw new WorkerInputError(r.source, r.issues, r.what);

@@ -11,9 +11,7 @@ export type WorkerRequest =
   /** Check a scenario document and return it with every default filled in, without running it. */
   | { id: number; type: 'normalize'; scenario: ScenarioInput; overrides?: readonly string[] }
   /** Read, parse and validate a trace file (the worker reads the file, so the page never holds its text). */
-  | { id: number; type: 'load-trace'; file: Blob; fileName: string }
-  /** Say what a file appears to be (a trace, a scenario, other JSON), so it can be offered where it belongs. */
-  | { id: number; type: 'classify'; file: Blob; fileName: string };
+  | { id: number; type: 'load-trace'; file: Blob; fileName: string };
 
 /**
  * A scenario: a built-in's name, a document the page already holds (the
@@ -37,6 +35,5 @@ export interface TracePayload {
 export type WorkerReply =
   | { id: number; ok: true; type: 'trace'; trace: TracePayload }
   | { id: number; ok: true; type: 'scenario'; scenario: unknown }
-  | { id: number; ok: true; type: 'what'; what: FileWhat }
   /** Refused input: where and what, and for a file, what it appears to be. */
   | { id: number; ok: false; source: string; issues: InputIssue[]; what?: FileWhat };
