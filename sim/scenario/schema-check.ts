@@ -74,8 +74,8 @@ function describe(e: ErrorObject, root: object): InputIssue | undefined {
     case 'discriminator': {
       const tag = String(p.tag);
       if (p.error === 'tag') return { path: fieldPath(path, tag), message: 'is required and must be a string' };
-      const kinds = kindsOf(e.parentSchema, root);
-      const what = path.startsWith('faults') ? 'fault kind' : path.startsWith('store') ? 'store kind' : 'kind';
+      const kinds = kindsOf(e.parentSchema, root, tag);
+      const what = tag === 'step' ? 'step' : path.startsWith('faults') ? 'fault kind' : path.startsWith('store') ? 'store kind' : 'kind';
       return { path: fieldPath(path, tag), message: `unknown ${what} ${show(p.tagValue)}; expected one of: ${kinds.join(', ')}` };
     }
     case 'type': {
@@ -123,8 +123,8 @@ function article(type: string): string {
   return /^[aeiou]/.test(type) ? `an ${type}` : `a ${type}`;
 }
 
-/** The values of `kind` that a discriminated oneOf accepts, read from its branches. */
-function kindsOf(schema: unknown, root: object): string[] {
+/** The values of the tag (`kind`, `step`) that a discriminated oneOf accepts, read from its branches. */
+function kindsOf(schema: unknown, root: object, tag: string): string[] {
   const branches = (schema as { oneOf?: Array<{ $ref?: string }> } | undefined)?.oneOf ?? [];
   return branches.map((b) => {
     let node: unknown = b;
@@ -132,7 +132,7 @@ function kindsOf(schema: unknown, root: object): string[] {
       node = root;
       for (const part of b.$ref.replace(/^#\//, '').split('/')) node = (node as Record<string, unknown>)[part];
     }
-    const kind = (node as { properties?: { kind?: { const?: string } } }).properties?.kind?.const;
+    const kind = (node as { properties?: Record<string, { const?: string } | undefined> }).properties?.[tag]?.const;
     return kind ?? '?';
   });
 }

@@ -116,6 +116,6 @@ describeBrowser('keyboard-only use', () => {
     await page.keyboard.press('Space');
     await expect.poll(() => page.getByTestId('verdict').getAttribute('data-outcome')).toBe('fenced');
     await page.keyboard.press('ArrowRight');
-    await expect.poll(() => page.getByTestId('current-event').textContent()).toContain('Event 1 of 32');
+    await expect.poll(() => page.getByTestId('current-event').textContent()).toContain('Event 1 of 33');
   });
 });
