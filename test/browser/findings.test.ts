@@ -38,6 +38,19 @@ describe('findingsOf', () => {
     expect(stale.detail).toBe("A's lease ended 2 s ago, and B has since held the lock; the write carried no fencing token to check");
   });
 
+  it('findingsOf says why fencing let a stale write through: the resource had seen no higher token yet', () => {
+    const doc = run('fencing-too-late');
+    const stale = findingsOf(doc, buildModel(doc)).find((f) => f.kind === 'stale-accepted')!;
+    expect(stale.sentence).toBe(
+      "stale write accepted: A's lease ended 3 s ago, B holds token 34; fencing let 33 through: the resource had seen no token before it",
+    );
+    const reuse = run('redis-aof-token-reuse');
+    const last = findingsOf(reuse, buildModel(reuse))
+      .filter((f) => f.kind === 'stale-accepted')
+      .at(-1)!;
+    expect(last.detail).toMatch(/fencing let 1 through: it is not below 1, the highest token the resource had seen$/);
+  });
+
   it('findingsOf names a lock-out by the holder who kept the lock: crashed in one run, orphaned by an exception in another', () => {
     const crash = run('crash-without-release');
     const [gone] = findingsOf(crash, buildModel(crash));

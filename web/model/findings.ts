@@ -115,7 +115,15 @@ function staleSentence(doc: TraceDocument, model: TraceModel, w: StaleWrite, hig
           ? `the resource had already seen token ${highest}`
           : '';
   const noToken = w.fence === null ? '; the write carried no fencing token to check' : '';
-  return `${ended}${now === '' ? '' : `, ${now}`}${noToken}`;
+  // With fencing on, say why it let the write through: it rejects only a token below one it has already seen.
+  const seen = w.highestSeen ?? highest;
+  const letThrough =
+    !doc.scenario.resource.fencing || w.fence === null
+      ? ''
+      : seen === null
+        ? `; fencing let ${w.fence} through: the resource had seen no token before it`
+        : `; fencing let ${w.fence} through: it is not below ${seen}, the highest token the resource had seen`;
+  return `${ended}${now === '' ? '' : `, ${now}`}${noToken}${letThrough}`;
 }
 
 /** The latest other client the store granted the lock to between the writer's grant and its write. */
