@@ -23,6 +23,8 @@ describeBrowser('fork and compare', () => {
     await expect.poll(() => page.locator('figure.timeline').count()).toBe(2);
     await expect.poll(() => page.getByTestId('divergence').textContent()).toContain('The runs part at');
     expect(await page.locator('[data-mark="divergence"]').count()).toBe(2);
+    // The dashed line is explained in the legend under the runs.
+    expect(await page.getByTestId('legend').locator('[data-legend="divergence"]').textContent()).toContain('where the two runs first differ');
     expect(await page.locator('figure.timeline').nth(1).locator('figcaption').textContent()).toMatch(
       /^Run 2 · the same run with a store restart added at \d+\.\d{3} s/,
     );

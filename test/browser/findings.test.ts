@@ -38,13 +38,40 @@ describe('findingsOf', () => {
     expect(stale.detail).toBe("A's lease ended 2 s ago, and B has since held the lock; the write carried no fencing token to check");
   });
 
+  it('findingsOf says why fencing let a stale write through: the resource had seen no higher token yet', () => {
+    const doc = run('fencing-too-late');
+    const stale = findingsOf(doc, buildModel(doc)).find((f) => f.kind === 'stale-accepted')!;
+    expect(stale.sentence).toBe(
+      "stale write accepted: A's lease ended 3 s ago, B holds token 34; fencing let 33 through: the resource had seen no token before it",
+    );
+    const reuse = run('redis-aof-token-reuse');
+    const last = findingsOf(reuse, buildModel(reuse))
+      .filter((f) => f.kind === 'stale-accepted')
+      .at(-1)!;
+    expect(last.detail).toMatch(/fencing let 1 through: it is not below 1, the highest token the resource had seen$/);
+  });
+
+  it('findingsOf names a lock-out by the holder who kept the lock: crashed in one run, orphaned by an exception in another', () => {
+    const crash = run('crash-without-release');
+    const [gone] = findingsOf(crash, buildModel(crash));
+    expect(gone!.kind).toBe('lock-out');
+    expect(gone!.severity).toBe('warning');
+    expect(gone!.sentence).toBe('B waited 3 s for nothing: A, which held it, had crashed or exited without releasing');
+    const thrown = run('finally-after-exception');
+    const [orphan] = findingsOf(thrown, buildModel(thrown));
+    expect(orphan!.sentence).toBe('B waited 9 s for nothing: the store kept it for A, which no longer used it (an exception skipped its release)');
+    expect(thrown.events[orphan!.seq]!.kind).toBe('acquire.denied');
+  });
+
   it('every finding of every built-in scenario sits on an event of the trace, at the finding’s time', () => {
     for (const name of BUILTIN_NAMES) {
       const doc = run(name);
       const model = buildModel(doc);
       const a = annotate(doc, model);
       const v = doc.verdict;
-      expect(a.findings.length, name).toBe(v.staleWrites.length + v.doubleOwnership.length + v.lostLocks.length + v.refusedHolders.length);
+      // A lock-out is a finding when someone kept the lock without using it; waiting on a free key is polling.
+      const lockOuts = v.availability.flatMap((c) => c.lockOut).filter((l) => l.why !== 'free').length;
+      expect(a.findings.length, name).toBe(v.staleWrites.length + v.doubleOwnership.length + v.lostLocks.length + v.refusedHolders.length + lockOuts);
       for (const f of a.findings) {
         const e = doc.events[f.seq];
         expect(e, `${name} ${f.id}`).toBeDefined();

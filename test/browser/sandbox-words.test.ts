@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { BUILTIN_SCENARIOS, normalizeScenario, runScenario, serializeTrace } from '../../sim/index.js';
+import { GENERIC_FAULTS } from '../../sim/scenario/types.js';
+import { STORE_KINDS } from '../../sim/stores/registry.js';
 import { describeBrowser, ready, screenshot, startLab, type Lab } from './harness.js';
 
 /* The Sandbox and the fork dialog in the user's language, and the Sandbox trusts its link and keeps what the user built. */
@@ -18,6 +20,11 @@ describeBrowser('the sandbox speaks the user’s language and keeps what they bu
     await expect.poll(() => page.getByLabel('Name', { exact: true }).first().inputValue()).toBe('memcached-eviction');
     expect(await page.getByLabel('Store', { exact: true }).inputValue()).toBe('memcached');
     expect(await page.locator('[data-fault-row]').count()).toBe(1);
+    // The picker names the scenario in the form, not the first built-in.
+    expect(await page.getByTestId('sandbox-start').inputValue()).toBe('memcached-eviction');
+    // The fault strip reads in words and round seconds.
+    expect(await page.locator('.fault-strip-label').first().textContent()).toBe('1. Memory pressure');
+    expect(await page.locator('.fault-strip .tick-label').allTextContents()).not.toContainEqual(expect.stringMatching(/\.\d{3} s$/));
     const changed = await lab.page('#/sandbox?s=pause-past-expiry&set=clients.A.ttlMs%3D2500');
     await expect.poll(() => changed.locator('[data-client-card="A"]').getByLabel('TTL (ms)').inputValue()).toBe('2500');
   });
@@ -32,6 +39,12 @@ describeBrowser('the sandbox speaks the user’s language and keeps what they bu
       'nothing: keys live in memory only',
       'the log, written every second',
       'the log, written on every change',
+    ]);
+    const a = page.locator('[data-client-card="A"]');
+    expect(await a.getByLabel('Acquire method').locator('option').allTextContents()).toEqual(['one atomic request', 'check, then set (the race)']);
+    expect(await a.getByLabel('Release method').locator('option').allTextContents()).toEqual([
+      'only if it still holds its token',
+      'plain DEL, whoever holds it (the mistake)',
     ]);
     const labels = await page.locator('.sandbox-form label, .sandbox-form legend').allTextContents();
     for (const l of labels) expect(l).not.toMatch(/[a-z][A-Z]|Ms\b|^store /);
@@ -119,6 +132,45 @@ describeBrowser('the sandbox speaks the user’s language and keeps what they bu
     await expect.poll(() => page.getByTestId('sandbox-issues').count()).toBe(1);
     expect(await page.getByTestId('sandbox-result').count()).toBe(0);
     expect(await page.getByTestId('verdict').count()).toBe(0);
+  });
+
+  it('every store’s own faults, added from the form, make a scenario that runs', async () => {
+    const page = await lab.page('#/sandbox');
+    await page.getByRole('button', { name: 'Blank scenario' }).click();
+    await expect.poll(() => page.getByLabel('Name', { exact: true }).first().inputValue()).toBe('my-scenario');
+    const tried: string[] = [];
+    // Each store-specific fault once, with the first store whose form offers it.
+    const done = new Set<string>();
+    for (const k of STORE_KINDS) {
+      if (k.faults.every((f) => (GENERIC_FAULTS as readonly string[]).includes(f) || done.has(f))) continue;
+      await page.getByLabel('Store', { exact: true }).selectOption(k.kind);
+      const confirm = page.getByTestId('confirm');
+      if (await confirm.isVisible().catch(() => false)) await confirm.getByRole('button', { name: /^Switch/ }).click();
+      await expect.poll(() => page.getByLabel('Store', { exact: true }).inputValue()).toBe(k.kind);
+      const offered = await page
+        .getByLabel('New fault')
+        .locator('option')
+        .evaluateAll((os) => os.map((o) => (o as HTMLOptionElement).value));
+      const own = offered.filter((f) => !(GENERIC_FAULTS as readonly string[]).includes(f) && !done.has(f));
+      own.forEach((f) => done.add(f));
+      for (const f of own) {
+        await page.getByLabel('New fault').selectOption(f);
+        await page.getByRole('button', { name: 'Add fault' }).click();
+        await page.getByTestId('sandbox-run').click();
+        await expect
+          .poll(() => page.locator('[data-testid="sandbox-result"][data-stale="false"], [data-testid="sandbox-issues"]').count(), { message: `${k.kind} ${f}` })
+          .toBe(1);
+        const issues = page.getByTestId('sandbox-issues');
+        expect((await issues.count()) === 0 ? '' : await issues.textContent(), `${k.kind} with ${f}`).toBe('');
+        tried.push(`${k.kind}:${f}`);
+      }
+    }
+    expect(tried).toContain('flock:lock-file-cleanup');
+    expect(tried).toContain('memcached:memory-pressure');
+    expect(tried).toContain('zookeeper:session-expiry');
+    // Combined passes a fault on only to a store that takes it, and offers only those.
+    expect(tried.filter((t) => t.startsWith('combined:'))).toEqual([]);
+    expect(lab.errors).toEqual([]);
   });
 
   it('a new fault lands while the first client holds the lock, says so, and then shows in the run', async () => {

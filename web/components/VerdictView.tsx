@@ -30,7 +30,8 @@ export function VerdictView({ trace, primary = true }: { trace: LoadedTrace; pri
   return (
     <section className={`verdict verdict-${verdict.outcome}`} data-testid="verdict" data-outcome={verdict.outcome} aria-label="Verdict">
       <p className="verdict-headline">{HEADLINE[verdict.outcome]}</p>
-      {findings.length > 0 ? (
+      {!findings.some((f) => f.kind !== 'lock-out') && <p className="muted small">No double ownership and no stale write: mutual exclusion held.</p>}
+      {findings.length > 0 && (
         <ol className="findings" aria-label="Findings (n: next, Shift+N: previous)">
           {findings.map((f, i) => (
             <li key={f.id} className={`finding finding-${f.severity}`} data-finding={f.kind} data-seq={f.seq}>
@@ -47,8 +48,6 @@ export function VerdictView({ trace, primary = true }: { trace: LoadedTrace; pri
             </li>
           ))}
         </ol>
-      ) : (
-        <p className="muted small">No double ownership and no stale write: mutual exclusion held.</p>
       )}
       {report.length > 0 && (
         <details className="small">

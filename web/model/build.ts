@@ -66,6 +66,8 @@ export function buildModel(doc: TraceDocument): TraceModel {
   for (const e of events) if (e.believes !== undefined) clientSet.add(e.actor);
   const clientAcc = new Map<string, ClientAcc>();
   const clientMachine = new Map<string, string>(doc.scenario.clients.map((c) => [c.name, c.machine]));
+  // A forked child's lane says whose process it was forked from.
+  const parents = new Map<string, string>();
   const accFor = (name: string): ClientAcc => {
     let a = clientAcc.get(name);
     if (a === undefined) {
@@ -150,7 +152,12 @@ export function buildModel(doc: TraceDocument): TraceModel {
       else if (e.kind === 'process.crash') {
         a.pauses.end('pause', e);
         a.marks.push({ atUs: e.timeUs, seq: e.seq, kind: e.kind, label: 'crash' });
-      }
+      } else if (e.kind.startsWith('exception.')) a.marks.push({ atUs: e.timeUs, seq: e.seq, kind: e.kind, label: exceptionLabel(e) });
+      else if (e.kind === 'process.fork') {
+        const child = typeof e.data?.child === 'string' ? e.data.child : '?';
+        parents.set(child, e.actor);
+        a.marks.push({ atUs: e.timeUs, seq: e.seq, kind: e.kind, label: `forks ${child}` });
+      } else if (e.kind === 'refresh.ok') a.marks.push({ atUs: e.timeUs, seq: e.seq, kind: e.kind, label: 'refreshes its lease' });
       continue;
     }
     if (e.actor === 'resource') {
@@ -218,6 +225,7 @@ export function buildModel(doc: TraceDocument): TraceModel {
   const clients: ClientLane[] = [...clientAcc.entries()].map(([name, a]) => ({
     name,
     machine: clientMachine.get(name) ?? '?',
+    parent: parents.get(name) ?? null,
     belief: a.belief.finish(endUs),
     truth: a.truth.finish(endUs),
     pauses: a.pauses.finish(endUs),
@@ -263,6 +271,13 @@ export function buildModel(doc: TraceDocument): TraceModel {
     arrows,
     machines,
   };
+}
+
+/** "throws RuntimeException", "acquire() throws LockAcquiringException": short enough to sit beside its mark. */
+function exceptionLabel(e: TraceEvent): string {
+  const thrown = typeof e.data?.thrown === 'string' ? e.data.thrown : 'an exception';
+  const method = typeof e.data?.method === 'string' && e.data.method !== 'throw' ? `${e.data.method}() ` : '';
+  return `${method}throws ${thrown}`;
 }
 
 function faultLabel(e: TraceEvent): string {

@@ -12,7 +12,7 @@ import type { TraceModel, Write } from './types.js';
  * words. This is the one place that reads the Verdict's shape.
  */
 
-export type FindingKind = 'stale-accepted' | 'stale-rejected' | 'double-ownership' | 'lost-lock' | 'refused-holder';
+export type FindingKind = 'stale-accepted' | 'stale-rejected' | 'double-ownership' | 'lost-lock' | 'refused-holder' | 'lock-out';
 
 export interface Finding {
   readonly id: string;
@@ -40,7 +40,14 @@ const TITLES: Readonly<Record<FindingKind, string>> = {
   'double-ownership': 'Double ownership',
   'lost-lock': 'Lock lost while believed',
   'refused-holder': 'Write refused from the holder',
+  'lock-out': 'Locked out',
 };
+
+/** Why a client waited for nothing, in words (a lock-out while the key was free is polling, not a finding). */
+const LOCK_OUT_WHY = {
+  orphaned: (holder: string) => `the store kept it for ${holder}, which no longer used it (an exception skipped its release)`,
+  'holder-gone': (holder: string) => `${holder}, which held it, had crashed or exited without releasing`,
+} as const;
 
 /** The highest fencing token the resource had accepted before each write, by the write's seq. */
 export function highestTokensBefore(writes: readonly Write[]): Map<number, number | null> {
@@ -108,7 +115,15 @@ function staleSentence(doc: TraceDocument, model: TraceModel, w: StaleWrite, hig
           ? `the resource had already seen token ${highest}`
           : '';
   const noToken = w.fence === null ? '; the write carried no fencing token to check' : '';
-  return `${ended}${now === '' ? '' : `, ${now}`}${noToken}`;
+  // With fencing on, say why it let the write through: it rejects only a token below one it has already seen.
+  const seen = w.highestSeen ?? highest;
+  const letThrough =
+    !doc.scenario.resource.fencing || w.fence === null
+      ? ''
+      : seen === null
+        ? `; fencing let ${w.fence} through: the resource had seen no token before it`
+        : `; fencing let ${w.fence} through: it is not below ${seen}, the highest token the resource had seen`;
+  return `${ended}${now === '' ? '' : `, ${now}`}${noToken}${letThrough}`;
 }
 
 /** The latest other client the store granted the lock to between the writer's grant and its write. */
@@ -195,5 +210,24 @@ export function findingsOf(doc: TraceDocument, model: TraceModel): Finding[] {
       ...words(TITLES['refused-holder'], `${r.client} held the lock, but its write carried no fencing token, so fencing refused it`, false),
     });
   });
+  v.availability.forEach((a) =>
+    a.lockOut.forEach((l, i) => {
+      if (l.why === 'free' || l.holder === null) return;
+      // Marked where the lock-out begins: the refusal, or the holder's crash, at the span's first instant.
+      const seq = l.seqs.find((s) => doc.events[s]?.timeUs === l.fromUs) ?? l.seqs[0];
+      if (seq === undefined) return;
+      out.push({
+        id: `lockout-${a.client}-${i}`,
+        kind: 'lock-out',
+        seq,
+        seqs: l.seqs,
+        atUs: doc.events[seq]!.timeUs,
+        toUs: l.toUs,
+        clients: [a.client, l.holder],
+        severity: 'warning',
+        ...words(TITLES['lock-out'], `${a.client} waited ${roughDuration(l.toUs - l.fromUs)} for nothing: ${LOCK_OUT_WHY[l.why](l.holder)}`, false),
+      });
+    }),
+  );
   return out.sort((a, b) => a.seq - b.seq || a.id.localeCompare(b.id));
 }

@@ -30,6 +30,8 @@ export interface Write extends Mark {
 export interface ClientLane {
   readonly name: string;
   readonly machine: string;
+  /** The client whose process forked this one (its Lock object a copy of the parent's), or null. */
+  readonly parent: string | null;
   /** When the client believed it held a lock (from its events' believes.holds). */
   readonly belief: readonly Span[];
   /** When the store actually held a lock for it (lock.granted until it ended). */

@@ -63,12 +63,14 @@ export function ClientCard({
           label="Acquire mode"
           value={client.acquire.mode}
           options={['try', 'blocking'] as const}
+          labelOf={(v) => (v === 'try' ? 'try, with retries' : 'blocking: wait for it')}
           onChange={(v) => update(at('acquire', 'mode'), v)}
         />
         <SelectField
           label="Acquire method"
           value={client.acquire.method}
           options={['atomic', 'exists-then-set'] as const}
+          labelOf={(v) => (v === 'atomic' ? 'one atomic request' : 'check, then set (the race)')}
           onChange={(v) => update(at('acquire', 'method'), v)}
         />
         <NumField label="Retries" value={client.acquire.retries} step="1" min={0} onChange={(v) => update(at('acquire', 'retries'), v)} />
@@ -97,6 +99,7 @@ export function ClientCard({
           label="Release method"
           value={client.release.method}
           options={['token-checked', 'plain-del'] as const}
+          labelOf={(v) => (v === 'token-checked' ? 'only if it still holds its token' : 'plain DEL, whoever holds it (the mistake)')}
           onChange={(v) => update(at('release', 'method'), v)}
         />
         <CheckField label="Release in a finally block" value={client.release.inFinally} onChange={(v) => update(at('release', 'inFinally'), v)} />

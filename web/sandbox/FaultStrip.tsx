@@ -1,7 +1,10 @@
+import { scaleLinear } from 'd3-scale';
 import { useRef } from 'react';
 import type { Scenario } from '../../sim/scenario/types.js';
 import { formatInstant } from '../../sim/time.js';
 import type { LoadedTrace } from '../state/traces.js';
+import { textPx } from '../timeline/layout.js';
+import { tickAnchor, timeTicks } from '../timeline/ticks.js';
 import { useWidth } from '../timeline/useWidth.js';
 import { faultDurationMs } from './templates.js';
 import { faultName } from './words.js';
@@ -25,7 +28,9 @@ export function FaultStrip({
   trace: LoadedTrace | null;
   moveTo: (index: number, atMs: number) => void;
 }) {
-  const [box, width] = useWidth<HTMLDivElement>(600);
+  const [box, boxW] = useWidth<HTMLDivElement>(600);
+  // The strip's border takes a pixel on each side of the box.
+  const width = Math.max(100, boxW - 2);
   const dragging = useRef<number | null>(null);
   const clients = trace?.model.clients ?? [];
   const height = TOP + Math.max(1, scenario.faults.length) * ROW_H + clients.length * 6 + 16;
@@ -35,7 +40,8 @@ export function FaultStrip({
     const r = el.getBoundingClientRect();
     return Math.max(0, Math.min(horizonMs, Math.round((((clientX - r.left) / r.width) * horizonMs) / step) * step));
   };
-  const ticks = [0, 0.25, 0.5, 0.75, 1].map((f) => f * horizonMs);
+  // Round ticks, as on the timeline ("10 s", not "11.000 s"), about one per 120 px.
+  const ticks = timeTicks(scaleLinear([0, horizonMs * 1000], [0, width]), Math.max(2, Math.floor(width / 120)));
   return (
     <div ref={box} className="fault-strip-box">
       <svg
@@ -50,11 +56,11 @@ export function FaultStrip({
         onPointerUp={() => (dragging.current = null)}
         onPointerCancel={() => (dragging.current = null)}
       >
-        {ticks.map((t, i) => (
-          <g key={t} transform={`translate(${x(t)},0)`}>
+        {ticks.map((t) => (
+          <g key={t.us} transform={`translate(${x(t.us / 1000)},0)`}>
             <line className="tick" y1={12} y2={height} />
-            <text className="tick-label" y={10} textAnchor={i === 0 ? 'start' : i === ticks.length - 1 ? 'end' : 'middle'}>
-              {formatInstant(t * 1000)}
+            <text className="tick-label" y={10} textAnchor={tickAnchor(x(t.us / 1000), width, textPx(t.label, 10))}>
+              {t.label}
             </text>
           </g>
         ))}
@@ -106,7 +112,7 @@ export function FaultStrip({
               <rect className="fault-strip-bar" x={at} y={y + 2} width={Math.max(3, x(f.atMs + faultDurationMs(f)) - at)} height={ROW_H - 4} />
               <path className="fault-handle" d={`M${at},${y} l5,${ROW_H / 2} l-5,${ROW_H / 2} l-5,${-ROW_H / 2} Z`} />
               <text className="fault-strip-label" x={at + 8} y={y + ROW_H - 3}>
-                {`${i + 1}. ${f.kind}`}
+                {`${i + 1}. ${name}`}
               </text>
             </g>
           );

@@ -32,7 +32,7 @@ export function FaultsEditor({
   /** The last run of this scenario, to draw when clients held the lock and to place new faults in it. */
   trace: LoadedTrace | null;
 }) {
-  const kinds = faultKindsFor(scenario.store.kind);
+  const kinds = faultKindsFor(scenario.store);
   const [kind, setKind] = useState<string>('pause');
   const [placed, setPlaced] = useState('');
   const horizon = horizonMs(scenario, trace);

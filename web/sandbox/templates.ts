@@ -9,9 +9,18 @@ import { storeKind } from '../../sim/stores/registry.js';
  * worker's validation name anything that does not fit.
  */
 
-/** The fault kinds the Sandbox and Fork offer for a store kind: the generic ones plus the store's own, as its model lists them. */
-export function faultKindsFor(kind: string): string[] {
-  const own = storeKind(kind)?.faults ?? [];
+/**
+ * The fault kinds the Sandbox and Fork offer for a store: the generic ones
+ * plus the store's own, as its model lists them. A Combined store passes a
+ * fault on only to stores that take it, so it offers those its stores take.
+ */
+export function faultKindsFor(store: Scenario['store']): string[] {
+  let own = storeKind(store.kind)?.faults ?? [];
+  const parts = (store as { stores?: unknown }).stores;
+  if (store.kind === 'combined' && Array.isArray(parts)) {
+    const taken = new Set(parts.flatMap((p) => storeKind(String((p as { kind?: unknown }).kind))?.faults ?? []));
+    own = own.filter((k) => k === 'deploy' || taken.has(k));
+  }
   return [...GENERIC_FAULTS, ...own.filter((k) => !(GENERIC_FAULTS as readonly string[]).includes(k))];
 }
 
@@ -39,6 +48,8 @@ export function faultTemplate(kind: string, s: Scenario, atMs: number): FaultSpe
     'session-expiry': { target: client },
     'connection-loss': { target: client },
     'ipc-removal': { machine },
+    // Lock files live on the machine of the client that opens them.
+    'lock-file-cleanup': { machine: s.clients[0]?.machine ?? machine, dir: null },
     deploy: { clients: [client], store: {} },
   };
   return { kind, atMs, ...(byKind[kind] ?? {}) } as unknown as FaultSpec;

@@ -9,7 +9,7 @@ import { storeKind } from '../../sim/stores/registry.js';
  * "Key prefix") and the schema's description as a hint.
  */
 
-const STORE_FIELDS: Readonly<Record<string, string>> = {
+export const STORE_FIELDS: Readonly<Record<string, string>> = {
   name: 'Node name (in the trace and in faults)',
   machine: 'Runs on machine',
   persistence: 'What a restart keeps',
@@ -33,12 +33,18 @@ const STORE_FIELDS: Readonly<Record<string, string>> = {
   sessionTimeoutMs: 'Session timeout (ms)',
   zxidStart: 'First zxid (the fencing token base)',
   revisionStart: 'First revision (the fencing token base)',
+  initialTtlMs: 'First TTL, before refresh() sets the client’s (ms)',
+  evictions: 'The LRU may evict locks',
+  database: 'Database behind PdoStore',
+  expireAfterSeconds: 'TTL index: delete this long after expiry (s)',
+  servers: 'Ensemble servers (3 or 5)',
 };
 
 const VALUES: Readonly<Record<string, Readonly<Record<string, string>>>> = {
   persistence: { none: 'nothing: keys live in memory only', 'aof-everysec': 'the log, written every second', 'aof-always': 'the log, written on every change' },
   clock: { server: 'the database’s clock', client: 'each client’s own clock' },
   strategy: { consensus: 'a majority (consensus)', unanimous: 'all of them (unanimous)' },
+  database: { mysql: 'MySQL (seconds truncated)', postgresql: 'PostgreSQL (seconds rounded)', sqlite: 'SQLite (seconds truncated)' },
 };
 
 export const FAULT_NAMES: Readonly<Record<string, string>> = {
@@ -54,10 +60,11 @@ export const FAULT_NAMES: Readonly<Record<string, string>> = {
   'session-expiry': 'Session expiry',
   'connection-loss': 'Connection loss',
   'ipc-removal': 'Semaphores removed (RemoveIPC)',
+  'lock-file-cleanup': 'Lock files deleted (tmp clean-up)',
   deploy: 'Deploy with new store settings',
 };
 
-const FAULT_FIELDS: Readonly<Record<string, string>> = {
+export const FAULT_FIELDS: Readonly<Record<string, string>> = {
   atMs: 'At (ms)',
   target: 'Aimed at',
   durationMs: 'Lasts (ms)',
@@ -73,6 +80,7 @@ const FAULT_FIELDS: Readonly<Record<string, string>> = {
   itemBytes: 'Bytes per item',
   clients: 'Clients that switch',
   store: 'New store settings',
+  dir: 'Only under this directory',
 };
 
 /** "keyPrefix" → "Key prefix", "replicationLagMs" → "Replication lag (ms)". */

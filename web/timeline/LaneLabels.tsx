@@ -19,17 +19,20 @@ export function LaneLabels({ lanes, plotW, gutter }: { lanes: readonly Lane[]; p
         const name = l.kind === 'resource' && !pair ? 'resource' : l.name;
         const where = l.machine === '' || pair ? '' : l.kind === 'client' ? `on ${l.machine}` : `@${l.machine}`;
         const full = where === '' ? name : `${name} ${where}`;
+        // A forked child runs on its parent's machine; its second line says whose child it is.
+        const second = l.kind === 'client' && l.note !== undefined ? l.note : where;
+        const title = l.kind === 'client' && l.note !== undefined ? `${full}, ${l.note} (forked with a copy of its Lock)` : full;
         return (
           <g key={l.id} data-lane={l.id}>
-            <title>{full}</title>
+            <title>{title}</title>
             <line className="lane-sep" x1={0} x2={gutter + plotW} y1={l.y + l.h} y2={l.y + l.h} />
             {l.kind === 'client' ? (
               <>
                 <text className="lane-name" x={8} y={l.y + 14}>
                   {fitText(name, left, 12.5, true)}
                 </text>
-                <text className="lane-machine" x={8} y={l.y + 27}>
-                  {fitText(where, left, 11)}
+                <text className="lane-machine" x={8} y={l.y + 27} {...(second === where ? {} : { 'data-note': second })}>
+                  {fitText(second, left, 11)}
                 </text>
                 {l.pauseY !== null && (
                   <text className="row-name" x={gutter - 6} y={l.pauseY + 4} textAnchor="end">

@@ -28,7 +28,8 @@ function present(traces: readonly LoadedTrace[]): Set<string> {
     if (model.clients.some((c) => c.belief.length > 0)) s.add('belief');
     if (model.clients.some((c) => c.truth.length > 0) || model.stores.some((k) => k.holds.length > 0)) s.add('truth');
     if (model.clients.some((c) => c.pauses.length > 0)) s.add('pause');
-    if (model.clients.some((c) => c.marks.some((m) => m.kind === 'process.crash'))) s.add('crash');
+    for (const m of model.clients.flatMap((c) => c.marks)) s.add(m.kind.startsWith('exception.') ? 'exception' : m.kind);
+    if (model.clients.some((c) => c.parent !== null)) s.add('child');
     if (annotations.refusals.size > 0) s.add('refused');
     if (model.doubleOwnership.length > 0) s.add('double');
     if (annotations.findings.length > 0) s.add('findings');
@@ -127,12 +128,17 @@ const ITEMS: readonly (Item & { when: string })[] = [
   { key: 'lock.deleted', when: 'lock.deleted', sample: glyph('✂'), words: 'deleted' },
   { key: 'lock.overwritten', when: 'lock.overwritten', sample: glyph('⇄'), words: 'overwritten' },
   { key: 'lock.lost', when: 'lock.lost', sample: glyph('↯'), words: 'lost (restart, eviction, session)' },
-  { key: 'crash', when: 'crash', sample: glyph('✕'), words: 'crash' },
+  { key: 'crash', when: 'process.crash', sample: glyph('✕'), words: 'crash' },
+  { key: 'exception', when: 'exception', sample: glyph('!'), words: 'exception thrown (by the script or Symfony)' },
+  { key: 'fork', when: 'process.fork', sample: glyph('⎇'), words: 'fork: the child gets a copy of the Lock' },
+  { key: 'child', when: 'child', sample: <span className="mono legend-token">child of A</span>, words: 'a forked process’s own lane' },
+  { key: 'refresh', when: 'refresh.ok', sample: glyph('↻'), words: 'lease refreshed' },
   { key: 'clock.jump', when: 'clock.jump', sample: glyph('⇥'), words: 'clock jump' },
   { key: 'clock.drift', when: 'clock.drift', sample: glyph('∿'), words: 'clock drift' },
   { key: 'msg.lost', when: 'msg.lost', sample: glyph('✉'), words: 'message lost' },
   { key: 'deploy.start', when: 'deploy.start', sample: glyph('⇪'), words: 'deploy' },
   { key: 'ipc.removed', when: 'ipc.removed', sample: glyph('⌫'), words: 'semaphores removed' },
+  { key: 'lock-files.deleted', when: 'lock-files.deleted', sample: glyph('⌧'), words: 'lock files deleted (tmp clean-up)' },
 ];
 
 /**

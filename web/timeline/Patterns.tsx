@@ -1,6 +1,6 @@
 /**
  * Fills that tell marks apart without colour: truth is hatched, belief is
- * solid, a pause is dotted, a double-ownership band is cross-hatched, a
+ * solid (a pause solid grey in a row of its own), a double-ownership band is cross-hatched, a
  * store outage is densely hatched. Colours come from CSS (Okabe–Ito).
  */
 export function Patterns() {
@@ -13,9 +13,6 @@ export function Patterns() {
       <pattern id="ll-hatch-double" width="8" height="8" patternUnits="userSpaceOnUse" patternTransform="rotate(45)">
         <line className="pat-double-line" x1="0" y1="0" x2="0" y2="8" strokeWidth="1.5" />
         <line className="pat-double-line" x1="0" y1="0" x2="8" y2="0" strokeWidth="1.5" />
-      </pattern>
-      <pattern id="ll-dots-pause" width="6" height="6" patternUnits="userSpaceOnUse">
-        <circle className="pat-pause-dot" cx="3" cy="3" r="1.3" />
       </pattern>
       <pattern id="ll-hatch-down" width="4" height="4" patternUnits="userSpaceOnUse" patternTransform="rotate(-45)">
         <line className="pat-down-line" x1="0" y1="0" x2="0" y2="4" strokeWidth="2" />

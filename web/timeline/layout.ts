@@ -32,7 +32,7 @@ export interface Lane {
   readonly pauseY: number | null;
   /** The resource lane: the line that carries the highest token it has seen. */
   readonly tokenY: number;
-  /** A second line in the gutter (a resource lane's "fencing on"). */
+  /** A second line in the gutter (a resource lane's "fencing on", a forked client's "child of A"). */
   readonly note?: string;
 }
 
@@ -75,6 +75,7 @@ export function layoutLanes(
       rowY: y + pause + 16,
       truthY: y + pause + 35,
       tokenY: y + pause + 16,
+      ...(c.parent === null ? {} : { note: `child of ${c.parent}` }),
     });
     y += CLIENT_H + pause;
   }

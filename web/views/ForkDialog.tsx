@@ -30,7 +30,7 @@ export function ForkDialog({ trace, open, onClose }: { trace: LoadedTrace; open:
   const [running, setRunning] = useState(false);
   const name = useId();
   const atMs = Math.round(playheadUs / 1000);
-  const kinds = faultKindsFor(scenario.store.kind);
+  const kinds = faultKindsFor(scenario.store);
 
   useEffect(() => {
     const d = ref.current;

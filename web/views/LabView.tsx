@@ -9,6 +9,7 @@ import { Transport } from '../components/Transport.js';
 import { VerdictView } from '../components/VerdictView.js';
 import { summaryParts } from '../model/fixes.js';
 import { canPair, PAIR_AUTO_EVENTS, useUnfencedPair } from '../state/pairs.js';
+import { useMedia } from '../state/useMedia.js';
 import { loadTraceFile, runPrimary, withOverride } from '../state/session.js';
 import { viewKeys } from '../state/shortcuts.js';
 import { useTrace, type LoadedTrace } from '../state/traces.js';
@@ -42,6 +43,8 @@ export function LabView() {
   const primaryId = useUi((s) => s.primaryId);
   const busy = useUi((s) => s.busy);
   const trace = useTrace(primaryId);
+  // The summary strip stands in for the side panel only where the panel is not beside the timeline; elsewhere it is not rendered at all.
+  const narrow = useMedia('(max-width: 1023px)');
   const [pairAsked, setPairAsked] = useState<string | null>(null);
   const unfenced = useUnfencedPair(trace, pairAsked !== null && pairAsked === trace?.id);
   const pair = useMemo(() => (unfenced === null ? null : { trace: unfenced, name: 'without fencing' }), [unfenced]);
@@ -170,7 +173,7 @@ export function LabView() {
         </div>
         <SidePanel trace={trace} />
       </div>
-      <Summary trace={trace} />
+      {narrow && <Summary trace={trace} />}
       <p className="muted small">
         {trace.doc.events.length} events · stop: {trace.doc.stop.reason} · sha256{' '}
         <span className="mono" data-testid="trace-hash">

@@ -56,6 +56,11 @@ export function SandboxView() {
   useEffect(() => {
     if (useDraft.getState().draft === null && useUi.getState().primaryId === null) void loadDraft({ builtin: start }, `builtin:${start}|`);
   }, []);
+  // "Start from" names the built-in the form was loaded from, so it never names another scenario than the one shown.
+  useEffect(() => {
+    const name = /^builtin:([^|]+)\|/.exec(from)?.[1];
+    if (name !== undefined && BUILTIN_NAMES.includes(name)) setStart(name);
+  }, [from]);
 
   if (draft === null) return <p>Loading the scenario editor…</p>;
   const up = (path: (string | number)[], v: unknown) => update(path, v);
@@ -102,7 +107,7 @@ export function SandboxView() {
       <div className="toolbar" role="group" aria-label="Sandbox actions">
         <label>
           Start from{' '}
-          <select value={start} onChange={(ev) => setStart(ev.target.value)}>
+          <select value={start} onChange={(ev) => setStart(ev.target.value)} data-testid="sandbox-start">
             {BUILTIN_NAMES.map((n) => (
               <option key={n}>{n}</option>
             ))}

@@ -99,7 +99,37 @@ export function clientLane(c: DrawCtx, lane: Lane): void {
       );
     }
   refusals(c, lane, client.belief);
-  for (const m of visibleMarks(client.marks, c.d0, c.d1, c.usPerPx * MARK_BUCKET_PX)) c.out.push(glyph(m.mark, c.px(m.atUs), lane.rowY, m.count, client.name));
+  const marks = visibleMarks(client.marks, c.d0, c.d1, c.usPerPx * MARK_BUCKET_PX);
+  marks.forEach((m, i) => {
+    c.out.push(glyph(m.mark, c.px(m.atUs), lane.rowY, m.count, client.name));
+    // An exception and a fork are the story's turns: they say what they are, where there is room before the next mark or bar.
+    if (m.count !== 1 || !(m.mark.kind.startsWith('exception.') || m.mark.kind === 'process.fork')) return;
+    const at = c.px(m.atUs);
+    // Over a belief bar the words would run into the bar's own; the tooltip and the side panel still say them.
+    if (client.belief.some((b) => b.fromUs <= m.atUs && b.toUs > m.atUs)) return;
+    const next = marks[i + 1];
+    const prev = marks[i - 1];
+    const barAfter = client.belief.find((b) => b.fromUs > m.atUs);
+    const barBefore = client.belief.findLast((b) => b.toUs <= m.atUs);
+    const right = Math.min(next === undefined ? c.plotW : c.px(next.atUs), barAfter === undefined ? c.plotW : c.px(barAfter.fromUs)) - at - 12;
+    const left = at - Math.max(prev === undefined ? 0 : c.px(prev.atUs), barBefore === undefined ? 0 : c.px(barBefore.toUs)) - 12;
+    const need = textPx(m.mark.label, 10.5, true);
+    // To the right where there is room, else to the left (an exception at the end of the run).
+    const side = right > need ? 'right' : left > need ? 'left' : null;
+    if (side !== null)
+      c.out.push(
+        <text
+          key={`gl${lane.id}${m.mark.seq}`}
+          className="mark-label"
+          data-label-of={m.mark.seq}
+          x={side === 'right' ? at + 10 : at - 12}
+          y={lane.rowY + 4}
+          textAnchor={side === 'right' ? 'start' : 'end'}
+        >
+          {m.mark.label}
+        </text>,
+      );
+  });
   clockMarks(c, lane);
   cutMarks(c, lane);
 }
