@@ -30,7 +30,7 @@ export function addLessonCommands(program: Command, io: Io, c: Colors, exit: (co
       for (const l of list) {
         io.out(`${c.bold(String(l.number).padStart(2))}  ${c.bold(l.title)}  ${c.dim(l.id)}\n`);
         io.out(
-          `    ${c.dim(`claims ${l.claims.join(' ')} · ${l.questions} questions, ${l.predictions} predictions, ${l.stops} stops, ${l.challenges} challenges`)}\n`,
+          `    ${c.dim(`claims ${l.claims.join(' ')} · ${count(l.questions, 'question')}, ${count(l.predictions, 'prediction')}, ${count(l.stops, 'stop')}, ${count(l.challenges, 'challenge')}`)}\n`,
         );
       }
       io.out(c.dim(`\nNarrate a lesson's story: locklab lesson N. Check a lesson folder: locklab lessons check DIR.\n`));
@@ -72,4 +72,9 @@ export function addLessonCommands(program: Command, io: Io, c: Colors, exit: (co
       }
       io.out(`${narrate(lesson, c)}\n`);
     });
+}
+
+/** `1 stop`, `2 stops`. */
+function count(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? '' : 's'}`;
 }
