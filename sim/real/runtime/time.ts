@@ -1,0 +1,24 @@
+/**
+ * True time for a real run: microseconds on the machine's monotonic clock
+ * (CLOCK_MONOTONIC, shared by every process on it) since the run's origin.
+ * Every process of a run stamps its events from this one clock, so their
+ * events interleave correctly however the processes are scheduled.
+ */
+export class RunClock {
+  constructor(readonly originNs: bigint) {}
+
+  /** A clock whose origin is now. */
+  static startNow(): RunClock {
+    return new RunClock(process.hrtime.bigint());
+  }
+
+  nowUs(): number {
+    return Number((process.hrtime.bigint() - this.originNs) / 1000n);
+  }
+
+  /** Resolves once true time reaches `atUs` (at once when it already has). */
+  async until(atUs: number): Promise<void> {
+    const waitMs = (atUs - this.nowUs()) / 1000;
+    if (waitMs > 0) await new Promise((resolve) => setTimeout(resolve, Math.ceil(waitMs)));
+  }
+}
