@@ -1,4 +1,6 @@
 import type { Scenario, StoreSpecBase } from '../scenario/types.js';
+import { strategyQuorum } from '../stores/combined.js';
+import { majority } from '../stores/redlock.js';
 import { EtcdNode } from './adapters/etcd.js';
 import { MemcachedNode } from './adapters/memcached.js';
 import { PostgresAdvisoryNode } from './adapters/postgres.js';
@@ -105,4 +107,26 @@ export function realNode(need: ServerNeed, url: string, client: string): RealNod
     case 'etcd':
       return new EtcdNode(need.node, url);
   }
+}
+
+/** Store nodes that hold a lock together, with their group and quorum, as the simulated store declares them. */
+export function nodeGroups(scenario: Scenario): Map<string, { group: string; quorum: number }> {
+  const out = new Map<string, { group: string; quorum: number }>();
+  const walk = (spec: StoreSpecBase): string[] => {
+    if (spec.kind === 'redlock') {
+      const names = (spec.nodes as Array<{ name: string }>).map((n) => n.name);
+      for (const n of names) out.set(n, { group: spec.name, quorum: majority(names.length) });
+      return names;
+    }
+    if (spec.kind === 'combined') {
+      const names = (spec.stores as StoreSpecBase[]).flatMap(walk);
+      const quorum = strategyQuorum(spec.strategy as 'consensus' | 'unanimous', (spec.stores as StoreSpecBase[]).length);
+      // Set after the stores' own groups, so a Redlock under a Combined joins the Combined group, as in the simulation.
+      for (const n of names) out.set(n, { group: spec.name, quorum });
+      return names;
+    }
+    return [spec.name];
+  };
+  walk(scenario.store);
+  return out;
 }

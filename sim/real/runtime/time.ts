@@ -5,7 +5,16 @@
  * events interleave correctly however the processes are scheduled.
  */
 export class RunClock {
-  constructor(readonly originNs: bigint) {}
+  constructor(private origin: bigint) {}
+
+  get originNs(): bigint {
+    return this.origin;
+  }
+
+  /** Sets the run's origin (the runner picks it once every process is ready). */
+  setOrigin(originNs: bigint): void {
+    this.origin = originNs;
+  }
 
   /** A clock whose origin is now. */
   static startNow(): RunClock {
@@ -13,7 +22,7 @@ export class RunClock {
   }
 
   nowUs(): number {
-    return Number((process.hrtime.bigint() - this.originNs) / 1000n);
+    return Number((process.hrtime.bigint() - this.origin) / 1000n);
   }
 
   /** Resolves once true time reaches `atUs` (at once when it already has). */
