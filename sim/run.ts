@@ -1,34 +1,94 @@
-import { check } from './check/checker.js';
+import { Checker } from './check/checker.js';
+import type { Verdict } from './check/verdict.js';
 import { Client } from './clients/lifecycle.js';
 import type { Scenario } from './scenario/types.js';
 import { storeKind } from './stores/registry.js';
 import { msToUs } from './time.js';
-import { TRACE_SCHEMA, type TraceDocument } from './trace/types.js';
-import { scheduleFaults } from './world/faults.js';
+import { RunHasher } from './trace/hash.js';
+import { TRACE_SCHEMA, type StopInfo, type TraceDocument, type TraceEvent } from './trace/types.js';
+import { scheduleFaults, type SimClient } from './world/faults.js';
 import { Resource } from './world/resource.js';
 import { World } from './world/world.js';
+
+/** What a run job should give back besides its verdict. */
+export interface JobWants {
+  /** Keep every event (a trace to show or write); otherwise events are judged as they happen and dropped. */
+  readonly trace?: boolean;
+  /** Compute the run hash (default true); a sweep that only counts outcomes may skip it. */
+  readonly hash?: boolean;
+}
+
+/** The result of one run: its fingerprint, its verdict, why it stopped, and its events when they were wanted. */
+export interface JobResult {
+  /** The run hash (sim/trace/hash.ts), or null when not wanted. */
+  readonly runHash: string | null;
+  readonly outcome: Verdict['outcome'];
+  readonly verdict: Verdict;
+  readonly stop: StopInfo;
+  readonly eventCount: number;
+  readonly events: readonly TraceEvent[] | undefined;
+}
+
+/**
+ * Runs a (normalized) scenario with a seed. The checker and the hasher read
+ * each event as it is recorded, so a run whose trace is not wanted keeps no
+ * events at all: this is what sweeps over many seeds call.
+ */
+export function runJob(scenario: Scenario, seed: number = scenario.seed, want: JobWants = {}): JobResult {
+  const world = new World(
+    seed,
+    {
+      latencyMinUs: msToUs(scenario.network.latencyMinMs),
+      latencyMaxUs: msToUs(scenario.network.latencyMaxMs),
+      distribution: scenario.network.distribution,
+      loss: scenario.network.loss,
+    },
+    want.trace === true,
+  );
+  const checker = new Checker();
+  const hasher = want.hash === false ? undefined : new RunHasher({ schema: TRACE_SCHEMA, source: 'sim', scenario, seed });
+  world.trace.onEvent =
+    hasher === undefined
+      ? (e) => checker.push(e)
+      : (e) => {
+          checker.push(e);
+          hasher.push(e);
+        };
+  for (const m of scenario.machines) world.addMachine(m.name, msToUs(m.clockOffsetMs), m.clockDriftPpm);
+
+  const kind = storeKind(scenario.store.kind);
+  if (kind === undefined) throw new Error(`no store kind ${scenario.store.kind}: normalize the scenario first`);
+  const store = kind.create(world, scenario.store, scenario);
+  for (const node of store.nodes.values()) world.addEndpoint(node);
+  const resource = new Resource(world, scenario.resource.machine, scenario.resource.fencing);
+  world.addEndpoint(resource);
+  const clients = new Map<string, SimClient>();
+  for (const spec of scenario.clients) {
+    const process = world.addProcess(spec.name, world.machine(spec.machine));
+    const client = new Client(process.runtime(), spec, kind.driver(scenario.store, spec, scenario), kind.capabilities, resource);
+    process.onResume = () => client.resumed();
+    world.kernel.at(msToUs(spec.startMs), () => process.start(client.main()));
+    clients.set(spec.name, { client, process });
+  }
+  scheduleFaults(world, scenario.faults, { clients, store });
+
+  const stop = world.kernel.run({ maxEvents: scenario.budget.maxEvents, maxTimeUs: msToUs(scenario.budget.maxTimeMs) });
+  const verdict = checker.finish();
+  return {
+    runHash: hasher?.digest() ?? null,
+    outcome: verdict.outcome,
+    verdict,
+    stop,
+    eventCount: world.trace.count,
+    events: want.trace === true ? world.trace.events : undefined,
+  };
+}
 
 /**
  * Runs a (normalized) scenario with a seed and returns its trace, judged.
  * The same scenario and seed always give the same trace, byte for byte.
  */
 export function runScenario(scenario: Scenario, seed: number = scenario.seed): TraceDocument {
-  const world = new World(seed, {
-    latencyMinUs: msToUs(scenario.network.latencyMinMs),
-    latencyMaxUs: msToUs(scenario.network.latencyMaxMs),
-    distribution: scenario.network.distribution,
-    loss: scenario.network.loss,
-  });
-  for (const m of scenario.machines) world.addMachine(m.name, msToUs(m.clockOffsetMs), m.clockDriftPpm);
-
-  const kind = storeKind(scenario.store.kind);
-  if (kind === undefined) throw new Error(`no store kind ${scenario.store.kind}: normalize the scenario first`);
-  const store = kind.create(world, scenario.store, scenario);
-  const resource = new Resource(world, scenario.resource.machine, scenario.resource.fencing);
-  const clients = new Map(scenario.clients.map((spec) => [spec.name, new Client(world, spec, store.driver(spec), kind.capabilities, resource)] as const));
-  scheduleFaults(world, scenario.faults, { clients, store });
-
-  const stop = world.kernel.run({ maxEvents: scenario.budget.maxEvents, maxTimeUs: msToUs(scenario.budget.maxTimeMs) });
-  const events = world.trace.events;
-  return { schema: TRACE_SCHEMA, source: 'sim', scenario, seed, stop, events, verdict: check(events) };
+  const r = runJob(scenario, seed, { trace: true, hash: false });
+  return { schema: TRACE_SCHEMA, source: 'sim', scenario, seed, stop: r.stop, events: r.events as TraceEvent[], verdict: r.verdict };
 }

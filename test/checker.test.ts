@@ -1,3 +1,4 @@
+import { staleWhy } from '../sim/check/summary.js';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { check } from '../sim/check/checker.js';
@@ -31,8 +32,9 @@ describe('checker', () => {
       .believes(300, 'B', null)
       .believes(400, 'A', null);
     const v = check(t.events);
-    expect(v.doubleOwnership).toEqual([{ key: 'job', fromUs: 120, toUs: 300, clients: ['A', 'B'], owners: ['A:1', 'B:1'] }]);
-    expect(v.lostLocks).toEqual([{ key: 'job', client: 'A', owner: 'A:1', atUs: 100, how: 'expired', reason: 'expired' }]);
+    // Each finding points at the events it is about: where the two beliefs began, where the holding ended.
+    expect(v.doubleOwnership).toEqual([{ key: 'job', fromUs: 120, toUs: 300, clients: ['A', 'B'], owners: ['A:1', 'B:1'], seqs: [1, 4] }]);
+    expect(v.lostLocks).toEqual([{ key: 'job', client: 'A', owner: 'A:1', atUs: 100, how: 'expired', reason: 'expired', seqs: [2, 1] }]);
     // Nobody wrote while both believed, so the resource took no harm.
     expect(v.outcome).toBe('safe');
   });
@@ -47,8 +49,18 @@ describe('checker', () => {
     const v = check(t.events);
     expect(v.outcome).toBe('unsafe');
     expect(v.staleWrites).toEqual([
-      { seq: 3, timeUs: 150, client: 'A', owner: 'A:1', fence: 33, accepted: true, why: 'its lock had ended at 0.000 s (expired: expired)' },
+      {
+        seq: 3,
+        timeUs: 150,
+        client: 'A',
+        owner: 'A:1',
+        fence: 33,
+        accepted: true,
+        cause: { kind: 'ended', atUs: 100, how: 'expired', reason: 'expired', seq: 2 },
+        seqs: [3, 2],
+      },
     ]);
+    expect(staleWhy(v.staleWrites[0]!)).toBe('its lock had ended at 0.000 s (expired: expired)');
   });
 
   it('a stale write rejected by fencing leaves the run fenced, not unsafe', () => {
@@ -68,7 +80,7 @@ describe('checker', () => {
   it('a write by a holder whose lock was granted to someone newer is stale even if its own never ended (two stores granted it)', () => {
     const t = new TraceBuilder().granted(0, 'A:1', 'job', 'flock@app1').granted(10, 'B:1', 'job', 'flock@app2').write(20, 'B:1', true).write(30, 'A:1', true);
     const v = check(t.events);
-    expect(v.staleWrites.map((w) => [w.owner, w.why])).toEqual([['A:1', 'B had been granted the lock at 0.000 s']]);
+    expect(v.staleWrites.map((w) => [w.owner, staleWhy(w)])).toEqual([['A:1', 'B had been granted the lock at 0.000 s']]);
     expect(v.outcome).toBe('unsafe');
   });
 
@@ -85,7 +97,7 @@ describe('checker', () => {
       .granted(11, 'B:1')
       .believes(12, 'B', 'B:1')
       .write(90, 'B:1', true);
-    expect(check(t.events).doubleOwnership).toEqual([{ key: 'job', fromUs: 12, toUs: 90, clients: ['A', 'B'], owners: ['A:1', 'B:1'] }]);
+    expect(check(t.events).doubleOwnership).toEqual([{ key: 'job', fromUs: 12, toUs: 90, clients: ['A', 'B'], owners: ['A:1', 'B:1'], seqs: [1, 4] }]);
   });
 
   it('finds every overlap planted into a trace of random belief intervals', () => {
@@ -142,8 +154,10 @@ describe('checker', () => {
       .write(70, 'A:1', true);
     const v = check(t.events);
     // Two of three still held after r1 expired; r3's loss at 60 dropped it to one.
-    expect(v.lostLocks).toEqual([{ key: 'job', client: 'A', owner: 'A:1', atUs: 60, how: 'lost', reason: 'lost' }]);
-    expect(v.staleWrites.map((w) => w.why)).toEqual(['its lock had ended at 0.000 s (lost: lost)']);
+    expect(v.lostLocks).toEqual([
+      { key: 'job', client: 'A', owner: 'A:1', atUs: 60, how: 'lost', reason: 'lost', seqs: [t.events.find((e) => e.timeUs === 60)!.seq, expect.any(Number)] },
+    ]);
+    expect(v.staleWrites.map((w) => staleWhy(w))).toEqual(['its lock had ended at 0.000 s (lost: lost)']);
   });
 
   it('two holders of a majority each are both holding: the earlier one is superseded', () => {
@@ -156,7 +170,7 @@ describe('checker', () => {
       .granted(20, 'B:1', 'job', 'r2', g)
       .granted(21, 'B:1', 'job', 'r4', g)
       .write(30, 'A:1', true);
-    expect(check(t.events).staleWrites.map((w) => w.why)).toEqual(['B had been granted the lock at 0.000 s']);
+    expect(check(t.events).staleWrites.map((w) => staleWhy(w))).toEqual(['B had been granted the lock at 0.000 s']);
   });
 
   it('shared (read) locks overlap without double ownership, and do not supersede a writer', () => {

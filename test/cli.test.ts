@@ -4,6 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { BUILTIN_SCENARIOS } from '../sim/scenarios/index.js';
+import { runHash } from '../sim/trace/hash.js';
+import type { TraceDocument } from '../sim/trace/types.js';
 import { cli } from './support/cli.js';
 import { STORE_KINDS, STORE_TABLE } from '../sim/stores/registry.js';
 
@@ -73,9 +75,43 @@ describe('locklab run', () => {
     expect(r.out).toContain(`Trace written to ${out}`);
     const c = await cli('check', out, '--json');
     expect(c.code).toBe(0);
-    expect(JSON.parse(c.out)).toEqual((JSON.parse(readFileSync(out, 'utf8')) as { verdict: unknown }).verdict);
+    const stored = JSON.parse(readFileSync(out, 'utf8')) as TraceDocument;
+    expect(JSON.parse(c.out)).toEqual({ runHash: runHash(stored), stop: stored.stop, verdict: stored.verdict });
     expect((await cli('check', out)).out).toContain('Verdict: UNSAFE');
     expect((await cli('check', out, '--fail-on', 'unsafe')).code).toBe(1);
+  });
+
+  it('check says when the verdict stored in a trace differs from the one recomputed from its events', async () => {
+    const out = join(dir, 'tampered.json');
+    await cli('run', 'pause-past-expiry', '--out', out);
+    const doc = JSON.parse(readFileSync(out, 'utf8')) as TraceDocument;
+    writeFileSync(out, JSON.stringify({ ...doc, verdict: { ...doc.verdict, outcome: 'safe', staleWrites: [] } }));
+    const c = await cli('check', out);
+    expect(c.code).toBe(0);
+    expect(c.out).toContain('Verdict: UNSAFE');
+    expect(c.err).toContain('the verdict stored in the file differs from the one recomputed from its events (outcome safe stored, unsafe now)');
+  });
+
+  it('check of a trace that stopped at its budget says so and exits 3', async () => {
+    const out = join(dir, 'budget.json');
+    const r = await cli('run', 'pause-past-expiry', '--set', 'budget.maxEvents=20', '--out', out);
+    expect(r.code).toBe(3);
+    const c = await cli('check', out);
+    expect(c.code).toBe(3);
+    expect(c.err).toContain('the run stopped at its event budget, so this verdict covers only what happened before it');
+  });
+
+  it('check refuses a trace that lacks what the checker needs, naming the event and field', async () => {
+    const out = join(dir, 'no-owner.json');
+    await cli('run', 'pause-past-expiry', '--out', out);
+    const doc = JSON.parse(readFileSync(out, 'utf8')) as TraceDocument;
+    const i = doc.events.findIndex((e) => e.kind === 'lock.granted');
+    delete doc.events[i]!.owner;
+    writeFileSync(out, JSON.stringify(doc));
+    const c = await cli('check', out);
+    expect(c.code).toBe(2);
+    expect(c.err).toContain(`events[${i}].owner`);
+    expect(c.err).not.toContain('    at ');
   });
 
   it('--out into a missing directory fails cleanly and leaves nothing behind', async () => {

@@ -23,7 +23,7 @@ describe('deploy with a changed store configuration', () => {
       ['B:1', 'v2:job'],
     ]);
     expect(doc.verdict.doubleOwnership.map((d) => d.clients)).toEqual([['A', 'B']]);
-    expect(doc.verdict.staleWrites).toMatchObject([{ client: 'A', accepted: true, why: 'B had been granted the lock at 1.002 s' }]);
+    expect(doc.verdict.staleWrites).toMatchObject([{ client: 'A', accepted: true, cause: { kind: 'superseded', client: 'B' } }]);
     expect(doc.verdict.outcome).toBe('unsafe');
   });
 

@@ -1,239 +1,65 @@
-import { formatDuration, formatInstant } from '../time.js';
 import type { TraceEvent } from '../trace/types.js';
-import type { DoubleOwnership, LostLock, StaleWrite, Verdict } from './verdict.js';
-
-/** Store events that end a holding interval, and how. */
-const HOLD_ENDS: Readonly<Record<string, string>> = {
-  'lock.released': 'released',
-  'lock.expired': 'expired',
-  'lock.deleted': 'deleted',
-  'lock.overwritten': 'overwritten',
-  'lock.lost': 'lost',
-};
-
-interface Holding {
-  /** The protected resource's key, as the client names it (a store may see it under a prefix). */
-  readonly key: string;
-  /** A shared (read) lock: held beside others, never superseding them. */
-  readonly shared: boolean;
-  /** Position among the holdings of the same key, which are in start order. */
-  keyIndex: number;
-  readonly owner: string;
-  readonly client: string;
-  readonly startUs: number;
-  endUs: number | undefined;
-  how: string | undefined;
-  endReason: string | undefined;
-}
-
-interface BeliefInterval {
-  readonly key: string;
-  readonly shared: boolean;
-  readonly client: string;
-  readonly owner: string;
-  readonly startUs: number;
-  endUs: number | undefined;
-}
-
-/** The group a store node belongs to (`data.group`), or the node itself. */
-function groupOf(e: TraceEvent): string {
-  const g = e.data?.group;
-  return typeof g === 'string' ? g : e.actor;
-}
-
-/** How many nodes of the group must hold for the lock to be held (`data.quorum`, default 1). */
-function quorumOf(e: TraceEvent): number {
-  const q = e.data?.quorum;
-  return typeof q === 'number' ? q : 1;
-}
-
-/** Maps an owner token to its client: tokens are written `client:n`. */
-function clientOf(owner: string): string {
-  const i = owner.lastIndexOf(':');
-  return i === -1 ? owner : owner.slice(0, i);
-}
+import { doubleOwnership } from './invariants/double-ownership.js';
+import { LostLocks } from './invariants/lost-lock.js';
+import { StaleWrites } from './invariants/stale-write.js';
+import { IntervalTracker } from './intervals.js';
+import type { Finding, Verdict } from './verdict.js';
 
 /**
  * Reads a trace and judges it. It looks at events only — never at the
  * simulation — so a trace recorded against real servers is judged the same
- * way.
+ * way. Events are fed one at a time, in trace order, so a run whose events
+ * are never kept is judged exactly like a trace read from a file.
  */
+export class Checker {
+  private readonly intervals: IntervalTracker;
+  private readonly lost: LostLocks;
+  private readonly stale: StaleWrites;
+
+  constructor() {
+    this.intervals = new IntervalTracker({ holdingEnded: (h, e) => this.lost.holdingEnded(h, e.timeUs, e.seq) });
+    this.lost = new LostLocks(this.intervals);
+    this.stale = new StaleWrites(this.intervals);
+  }
+
+  push(e: TraceEvent): void {
+    this.lost.advance(e.timeUs);
+    this.intervals.push(e);
+    if (e.kind === 'write.accepted' || e.kind === 'write.rejected') this.stale.write(e);
+  }
+
+  finish(): Verdict {
+    this.intervals.finish();
+    this.lost.finish();
+    const staleWrites = this.stale.found;
+    // The outcome judges the resource: damage is a stale write it accepted. Double
+    // ownership without any stale write (say, the late holder checked its lease
+    // and skipped its write) is reported, but did no harm.
+    const outcome = staleWrites.some((w) => w.accepted) ? 'unsafe' : staleWrites.length > 0 ? 'fenced' : 'safe';
+    return {
+      outcome,
+      doubleOwnership: doubleOwnership(this.intervals.windows),
+      staleWrites,
+      lostLocks: this.lost.found,
+      refusedHolders: this.stale.refusedHolders,
+    };
+  }
+}
+
+/** Judges a whole trace. Throws a CheckError when the trace lacks what an invariant needs. */
 export function check(events: readonly TraceEvent[]): Verdict {
-  // The key a client protects, by owner token: stores may see another key (a prefix, a path).
-  const ownerKey = new Map<string, string>();
-  for (const e of events) if (e.believes?.owner !== undefined && e.key !== undefined && !ownerKey.has(e.believes.owner)) ownerKey.set(e.believes.owner, e.key);
-
-  // Truth is kept per store node, then combined per group: the lock is held
-  // while at least `quorum` nodes of its group hold it (1 of 1 for a single
-  // node; a majority for Redlock; all stores for a unanimous Combined store).
-  const nodeHeld = new Set<string>();
-  const groupCount = new Map<string, number>();
-  const openHolding = new Map<string, Holding>();
-  const holdingsByKey = new Map<string, Holding[]>();
-  const holdingsByOwner = new Map<string, Holding[]>();
-  const beliefs: BeliefInterval[] = [];
-  const openBelief = new Map<string, BeliefInterval>();
-  const lostLocks: LostLock[] = [];
-  const staleWrites: StaleWrite[] = [];
-  const pendingLoss: Array<{ holding: Holding; atUs: number }> = [];
-  /** Writes the resource refused although their writer did hold the lock (no token to check). */
-  let rejectedCurrent = 0;
-  let lastUs = 0;
-
-  for (const e of events) {
-    lastUs = e.timeUs;
-    if (e.believes !== undefined) {
-      const b = e.believes;
-      const current = openBelief.get(e.actor);
-      if (current !== undefined && (!b.holds || b.owner !== current.owner)) {
-        current.endUs = e.timeUs;
-        openBelief.delete(e.actor);
-      }
-      if (b.holds && b.owner !== undefined && !openBelief.has(e.actor)) {
-        const interval: BeliefInterval = { key: e.key ?? '', shared: b.shared === true, client: e.actor, owner: b.owner, startUs: e.timeUs, endUs: undefined };
-        beliefs.push(interval);
-        openBelief.set(e.actor, interval);
-      }
-    }
-    if (e.kind === 'lock.granted' && e.owner !== undefined && e.key !== undefined) {
-      const nodeId = `${e.actor}\u0000${e.owner}`;
-      if (nodeHeld.has(nodeId)) continue;
-      nodeHeld.add(nodeId);
-      const groupId = `${groupOf(e)}\u0000${e.owner}`;
-      const count = (groupCount.get(groupId) ?? 0) + 1;
-      groupCount.set(groupId, count);
-      if (count >= quorumOf(e) && !openHolding.has(groupId)) {
-        const key = ownerKey.get(e.owner) ?? e.key;
-        const h: Holding = {
-          key,
-          shared: e.data?.shared === true,
-          keyIndex: holdingsByKey.get(key)?.length ?? 0,
-          owner: e.owner,
-          client: e.peer ?? clientOf(e.owner),
-          startUs: e.timeUs,
-          endUs: undefined,
-          how: undefined,
-          endReason: undefined,
-        };
-        openHolding.set(groupId, h);
-        push(holdingsByKey, key, h);
-        push(holdingsByOwner, e.owner, h);
-      }
-    } else if (HOLD_ENDS[e.kind] !== undefined && e.owner !== undefined) {
-      const nodeId = `${e.actor}\u0000${e.owner}`;
-      if (!nodeHeld.delete(nodeId)) continue;
-      const groupId = `${groupOf(e)}\u0000${e.owner}`;
-      const count = (groupCount.get(groupId) ?? 1) - 1;
-      groupCount.set(groupId, count);
-      const h = openHolding.get(groupId);
-      if (h !== undefined && count < quorumOf(e)) {
-        h.endUs = e.timeUs;
-        h.how = HOLD_ENDS[e.kind];
-        h.endReason = e.reason;
-        openHolding.delete(groupId);
-        if (h.how !== 'released') pendingLoss.push({ holding: h, atUs: e.timeUs });
-      }
-    } else if ((e.kind === 'write.accepted' || e.kind === 'write.rejected') && e.owner !== undefined) {
-      const stale = staleness(e, holdingsByOwner, holdingsByKey);
-      if (stale === undefined && e.kind === 'write.rejected') rejectedCurrent++;
-      if (stale !== undefined) {
-        staleWrites.push({
-          seq: e.seq,
-          timeUs: e.timeUs,
-          client: e.peer ?? clientOf(e.owner),
-          owner: e.owner,
-          fence: e.fence ?? null,
-          accepted: e.kind === 'write.accepted',
-          why: stale,
-        });
-      }
-    }
-  }
-
-  // A lock is lost when its holding ends while the client's belief in that
-  // very acquisition is still open at that instant.
-  for (const { holding, atUs } of pendingLoss) {
-    const believed = beliefs.some((b) => b.owner === holding.owner && b.startUs <= atUs && (b.endUs === undefined || b.endUs > atUs));
-    if (believed) {
-      lostLocks.push({ key: holding.key, client: holding.client, owner: holding.owner, atUs, how: holding.how ?? 'lost', reason: holding.endReason ?? '' });
-    }
-  }
-
-  const doubleOwnership = overlaps(beliefs, lastUs);
-  // The outcome judges the resource: damage is a stale write it accepted. Double
-  // ownership without any stale write (say, the late holder checked its lease
-  // and skipped its write) is reported, but did no harm.
-  const outcome = staleWrites.some((w) => w.accepted) ? 'unsafe' : staleWrites.length > 0 ? 'fenced' : 'safe';
-  const summary = summarize(outcome, doubleOwnership, staleWrites, lostLocks);
-  if (rejectedCurrent > 0) {
-    summary.push(
-      `Fencing also refused ${rejectedCurrent} write${rejectedCurrent === 1 ? '' : 's'} from a client that did hold the lock: without a fencing token the resource cannot tell good writes from stale ones.`,
-    );
-  }
-  return { outcome, doubleOwnership, staleWrites, lostLocks, summary };
+  const c = new Checker();
+  for (const e of events) c.push(e);
+  return c.finish();
 }
 
-/** Why a write was stale, or undefined when its writer still solely held the lock. */
-function staleness(write: TraceEvent, byOwner: ReadonlyMap<string, readonly Holding[]>, byKey: ReadonlyMap<string, readonly Holding[]>): string | undefined {
-  const owner = write.owner!;
-  const t = write.timeUs;
-  // The writer's latest holding that began before the write (holdings are in start order).
-  const mine = byOwner.get(owner)?.findLast((h) => h.startUs <= t);
-  if (mine === undefined) return 'its writer never held the lock';
-  if (mine.endUs !== undefined && mine.endUs <= t) {
-    const detail = mine.how !== 'released' && mine.endReason !== undefined ? `: ${mine.endReason}` : '';
-    return `its lock had ended at ${formatInstant(mine.endUs)} (${mine.how ?? 'ended'}${detail})`;
-  }
-  const sameKey = byKey.get(mine.key) ?? [];
-  for (let i = mine.keyIndex + 1; i < sameKey.length && sameKey[i]!.startUs <= t; i++) {
-    const newer = sameKey[i]!;
-    if (newer.owner !== owner && !newer.shared) return `${newer.client} had been granted the lock at ${formatInstant(newer.startUs)}`;
-  }
-  return undefined;
-}
-
-function push<T>(map: Map<string, T[]>, key: string, value: T): void {
-  const list = map.get(key);
-  if (list === undefined) map.set(key, [value]);
-  else list.push(value);
-}
-
-/** Pairs of belief intervals on the same key, from different clients, that overlap in true time. */
-function overlaps(beliefs: readonly BeliefInterval[], lastUs: number): DoubleOwnership[] {
-  const out: DoubleOwnership[] = [];
-  const sorted = [...beliefs].sort((a, b) => a.startUs - b.startUs);
-  const active: BeliefInterval[] = [];
-  for (const b of sorted) {
-    for (let i = active.length - 1; i >= 0; i--) {
-      if ((active[i]!.endUs ?? lastUs) <= b.startUs) active.splice(i, 1);
-    }
-    for (const a of active) {
-      if (a.key !== b.key || a.client === b.client || (a.shared && b.shared)) continue;
-      const toUs = Math.min(a.endUs ?? lastUs, b.endUs ?? lastUs);
-      if (toUs > b.startUs) out.push({ key: a.key, fromUs: b.startUs, toUs, clients: [a.client, b.client], owners: [a.owner, b.owner] });
-    }
-    active.push(b);
-  }
-  return out;
-}
-
-function summarize(outcome: Verdict['outcome'], doubles: readonly DoubleOwnership[], stale: readonly StaleWrite[], lost: readonly LostLock[]): string[] {
-  const lines: string[] = [];
-  for (const d of doubles) {
-    lines.push(
-      `${d.clients[0]} and ${d.clients[1]} both believed they held ${d.key} from ${formatInstant(d.fromUs)} to ${formatInstant(d.toUs)} (${formatDuration(d.toUs - d.fromUs)}).`,
-    );
-  }
-  for (const l of lost) {
-    lines.push(`${l.client} lost ${l.key} at ${formatInstant(l.atUs)} (${l.how}${l.reason === '' ? '' : `: ${l.reason}`}) while it still believed it held it.`);
-  }
-  for (const w of stale) {
-    const token = w.fence === null ? 'without a fencing token' : `with fencing token ${w.fence}`;
-    const result = w.accepted ? 'was ACCEPTED: the resource is corrupted' : 'was rejected by fencing';
-    lines.push(`${w.client}'s write ${token} at ${formatInstant(w.timeUs)} ${result}; ${w.why}.`);
-  }
-  if (outcome === 'safe' && doubles.length === 0) lines.push('No double ownership and no stale write: mutual exclusion held.');
-  if (outcome === 'safe' && doubles.length > 0) lines.push('Mutual exclusion failed for a while, but no stale write reached the resource.');
-  if (outcome === 'fenced') lines.push('Mutual exclusion failed, but fencing rejected every stale write: the resource is intact.');
-  return lines;
+/** Every finding of a verdict as one list in time order (ties: the order the invariants are listed in). */
+export function findingsOf(v: Verdict): Finding[] {
+  const all: Finding[] = [
+    ...v.doubleOwnership.map((d) => ({ invariant: 'double-ownership' as const, timeUs: d.fromUs, ...d })),
+    ...v.lostLocks.map((l) => ({ invariant: 'lost-lock' as const, timeUs: l.atUs, ...l })),
+    ...v.staleWrites.map((w) => ({ invariant: 'stale-write' as const, ...w })),
+    ...v.refusedHolders.map((r) => ({ invariant: 'refused-holder' as const, ...r })),
+  ];
+  return all.sort((a, b) => a.timeUs - b.timeUs);
 }

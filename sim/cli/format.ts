@@ -1,3 +1,4 @@
+import { summarize } from '../check/summary.js';
 import type { Colors } from 'picocolors/types.js';
 import { describe, describeBelief, toneOf, type EventTone } from '../trace/describe.js';
 import type { TraceDocument, TraceEvent } from '../trace/types.js';
@@ -36,6 +37,8 @@ function paint(c: Colors, tone: EventTone, text: string): string {
 export function formatTimeline(doc: TraceDocument, c: Colors): string {
   const events = doc.events;
   const stale = new Map(doc.verdict.staleWrites.map((w) => [w.seq, w]));
+  // The event that ended a lost lock is marked where it happens: the holder does not know yet.
+  const lost = new Map(doc.verdict.lostLocks.map((l) => [l.seqs[0], l]));
   const marks = doc.verdict.doubleOwnership.flatMap((d) => [
     { atUs: d.fromUs, text: `▲ double ownership: ${d.clients[0]} and ${d.clients[1]} both believe they hold ${d.key}` },
     { atUs: d.toUs, text: `▼ double ownership of ${d.key} by ${d.clients[0]} and ${d.clients[1]} ends (${formatDuration(d.toUs - d.fromUs)})` },
@@ -67,7 +70,11 @@ export function formatTimeline(doc: TraceDocument, c: Colors): string {
   let m = 0;
   for (const r of rows) {
     while (m < marks.length && marks[m]!.atUs <= r.e.timeUs) out.push(indent + c.bold(c.red(marks[m++]!.text)));
-    out.push(formatRow(r, wTime, wLocal, wWho, stale.get(r.e.seq), c));
+    const l = lost.get(r.e.seq);
+    out.push(
+      formatRow(r, wTime, wLocal, wWho, stale.get(r.e.seq), c) +
+        (l === undefined ? '' : c.bold(c.red(`  ← LOCK LOST: ${l.client} still believes it holds it`))),
+    );
   }
   while (m < marks.length) out.push(indent + c.bold(c.red(marks[m++]!.text)));
   return out.join('\n');
@@ -98,7 +105,7 @@ export function formatVerdict(doc: TraceDocument, c: Colors): string {
   const v = doc.verdict;
   const colour = v.outcome === 'safe' ? c.green : v.outcome === 'fenced' ? c.yellow : c.red;
   const lines = [c.bold(colour(`Verdict: ${OUTCOME_TEXT[v.outcome]}`))];
-  for (const s of v.summary) lines.push(`  • ${s}`);
+  for (const s of summarize(v)) lines.push(`  • ${s}`);
   lines.push(
     c.dim(
       `  ${v.doubleOwnership.length} double-ownership window(s), ${v.staleWrites.length} stale write(s) (${v.staleWrites.filter((w) => w.accepted).length} accepted), ${v.lostLocks.length} lost lock(s).`,

@@ -9,6 +9,9 @@ import { applyOverrides, parseOverride, type Override } from '../scenario/set.js
 import type { Scenario } from '../scenario/types.js';
 import { BUILTIN_NAMES, BUILTIN_SCENARIOS } from '../scenarios/index.js';
 import { check } from '../check/checker.js';
+import { CheckError } from '../check/refuse.js';
+import type { Verdict } from '../check/verdict.js';
+import { canonicalJson, runHash } from '../trace/hash.js';
 import { STORE_TABLE } from '../stores/registry.js';
 import { serializeTrace, validateTrace } from '../trace/io.js';
 import type { TraceDocument } from '../trace/types.js';
@@ -62,6 +65,11 @@ export function loadScenario(ref: string): { scenario: Scenario; source: string;
 function reproduce(ref: string, seed: number, overrides: readonly string[]): string {
   const quote = (s: string): string => (/^[\w./:=@,-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);
   return ['locklab run', quote(ref), `--seed ${seed}`, ...overrides.map((o) => `--set ${quote(o)}`)].join(' ');
+}
+
+function describeOutcome(stored: unknown): string {
+  const o = (stored as { outcome?: unknown } | null)?.outcome;
+  return typeof o === 'string' ? o : 'unknown';
 }
 
 function exitFor(doc: TraceDocument, failOn: string | undefined): number {
@@ -129,13 +137,36 @@ Exit codes: 0 the run completed (whatever its outcome), 1 the outcome met --fail
     .addOption(failOn)
     .action((file: string, opts: { json?: boolean; failOn?: string }) => {
       const doc = validateTrace(readJsonFile(file), file);
-      const judged: TraceDocument = { ...doc, verdict: check(doc.events) };
-      if (opts.json === true) io.out(`${JSON.stringify(judged.verdict, null, 2)}\n`);
-      else
+      let verdict: Verdict;
+      try {
+        verdict = check(doc.events);
+      } catch (err) {
+        if (err instanceof CheckError) throw new InputError(file, [{ path: `events[${err.seq}].${err.field}`, message: err.detail }]);
+        throw err;
+      }
+      const stored = (doc as { verdict?: unknown }).verdict;
+      const differs = stored !== undefined && canonicalJson(stored) !== canonicalJson(verdict);
+      const hash = runHash(doc);
+      const judged: TraceDocument = { ...doc, verdict };
+      if (opts.json === true)
+        io.out(`${JSON.stringify({ runHash: hash, stop: doc.stop, ...(differs ? { storedVerdictDiffers: true } : {}), verdict }, null, 2)}\n`);
+      else {
         io.out(
-          `${c.bold(doc.scenario.name === undefined ? file : String(doc.scenario.name))}${c.dim(` · seed ${doc.seed} · ${doc.events.length} events`)}\n${formatVerdict(judged, c)}\n`,
+          `${c.bold(doc.scenario.name === undefined ? file : String(doc.scenario.name))}${c.dim(` · seed ${doc.seed} · ${doc.events.length} events · run ${hash.slice(0, 12)}`)}\n`,
         );
-      code = opts.failOn !== undefined && FAIL_LEVELS[opts.failOn]?.includes(judged.verdict.outcome) === true ? EXIT.failOn : EXIT.ok;
+        io.out(`${formatVerdict(judged, c)}\n`);
+        if (doc.stop.reason !== 'completed') io.out(`${formatStop(judged, c)}\n`);
+      }
+      if (differs)
+        io.err(
+          `locklab: ${file}: the verdict stored in the file differs from the one recomputed from its events (outcome ${describeOutcome(stored)} stored, ${verdict.outcome} now); the recomputed one is shown\n`,
+        );
+      if (doc.stop.reason !== 'completed') {
+        io.err(
+          `locklab: ${file}: the run stopped at its ${doc.stop.reason === 'event-budget' ? 'event' : 'time'} budget, so this verdict covers only what happened before it\n`,
+        );
+        code = EXIT.budget;
+      } else code = opts.failOn !== undefined && FAIL_LEVELS[opts.failOn]?.includes(verdict.outcome) === true ? EXIT.failOn : EXIT.ok;
     });
 
   program

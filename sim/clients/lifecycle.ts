@@ -1,13 +1,11 @@
 import type { Rng } from '../kernel/rng.js';
 import type { ClientSpec } from '../scenario/types.js';
-import type { AcquireResult, Capabilities, ClientIo, LockDriver, LockOp, LockReply } from '../stores/types.js';
+import type { AcquireResult, Capabilities, ClientIo, LockDriver, LockOp, LockReply } from '../stores/protocol.js';
 import { msToUs, US_PER_MS } from '../time.js';
-import type { CallResult, Endpoint } from '../world/endpoint.js';
-import type { Effect, OutgoingCall, Script } from '../world/process.js';
-import type { WriteReply, WriteRequest } from '../world/resource.js';
-import type { Process, World } from '../world/world.js';
+import type { CallResult, Effect, NodeRef, OutgoingCall, Runtime, Script } from '../runtime/types.js';
 import type { Belief } from '../trace/types.js';
 import type { EventFields } from '../trace/recorder.js';
+import type { WriteReply } from '../stores/protocol.js';
 
 /** Symfony's Lock::acquire(true) polls a non-blocking store about every 100 ms, ±10 ms. */
 export const POLL_INTERVAL_US = 100 * US_PER_MS;
@@ -41,21 +39,23 @@ interface Lease {
  */
 export class Client implements ClientIo {
   private lease: Lease | undefined;
-  private readonly process: Process;
   /** Made on first use: most clients never poll, and a stream costs a seeding. */
   private rngStream: Rng | undefined;
   readonly requestTimeoutUs: number;
 
+  /**
+   * The client talks to its runtime only (sim/runtime): the same code runs in
+   * the simulated world and against real servers. Start it by running
+   * `main()` in a process of that runtime.
+   */
   constructor(
-    readonly world: World,
+    private readonly rt: Runtime,
     private readonly spec: ClientSpec,
     private readonly driver: LockDriver,
     private readonly capabilities: Capabilities,
-    private readonly resource: Endpoint<WriteRequest, WriteReply>,
+    private readonly resource: NodeRef,
   ) {
     this.requestTimeoutUs = msToUs(spec.requestTimeoutMs);
-    this.process = world.spawn(spec.name, world.machine(spec.machine), () => this.run(), msToUs(spec.startMs));
-    this.process.onResume = () => this.emit('process.resume');
   }
 
   get client(): string {
@@ -70,17 +70,21 @@ export class Client implements ClientIo {
     return this.spec.name;
   }
 
-  get alive(): boolean {
-    return this.process.alive;
-  }
-
   rng(): Rng {
-    this.rngStream ??= this.world.rng.stream(`client:${this.spec.name}`);
+    this.rngStream ??= this.rt.rng(`client:${this.spec.name}`);
     return this.rngStream;
   }
 
   localNow(): number {
-    return this.process.localNow();
+    return this.rt.localNow();
+  }
+
+  newMsg(): number {
+    return this.rt.newMsg();
+  }
+
+  thread(script: Script<void>): void {
+    this.rt.thread(script);
   }
 
   belief(): Belief {
@@ -93,19 +97,21 @@ export class Client implements ClientIo {
       owner: lease.owner,
       fence: lease.fence,
       shared: lease.shared ? true : undefined,
-      ttlLeftUs: lease.expiresLocalUs === null ? undefined : lease.expiresLocalUs - this.process.localNow(),
+      ttlLeftUs: lease.expiresLocalUs === null ? undefined : lease.expiresLocalUs - this.rt.localNow(),
     } as Belief;
   }
 
-  pause(durationUs: number): void {
-    if (!this.process.alive) return;
+  /** The process is about to stop for `durationUs` (a GC pause, SIGSTOP): recorded with what the client believes. */
+  paused(durationUs: number): void {
     this.emit('process.pause', { data: { durationUs } });
-    this.process.pause(durationUs);
   }
 
-  crash(): void {
-    if (!this.process.alive) return;
-    this.process.crash();
+  resumed(): void {
+    this.emit('process.resume');
+  }
+
+  /** The process was killed: whatever it believed dies with it. */
+  crashed(): void {
     this.lease = undefined;
     this.emit('process.crash');
   }
@@ -116,37 +122,38 @@ export class Client implements ClientIo {
   }
 
   emit(kind: string, fields: EventFields = NO_FIELDS): void {
-    this.world.record(kind, this.spec.name, this.process.machine, fields, this.spec.key, this.belief());
+    this.rt.record(kind, fields, this.spec.key, this.belief());
   }
 
-  *request(node: Endpoint<LockOp, LockReply>, op: LockOp, kind: string, fields: EventFields, timeoutLocalUs?: number): Script<CallResult<LockReply>> {
-    const msg = this.world.newMsg();
+  *request(node: NodeRef, op: LockOp, kind: string, fields: EventFields, timeoutLocalUs?: number): Script<CallResult<LockReply>> {
+    const msg = this.rt.newMsg();
     fields.peer = node.name;
     fields.msg = msg;
     this.emit(kind, fields);
-    return (yield { k: 'call', to: node as Endpoint, request: op, timeoutLocalUs: timeoutLocalUs ?? this.requestTimeoutUs, msg }) as CallResult<LockReply>;
+    return (yield { k: 'call', to: node.name, request: op, timeoutLocalUs: timeoutLocalUs ?? this.requestTimeoutUs, msg }) as CallResult<LockReply>;
   }
 
   *requestAll(
-    calls: ReadonlyArray<{ node: Endpoint<LockOp, LockReply>; op: LockOp }>,
+    calls: ReadonlyArray<{ node: NodeRef; op: LockOp }>,
     kind: string,
     fields: EventFields,
     timeoutLocalUs?: number,
   ): Script<Array<CallResult<LockReply>>> {
     const out: OutgoingCall[] = calls.map((c) => {
-      const msg = this.world.newMsg();
+      const msg = this.rt.newMsg();
       // Written out rather than spread: this runs for every node of every quorum round.
       this.emit(kind, { owner: fields.owner, fence: fields.fence, ttlUs: fields.ttlUs, reason: fields.reason, data: fields.data, peer: c.node.name, msg });
-      return { to: c.node as Endpoint, request: c.op, timeoutLocalUs: timeoutLocalUs ?? this.requestTimeoutUs, msg };
+      return { to: c.node.name, request: c.op, timeoutLocalUs: timeoutLocalUs ?? this.requestTimeoutUs, msg };
     });
     return (yield { k: 'callAll', calls: out }) as Array<CallResult<LockReply>>;
   }
 
-  private *run(): Script<void> {
+  /** The client's main script: run it in a process of the runtime; the process ends when it returns. */
+  *main(): Script<void> {
     const spec = this.spec;
     this.emit('client.start');
     const background = this.driver.background?.(this);
-    if (background !== undefined) this.process.thread(background);
+    if (background !== undefined) this.rt.thread(background);
     for (let iteration = 1; iteration <= spec.iterations; iteration++) {
       if (iteration > 1 && spec.thinkMs > 0) yield pause(msToUs(spec.thinkMs));
       const owner = `${spec.name}:${iteration}`;
@@ -169,12 +176,12 @@ export class Client implements ClientIo {
     const spec = this.spec;
     const key = spec.key;
     const ttlUs = msToUs(spec.ttlMs);
-    const startLocal = this.process.localNow();
+    const startLocal = this.rt.localNow();
     const nativeWait = spec.acquire.mode === 'blocking' && this.capabilities.blocking;
     const waitUs = nativeWait ? (spec.acquire.waitTimeoutMs === null ? null : msToUs(spec.acquire.waitTimeoutMs)) : undefined;
     for (let attempt = 1; ; attempt++) {
       const args = { key, owner, ttlUs, shared: spec.acquire.shared, waitUs, attempt };
-      const requestLocal = this.process.localNow();
+      const requestLocal = this.rt.localNow();
       let result: AcquireResult;
       if (spec.acquire.method === 'exists-then-set' && this.driver.get !== undefined && this.driver.set !== undefined) {
         const seen = yield* this.driver.get(this, key, owner, attempt);
@@ -211,7 +218,7 @@ export class Client implements ClientIo {
         }
         yield pause(msToUs(spec.acquire.retryDelayMs));
       } else {
-        const waited = this.process.localNow() - startLocal;
+        const waited = this.rt.localNow() - startLocal;
         if (spec.acquire.waitTimeoutMs !== null && waited >= msToUs(spec.acquire.waitTimeoutMs)) {
           this.emit('acquire.giveup', { owner, data: { attempts: attempt, waitedUs: waited } });
           return false;
@@ -232,7 +239,7 @@ export class Client implements ClientIo {
         const lease = this.lease!;
         // A lock without expiry has nothing to run out; there is nothing to check by the clock.
         if (lease.expiresLocalUs !== null) {
-          const leftUs = lease.expiresLocalUs - this.process.localNow();
+          const leftUs = lease.expiresLocalUs - this.rt.localNow();
           if (leftUs <= 0) {
             this.lease = undefined;
             this.emit('check.expired', { owner: lease.owner, data: { ttlLeftUs: leftUs } });
@@ -269,7 +276,7 @@ export class Client implements ClientIo {
   private *refresh(): Script<string | undefined> {
     const lease = this.lease!;
     const ttlUs = msToUs(this.spec.ttlMs);
-    const requestLocal = this.process.localNow();
+    const requestLocal = this.rt.localNow();
     const r = yield* this.driver.refresh(this, lease, ttlUs);
     if (r.status === 'ok') {
       if (lease.expiresLocalUs !== null) lease.expiresLocalUs = r.expiresLocalUs ?? requestLocal + ttlUs;
@@ -278,17 +285,17 @@ export class Client implements ClientIo {
     }
     this.lease = undefined;
     const reason = r.reason ?? r.status;
-    this.emit('refresh.failed', { owner: lease.owner, msg: r.msg, reason });
+    this.emit(r.status === 'timeout' ? 'refresh.timeout' : 'refresh.failed', { owner: lease.owner, msg: r.msg, reason });
     return `refresh failed: ${reason}`;
   }
 
   private *write(): Script<string | undefined> {
     const lease = this.lease!;
-    const msg = this.world.newMsg();
+    const msg = this.rt.newMsg();
     this.emit('write.request', { owner: lease.owner, fence: lease.fence, peer: this.resource.name, msg });
     const r = (yield {
       k: 'call',
-      to: this.resource as Endpoint,
+      to: this.resource.name,
       request: { owner: lease.owner, fence: lease.fence },
       timeoutLocalUs: this.requestTimeoutUs,
       msg,

@@ -1,24 +1,16 @@
 import { EventQueue, type Scheduled } from './queue.js';
+import type { StopInfo, StopReason } from '../trace/types.js';
+
+export type { StopInfo, StopReason } from '../trace/types.js';
 
 /** A scheduled event that can still be called off. */
 export type Timer = Scheduled;
-
-/** Why a run stopped. Every run stops for exactly one of these. */
-export type StopReason = 'completed' | 'event-budget' | 'time-budget';
 
 export interface Budget {
   /** The most kernel events one run may process. */
   readonly maxEvents: number;
   /** The latest virtual time, in microseconds, an event may fire at. */
   readonly maxTimeUs: number;
-}
-
-export interface StopInfo {
-  readonly reason: StopReason;
-  /** Kernel events processed. */
-  readonly events: number;
-  /** Virtual time of the last event processed. */
-  readonly timeUs: number;
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { ClientSpec, Scenario, StoreSpecBase } from '../scenario/types.js';
 import { machineRef } from './checks.js';
-import { SessionDriver, SessionLockNode } from './session.js';
+import { SessionLockNode } from './session.js';
+import { SessionDriver } from './session-driver.js';
 import { US_PER_MS, US_PER_S } from '../time.js';
 import type { World } from '../world/world.js';
 import type { Capabilities, StoreCheck, StoreInstance, StoreKind } from './types.js';
@@ -101,13 +102,13 @@ export const ETCD: StoreKind = {
     });
     return {
       nodes: new Map([[node.name, node]]),
-      driver: (client: ClientSpec) => {
-        const timeoutUs = leaseTtlUs(client.ttlMs);
-        return new SessionDriver(node, { timeoutUs, pingEveryUs: Math.floor(timeoutUs / 3), word: 'lease' });
-      },
       fault(f) {
         if (f.kind === 'session-expiry') node.expireClient(f.target, 'revoked by the session-expiry fault');
       },
     };
+  },
+  driver(spec: StoreSpecBase, client: ClientSpec) {
+    const timeoutUs = leaseTtlUs(client.ttlMs);
+    return new SessionDriver({ name: spec.name }, { timeoutUs, pingEveryUs: Math.floor(timeoutUs / 3), word: 'lease' });
   },
 };

@@ -1,7 +1,8 @@
 import { show } from '../errors.js';
-import type { Scenario, StoreSpecBase } from '../scenario/types.js';
+import type { ClientSpec, Scenario, StoreSpecBase } from '../scenario/types.js';
 import type { World } from '../world/world.js';
-import { LocalDriver, localNodes, nodeOf } from './local-table.js';
+import { LocalDriver } from './local-driver.js';
+import { localNodeName, localNodes } from './local-table.js';
 import type { Capabilities, StoreCheck, StoreKind } from './types.js';
 
 export interface FlockSpec extends StoreSpecBase {
@@ -105,14 +106,14 @@ export const FLOCK: StoreKind = {
   create(world: World, spec: StoreSpecBase, scenario: Scenario) {
     const flock = spec as FlockSpec;
     const nodes = localNodes(world, flock.name, scenario, { sharing: true });
-    return {
-      nodes,
-      driver: (client) =>
-        new LocalDriver(
-          nodeOf(nodes, flock.name, client),
-          (key) => flockPath(flock.lockDir, key),
-          (patch) => (typeof patch.lockDir === 'string' ? (key: string) => flockPath(patch.lockDir as string, key) : undefined),
-        ),
-    };
+    return { nodes };
+  },
+  driver(spec: StoreSpecBase, client: ClientSpec) {
+    const flock = spec as FlockSpec;
+    return new LocalDriver(
+      { name: localNodeName(flock.name, client.machine) },
+      (key) => flockPath(flock.lockDir, key),
+      (patch) => (typeof patch.lockDir === 'string' ? (key: string) => flockPath(patch.lockDir as string, key) : undefined),
+    );
   },
 };

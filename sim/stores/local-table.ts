@@ -2,10 +2,10 @@ import type { Timer } from '../kernel/kernel.js';
 import type { ClientSpec, Scenario } from '../scenario/types.js';
 import { DEFER, type Caller } from '../world/endpoint.js';
 import type { Machine } from '../world/machine.js';
-import type { Script } from '../world/process.js';
+
 import type { World } from '../world/world.js';
-import { acquireResult, stepResult, waitTimeoutUs } from './single-node-driver.js';
-import type { AcquireArgs, AcquireResult, ClientIo, LeaseRef, LockDriver, LockOp, LockReply, StepResult, StoreNode } from './types.js';
+
+import type { LockOp, LockReply, StoreNode } from './types.js';
 
 /** One process holding a lock in the kernel's table. */
 interface Holder {
@@ -256,48 +256,4 @@ export function nodeOf(nodes: ReadonlyMap<string, LocalLockNode>, store: string,
   const node = nodes.get(localNodeName(store, client.machine));
   if (node === undefined) throw new Error(`no ${store} table on machine ${client.machine}: normalize the scenario first`);
   return node;
-}
-
-/**
- * The client side of a per-machine lock: every operation is a system call on
- * the client's own machine. `lockPath` turns the client's key into what the
- * kernel sees (a file path, a semaphore key), and may change with a deploy.
- *
- * Refreshing does nothing and always succeeds, as Symfony's FlockStore and
- * SemaphoreStore `putOffExpiration` do: the lock does not expire, and the
- * library never asks the kernel whether it still holds it.
- */
-export class LocalDriver implements LockDriver {
-  constructor(
-    private readonly node: LocalLockNode,
-    private lockPath: (key: string) => string,
-    private readonly onReconfigure?: (patch: Record<string, unknown>) => ((key: string) => string) | undefined,
-  ) {}
-
-  *acquire(io: ClientIo, a: AcquireArgs): Script<AcquireResult> {
-    const op: LockOp = { op: 'acquire', key: this.lockPath(a.key), owner: a.owner, ttlUs: a.ttlUs, shared: a.shared, waitUs: a.waitUs };
-    const data: Record<string, string | number | boolean> = { attempt: a.attempt, path: op.key };
-    if (a.waitUs !== undefined) data.waitUs = a.waitUs ?? -1;
-    if (a.shared) data.shared = true;
-    const r = yield* io.request(this.node, op, 'acquire.request', { owner: a.owner, data }, waitTimeoutUs(io, a.waitUs));
-    return acquireResult(r, null);
-  }
-
-  // eslint-disable-next-line require-yield -- a refresh of a lock that cannot expire makes no call at all
-  *refresh(io: ClientIo, _lease: LeaseRef, _ttlUs: number): Script<StepResult> {
-    return { status: 'ok', msg: io.world.newMsg() };
-  }
-
-  *release(io: ClientIo, lease: LeaseRef, method: 'token-checked' | 'plain-del'): Script<StepResult> {
-    const r = yield* io.request(this.node, { op: 'release', key: this.lockPath(lease.key), owner: lease.owner }, 'release.request', {
-      owner: lease.owner,
-      data: { method },
-    });
-    return stepResult(r, 'not the owner');
-  }
-
-  reconfigure(patch: Record<string, unknown>): void {
-    const next = this.onReconfigure?.(patch);
-    if (next !== undefined) this.lockPath = next;
-  }
 }

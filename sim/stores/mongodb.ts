@@ -3,7 +3,8 @@ import type { Scenario, StoreSpecBase } from '../scenario/types.js';
 import { US_PER_MS, US_PER_S } from '../time.js';
 import type { World } from '../world/world.js';
 import { machineRef } from './checks.js';
-import { ExpiringTableNode, TableDriver } from './sql.js';
+import { ExpiringTableNode } from './sql.js';
+import { TableDriver } from './table-driver.js';
 import type { Capabilities, StoreCheck, StoreInstance, StoreKind } from './types.js';
 
 export interface MongoDbSpec extends StoreSpecBase {
@@ -28,7 +29,7 @@ export const MONGODB_CAPABILITIES: Capabilities = {
   ],
 };
 
-const MONGO_COMMANDS = { acquire: 'updateOne upsert', refresh: 'updateOne upsert', release: 'deleteOne' };
+export const MONGO_COMMANDS = { acquire: 'updateOne upsert', refresh: 'updateOne upsert', release: 'deleteOne' };
 
 /**
  * One MongoDB server holding Symfony's lock collection: `_id` is the key,
@@ -119,9 +120,9 @@ export const MONGODB: StoreKind = {
   create(world: World, spec: StoreSpecBase, _scenario: Scenario): StoreInstance {
     const mongo = spec as MongoDbSpec;
     const node = new MongoDbNode(world, mongo);
-    return {
-      nodes: new Map([[node.name, node]]),
-      driver: () => new TableDriver(node, mongo.keyPrefix, true, MONGO_COMMANDS),
-    };
+    return { nodes: new Map([[node.name, node]]) };
+  },
+  driver(spec: StoreSpecBase) {
+    return new TableDriver({ name: spec.name }, (spec as MongoDbSpec).keyPrefix, true, MONGO_COMMANDS);
   },
 };

@@ -342,9 +342,9 @@ export const REDIS: StoreKind = {
   create(world: World, spec: StoreSpecBase, _scenario: Scenario) {
     const redis = spec as RedisSpec;
     const node = new RedisNode(world, redis);
-    return {
-      nodes: new Map([[node.name, node]]),
-      driver: () => new SingleNodeDriver(node, redis.keyPrefix, true),
-    };
+    return { nodes: new Map([[node.name, node]]) };
+  },
+  driver(spec: StoreSpecBase) {
+    return new SingleNodeDriver({ name: spec.name }, (spec as RedisSpec).keyPrefix, true);
   },
 };

@@ -1,4 +1,4 @@
-import { COMBINED } from './combined.js';
+import { combinedKind } from './combined.js';
 import { ETCD } from './etcd.js';
 import { FLOCK } from './flock.js';
 import { MEMCACHED } from './memcached.js';
@@ -20,7 +20,8 @@ export const STORE_KINDS: readonly StoreKind[] = [
   SQL,
   MONGODB,
   REDLOCK,
-  COMBINED,
+  // Combined looks its stores' kinds up here, lazily: by then the list exists.
+  combinedKind((kind) => storeKind(kind)),
   POSTGRES,
   ZOOKEEPER,
   ZOOKEEPER_RECIPE,

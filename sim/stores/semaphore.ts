@@ -1,6 +1,7 @@
-import type { FaultSpec, Scenario, StoreSpecBase } from '../scenario/types.js';
+import type { ClientSpec, FaultSpec, Scenario, StoreSpecBase } from '../scenario/types.js';
 import type { World } from '../world/world.js';
-import { LocalDriver, localNodeName, localNodes, nodeOf } from './local-table.js';
+import { LocalDriver } from './local-driver.js';
+import { localNodeName, localNodes } from './local-table.js';
 import type { Capabilities, StoreKind } from './types.js';
 
 export interface SemaphoreSpec extends StoreSpecBase {
@@ -71,7 +72,6 @@ export const SEMAPHORE: StoreKind = {
     const nodes = localNodes(world, sem.name, scenario, { sharing: false });
     return {
       nodes,
-      driver: (client) => new LocalDriver(nodeOf(nodes, sem.name, client), (key) => key),
       fault(f: FaultSpec, index: number) {
         if (f.kind !== 'ipc-removal') return;
         const node = nodes.get(localNodeName(sem.name, f.machine));
@@ -80,5 +80,8 @@ export const SEMAPHORE: StoreKind = {
         node.removeAll(IPC_REMOVAL_REASON);
       },
     };
+  },
+  driver(spec: StoreSpecBase, client: ClientSpec) {
+    return new LocalDriver({ name: localNodeName(spec.name, client.machine) }, (key) => key);
   },
 };

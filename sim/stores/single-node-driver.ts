@@ -1,6 +1,5 @@
-import type { CallResult, Endpoint } from '../world/endpoint.js';
-import type { Script } from '../world/process.js';
-import type { AcquireArgs, AcquireResult, ClientIo, LeaseRef, LockDriver, LockOp, LockReply, StepResult } from './types.js';
+import type { CallResult, NodeRef, Script } from '../runtime/types.js';
+import type { AcquireArgs, AcquireResult, ClientIo, LeaseRef, LockDriver, LockOp, LockReply, StepResult } from './protocol.js';
 
 /** How long a request may wait in a blocking store: the wait plus the usual reply timeout. */
 export function waitTimeoutUs(io: ClientIo, waitUs: number | null | undefined): number {
@@ -32,7 +31,7 @@ export function stepResult(r: CallResult<LockReply>, failure: string): StepResul
  */
 export class SingleNodeDriver implements LockDriver {
   constructor(
-    private readonly node: Endpoint<LockOp, LockReply>,
+    private readonly node: NodeRef,
     private keyPrefix: string,
     private readonly expires: boolean,
   ) {}

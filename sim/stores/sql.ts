@@ -1,28 +1,14 @@
 import { show } from '../errors.js';
 import type { Timer } from '../kernel/kernel.js';
-import type { Scenario, StoreSpecBase } from '../scenario/types.js';
+import type { ClientSpec, Scenario, StoreSpecBase } from '../scenario/types.js';
 import { msToUs, US_PER_S } from '../time.js';
 import type { Caller } from '../world/endpoint.js';
 import type { Machine } from '../world/machine.js';
-import type { Script } from '../world/process.js';
+
 import type { World } from '../world/world.js';
 import { machineRef } from './checks.js';
-import { acquireResult, stepResult } from './single-node-driver.js';
-import type {
-  AcquireArgs,
-  AcquireResult,
-  Capabilities,
-  ClientIo,
-  LeaseRef,
-  LockDriver,
-  LockOp,
-  LockReply,
-  StepResult,
-  StoreCheck,
-  StoreInstance,
-  StoreKind,
-  StoreNode,
-} from './types.js';
+import { TableDriver } from './table-driver.js';
+import type { Capabilities, LockOp, LockReply, StoreCheck, StoreInstance, StoreKind, StoreNode } from './types.js';
 
 export interface SqlPrimarySpec {
   name: string;
@@ -59,9 +45,6 @@ export const SQL_CAPABILITIES: Capabilities = {
     'two primaries with asynchronous replication both grant it',
   ],
 };
-
-/** A request that carries the client's own clock reading, for tables whose expiry is computed by the client. */
-export type ClientClockOp = LockOp & { readonly clientNowUs: number };
 
 /** The rules a lock table follows: the unit of `expires_at`, whose clock, and what a refresh of a missing row does. */
 export interface TableRules {
@@ -310,56 +293,7 @@ export class ExpiringTableNode implements StoreNode {
   }
 }
 
-/**
- * The client side of a lock table, one statement per request: Symfony's
- * INSERT-or-take-over to acquire, UPDATE ... WHERE token = mine OR expired to
- * refresh, DELETE ... WHERE token = mine to release. With a client-clock
- * table each statement carries the client's reading, taken when it sends.
- */
-export class TableDriver implements LockDriver {
-  constructor(
-    private readonly node: StoreNode,
-    private keyPrefix: string,
-    private readonly clientClock: boolean,
-    private readonly commands: { acquire: string; refresh: string; release: string },
-  ) {}
-
-  private op<T extends LockOp>(io: ClientIo, op: T): LockOp {
-    if (!this.clientClock) return op;
-    const withClock: ClientClockOp = { ...op, clientNowUs: io.localNow() };
-    return withClock;
-  }
-
-  *acquire(io: ClientIo, a: AcquireArgs): Script<AcquireResult> {
-    const op = this.op(io, { op: 'acquire', key: this.keyPrefix + a.key, owner: a.owner, ttlUs: a.ttlUs });
-    const r = yield* io.request(this.node, op, 'acquire.request', {
-      owner: a.owner,
-      ttlUs: a.ttlUs,
-      data: { attempt: a.attempt, command: this.commands.acquire },
-    });
-    return acquireResult(r);
-  }
-
-  *refresh(io: ClientIo, lease: LeaseRef, ttlUs: number): Script<StepResult> {
-    const op = this.op(io, { op: 'refresh', key: this.keyPrefix + lease.key, owner: lease.owner, ttlUs });
-    const r = yield* io.request(this.node, op, 'refresh.request', { owner: lease.owner, ttlUs, data: { command: this.commands.refresh } });
-    return stepResult(r, `not the owner any more`);
-  }
-
-  *release(io: ClientIo, lease: LeaseRef, method: 'token-checked' | 'plain-del'): Script<StepResult> {
-    const r = yield* io.request(this.node, { op: 'release', key: this.keyPrefix + lease.key, owner: lease.owner }, 'release.request', {
-      owner: lease.owner,
-      data: { method, command: this.commands.release },
-    });
-    return stepResult(r, 'not the owner');
-  }
-
-  reconfigure(patch: Record<string, unknown>): void {
-    if (typeof patch.keyPrefix === 'string') this.keyPrefix = patch.keyPrefix;
-  }
-}
-
-const SQL_COMMANDS = { acquire: 'INSERT or take over', refresh: 'UPDATE', release: 'DELETE' };
+export const SQL_COMMANDS = { acquire: 'INSERT or take over', refresh: 'UPDATE', release: 'DELETE' };
 
 function primariesOf(spec: SqlSpec): SqlPrimarySpec[] {
   return spec.primaries ?? [{ name: spec.name, machine: spec.machine, clients: [] }];
@@ -466,10 +400,12 @@ export const SQL: StoreKind = {
     }
     return {
       nodes: new Map(nodes.map((n) => [n.name, n])),
-      driver: (client) => {
-        const i = primaries.findIndex((p) => p.clients.includes(client.name));
-        return new TableDriver(nodes[Math.max(i, 0)]!, sql.keyPrefix, sql.clock === 'client', SQL_COMMANDS);
-      },
     };
+  },
+  driver(spec: StoreSpecBase, client: ClientSpec) {
+    const sql = spec as SqlSpec;
+    const primaries = primariesOf(sql);
+    const i = primaries.findIndex((p) => p.clients.includes(client.name));
+    return new TableDriver({ name: primaries[Math.max(i, 0)]!.name }, sql.keyPrefix, sql.clock === 'client', SQL_COMMANDS);
   },
 };

@@ -1,50 +1,10 @@
-import type { Rng } from '../kernel/rng.js';
 import type { InputIssue } from '../errors.js';
 import type { ClientSpec, FaultSpec, Scenario, StoreSpecBase } from '../scenario/types.js';
-import type { EventFields } from '../trace/recorder.js';
-import type { CallResult, Endpoint } from '../world/endpoint.js';
-import type { Script } from '../world/process.js';
+import type { Endpoint } from '../world/endpoint.js';
 import type { World } from '../world/world.js';
+import type { Capabilities, LockDriver, LockOp, LockReply } from './protocol.js';
 
-/**
- * The requests a client's lock library sends to a store node. Each store
- * model answers the ones its real counterpart supports.
- */
-export type LockOp =
-  /**
-   * Acquire. Idempotent for the same owner (a retry after a timeout must not
-   * lock the owner out). `waitUs`, on stores that block natively, is how long
-   * the server may hold the request until the lock frees (null: for ever);
-   * undefined means try once.
-   */
-  | {
-      readonly op: 'acquire';
-      readonly key: string;
-      readonly owner: string;
-      readonly ttlUs: number;
-      readonly shared?: boolean | undefined;
-      readonly waitUs?: number | null | undefined;
-    }
-  /** Who holds the key, if anyone (the first half of the exists-then-set mistake). */
-  | { readonly op: 'get'; readonly key: string }
-  /** Unconditional set with expiry (the second half of exists-then-set). */
-  | { readonly op: 'set'; readonly key: string; readonly owner: string; readonly ttlUs: number }
-  /** Extend the lease if, and only if, the key still holds this owner's token. */
-  | { readonly op: 'refresh'; readonly key: string; readonly owner: string; readonly ttlUs: number }
-  /** Delete the key if, and only if, it holds this owner's token. */
-  | { readonly op: 'release'; readonly key: string; readonly owner: string }
-  /** Delete the key whoever holds it (the plain-DEL mistake). */
-  | { readonly op: 'del'; readonly key: string; readonly owner: string };
-
-export interface LockReply {
-  readonly ok: boolean;
-  /** The fencing token of the granted lease, for stores that issue one. */
-  readonly fence?: number | undefined;
-  /** The current holder's owner token, or null when the key is free. */
-  readonly holder?: string | null;
-  /** Why a request failed, when it was not simply a conflict (e.g. "session expired"). */
-  readonly error?: string;
-}
+export type * from './protocol.js';
 
 /** A node of a lock store: an endpoint clients talk to, which faults can be aimed at. */
 export interface StoreNode extends Endpoint<LockOp, LockReply> {
@@ -52,110 +12,9 @@ export interface StoreNode extends Endpoint<LockOp, LockReply> {
   restart?(downUs: number): void;
 }
 
-/** Where a store's lock state lives and what it can do, as the Symfony Lock docs tabulate it. */
-export interface Capabilities {
-  readonly scope: 'local' | 'remote';
-  /** The store can make a client wait for the lock (otherwise blocking acquires poll). */
-  readonly blocking: boolean;
-  /** Locks end by themselves after a TTL. */
-  readonly expiring: boolean;
-  /** Shared (read) locks. */
-  readonly sharing: boolean;
-  /** What the store offers as a fencing token, or null when it offers none. */
-  readonly fencingToken: string | null;
-  /** The ways a holder can lose the lock without releasing it. */
-  readonly losesLockWhen: readonly string[];
-}
-
-/** One acquisition attempt, as the lifecycle asks a driver for it. */
-export interface AcquireArgs {
-  readonly key: string;
-  readonly owner: string;
-  readonly ttlUs: number;
-  readonly shared: boolean;
-  /** Natively blocking stores: how long to wait in the store (null: for ever). Undefined: try once. */
-  readonly waitUs: number | null | undefined;
-  readonly attempt: number;
-}
-
-export type AcquireResult =
-  | {
-      readonly status: 'ok';
-      readonly msg: number;
-      readonly fence?: number | undefined;
-      /**
-       * When the lease ends by the client's clock. Undefined: the request time
-       * plus the TTL (as Symfony's Key computes it); null: the lock does not
-       * expire (flock, advisory locks, sessions).
-       */
-      readonly expiresLocalUs?: number | null | undefined;
-    }
-  | { readonly status: 'denied'; readonly msg: number; readonly holder?: string | null | undefined; readonly reason?: string | undefined }
-  | { readonly status: 'timeout' | 'refused' | 'error'; readonly msg: number; readonly reason?: string | undefined };
-
-/**
- * The answer to a refresh or a release. A refresh may say when the extended
- * lease ends by the client's clock (Redlock subtracts its drift allowance);
- * otherwise it is the request time plus the TTL.
- */
-export type StepResult = {
-  readonly status: 'ok' | 'failed' | 'timeout' | 'refused' | 'error';
-  readonly msg: number;
-  readonly reason?: string | undefined;
-  readonly expiresLocalUs?: number | undefined;
-};
-
-/** A lease as a driver sees it when refreshing or releasing. */
-export interface LeaseRef {
-  readonly key: string;
-  readonly owner: string;
-  readonly fence: number | undefined;
-}
-
-/** What a driver may do on behalf of its client: talk to nodes, record client events, read the client's clock. */
-export interface ClientIo {
-  readonly client: string;
-  readonly machine: string;
-  readonly world: World;
-  readonly requestTimeoutUs: number;
-  localNow(): number;
-  /** Records a client event (with the client's current belief). */
-  emit(kind: string, fields: EventFields): void;
-  /** Sends one request, recording `kind` with `fields` (peer and msg are added), and waits for the result. */
-  request(node: Endpoint<LockOp, LockReply>, op: LockOp, kind: string, fields: EventFields, timeoutLocalUs?: number): Script<CallResult<LockReply>>;
-  /** Sends one request to each node at once, recording `kind` for each, and waits for all results. */
-  requestAll(
-    calls: ReadonlyArray<{ node: Endpoint<LockOp, LockReply>; op: LockOp }>,
-    kind: string,
-    fields: EventFields,
-    timeoutLocalUs?: number,
-  ): Script<Array<CallResult<LockReply>>>;
-  /** The client's own seeded stream (jitter). */
-  rng(): Rng;
-}
-
-/**
- * The client side of a store: what the lock library does for acquire,
- * refresh and release (one node, a quorum of nodes, a session...). The
- * lifecycle handles retries, polling, work, checks and writes around it.
- */
-export interface LockDriver {
-  acquire(io: ClientIo, a: AcquireArgs): Script<AcquireResult>;
-  refresh(io: ClientIo, lease: LeaseRef, ttlUs: number): Script<StepResult>;
-  release(io: ClientIo, lease: LeaseRef, method: 'token-checked' | 'plain-del'): Script<StepResult>;
-  /** Plain GET and SET, for stores where the exists-then-set mistake can be made. */
-  get?(io: ClientIo, key: string, owner: string, attempt: number): Script<{ result: CallResult<LockReply>; holder: string | null }>;
-  set?(io: ClientIo, a: AcquireArgs): Script<AcquireResult>;
-  /** A background thread the library starts when the client starts (session heartbeats, lease keep-alives). */
-  background?(io: ClientIo): Script<void>;
-  /** A deploy changed this client's store configuration (a different lock path, prefix or server). */
-  reconfigure?(patch: Record<string, unknown>): void;
-}
-
-/** A store as built for one run: its nodes by name, a driver per client, and its own faults. */
+/** A store as built for one simulated run: its nodes by name and its own faults. */
 export interface StoreInstance {
   readonly nodes: ReadonlyMap<string, StoreNode>;
-  driver(client: ClientSpec): LockDriver;
   /** Applies a store-specific fault (one of the kind's `faults`); `index` numbers it in the scenario. */
   fault?(f: FaultSpec, index: number): void;
 }
@@ -195,5 +54,11 @@ export interface StoreKind {
   normalize(input: Record<string, unknown>, check: StoreCheck): StoreSpecBase;
   /** The node names faults may target (per-machine stores need the scenario's machines). */
   nodeNames(spec: StoreSpecBase, scenario?: Omit<Scenario, 'store'>): string[];
+  /** Builds the store's nodes in the simulated world. */
   create(world: World, spec: StoreSpecBase, scenario: Scenario): StoreInstance;
+  /**
+   * The lock library one client uses. It addresses nodes by name and needs no
+   * world, so the real runner builds the very same driver.
+   */
+  driver(spec: StoreSpecBase, client: ClientSpec, scenario: Scenario): LockDriver;
 }

@@ -1,6 +1,8 @@
 import type { ClientSpec, Scenario, StoreSpecBase } from '../scenario/types.js';
 import { machineRef } from './checks.js';
-import { SessionDriver, SessionLockNode } from './session.js';
+import { SessionLockNode } from './session.js';
+import { SessionDriver } from './session-driver.js';
+import type { LockDriver } from './protocol.js';
 import { msToUs } from '../time.js';
 import type { World } from '../world/world.js';
 import type { Capabilities, StoreCheck, StoreInstance, StoreKind } from './types.js';
@@ -98,6 +100,11 @@ function normalize(kind: ZookeeperSpec['kind']) {
   };
 }
 
+function driver(spec: StoreSpecBase, _client: ClientSpec): LockDriver {
+  const timeoutUs = msToUs((spec as ZookeeperSpec).sessionTimeoutMs);
+  return new SessionDriver({ name: spec.name }, { timeoutUs, pingEveryUs: Math.floor(timeoutUs / 3), word: 'session' });
+}
+
 function create(world: World, spec: StoreSpecBase, _scenario: Scenario): StoreInstance {
   const zk = spec as ZookeeperSpec;
   const recipe = zk.kind === 'zookeeper-recipe';
@@ -110,10 +117,8 @@ function create(world: World, spec: StoreSpecBase, _scenario: Scenario): StoreIn
     lossKind: 'lock.lost',
     lossReason: 'session expired',
   });
-  const timeoutUs = msToUs(zk.sessionTimeoutMs);
   return {
     nodes: new Map([[node.name, node]]),
-    driver: (_client: ClientSpec) => new SessionDriver(node, { timeoutUs, pingEveryUs: Math.floor(timeoutUs / 3), word: 'session' }),
     fault(f) {
       if (f.kind === 'session-expiry') node.expireClient(f.target, 'session-expiry fault');
     },
@@ -142,6 +147,7 @@ export const ZOOKEEPER: StoreKind = {
   normalize: normalize('zookeeper'),
   nodeNames: (spec: StoreSpecBase) => [spec.name],
   create,
+  driver,
 };
 
 /**
@@ -169,4 +175,5 @@ export const ZOOKEEPER_RECIPE: StoreKind = {
   normalize: normalize('zookeeper-recipe'),
   nodeNames: (spec: StoreSpecBase) => [spec.name],
   create,
+  driver,
 };

@@ -1,48 +1,12 @@
 import { formatDuration, formatInstant } from '../time.js';
-import type { TraceEvent } from './types.js';
+import { kindSpec, type EventTone } from './kinds.js';
+import type { JsonValue, TraceEvent } from './types.js';
 
-/** How an event is drawn and coloured: what kind of thing happened. */
-export type EventTone = 'request' | 'belief-gain' | 'belief-loss' | 'truth' | 'truth-loss' | 'fault' | 'write-ok' | 'write-bad' | 'info';
+export type { EventTone } from './kinds.js';
 
-const TONES: Readonly<Record<string, EventTone>> = {
-  'acquire.ok': 'belief-gain',
-  'refresh.ok': 'belief-gain',
-  'check.ok': 'belief-gain',
-  'refresh.failed': 'belief-loss',
-  'check.expired': 'belief-loss',
-  'write.refused': 'belief-loss',
-  'release.skipped': 'belief-loss',
-  'acquire.giveup': 'belief-loss',
-  'lock.granted': 'truth',
-  'lock.refreshed': 'truth',
-  'lock.released': 'truth',
-  'lock.expired': 'truth-loss',
-  'lock.deleted': 'truth-loss',
-  'lock.overwritten': 'truth-loss',
-  'lock.lost': 'truth-loss',
-  'ipc.removed': 'fault',
-  'session.ended': 'truth-loss',
-  'session.lost': 'fault',
-  'store.down': 'fault',
-  'store.up': 'fault',
-  'store.pressure': 'fault',
-  'process.pause': 'fault',
-  'process.resume': 'fault',
-  'process.crash': 'fault',
-  'partition.start': 'fault',
-  'partition.end': 'fault',
-  'clock.jump': 'fault',
-  'clock.drift': 'fault',
-  'latency.start': 'fault',
-  'latency.end': 'fault',
-  'deploy.start': 'fault',
-  'msg.lost': 'fault',
-  'write.accepted': 'write-ok',
-  'write.rejected': 'write-bad',
-};
-
+/** How an event is drawn, from the kind registry; a kind this version does not know is plain information. */
 export function toneOf(e: TraceEvent): EventTone {
-  return TONES[e.kind] ?? (e.kind.endsWith('.request') ? 'request' : 'info');
+  return kindSpec(e.kind)?.tone ?? 'info';
 }
 
 const num = (e: TraceEvent, name: string): number | undefined => {
@@ -53,6 +17,12 @@ const str = (e: TraceEvent, name: string): string | undefined => {
   const v = e.data?.[name];
   return typeof v === 'string' ? v : undefined;
 };
+/** A partition's groups, or a list of names, as words: "app1 | db1 db2". */
+const groupsText = (v: JsonValue | undefined): string => {
+  if (!Array.isArray(v)) return '';
+  return v.map((g) => (Array.isArray(g) ? g.join(' ') : String(g))).join(' | ');
+};
+const names = (v: JsonValue | undefined): string[] => (Array.isArray(v) ? v.map(String) : []);
 const token = (e: TraceEvent): string => (e.fence === undefined ? '' : `, fencing token ${e.fence}`);
 /** The store command a request step sends, for protocols of several steps (memcached's gets, cas, delete). */
 const step = (e: TraceEvent): string => {
@@ -114,6 +84,8 @@ export function describe(e: TraceEvent): string {
       return `asks ${e.peer ?? 'the store'} to extend ${key}${ttl(e)}${step(e)}`;
     case 'refresh.ok':
       return `extended ${key}`;
+    case 'refresh.timeout':
+      return `hears nothing about extending ${key} in time: stops believing (it may have been extended)`;
     case 'refresh.failed':
       return `could not extend ${key} (${e.reason ?? 'failed'}): stops believing`;
     case 'check.ok':
@@ -202,9 +174,9 @@ export function describe(e: TraceEvent): string {
     case 'msg.lost':
       return `drops message #${e.msg ?? '?'} to ${e.peer ?? '?'} (${e.reason ?? 'lost'})`;
     case 'partition.start':
-      return `PARTITION begins: ${str(e, 'groups') ?? ''}`;
+      return `PARTITION begins: ${groupsText(e.data?.groups)}`;
     case 'partition.end':
-      return `partition heals: ${str(e, 'groups') ?? ''}`;
+      return `partition heals: ${groupsText(e.data?.groups)}`;
     case 'clock.jump': {
       const by = num(e, 'byUs') ?? 0;
       return `CLOCK on ${e.machine} jumps ${by >= 0 ? 'forward' : 'back'} ${formatDuration(Math.abs(by))}`;
@@ -212,11 +184,13 @@ export function describe(e: TraceEvent): string {
     case 'clock.drift':
       return `clock on ${e.machine} now drifts ${num(e, 'driftPpm') ?? 0} ppm`;
     case 'latency.start':
-      return `LATENCY +${formatDuration(num(e, 'extraUs') ?? 0)} for ${str(e, 'machines') ?? 'all'}`;
-    case 'deploy.start':
-      return `DEPLOY: ${str(e, 'clients') ?? '?'} now use${(str(e, 'clients') ?? '').includes(' ') ? '' : 's'} the store settings ${str(e, 'store') ?? '{}'}`;
+      return `LATENCY +${formatDuration(num(e, 'extraUs') ?? 0)} for ${names(e.data?.machines).join(' ') || 'all'}`;
+    case 'deploy.start': {
+      const clients = names(e.data?.clients);
+      return `DEPLOY: ${clients.join(' ') || '?'} now use${clients.length > 1 ? '' : 's'} the store settings ${JSON.stringify(e.data?.store ?? {})}`;
+    }
     case 'latency.end':
-      return `latency back to normal for ${str(e, 'machines') ?? 'all'}`;
+      return `latency back to normal for ${names(e.data?.machines).join(' ') || 'all'}`;
     default:
       return e.kind;
   }

@@ -1,32 +1,31 @@
-import { sha256 } from '@noble/hashes/sha2.js';
-import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
-import traceSchema from '../../docs/schema/trace.schema.json';
 import { InputError, type InputIssue } from '../errors.js';
 import { compileSchema } from '../scenario/schema-check.js';
+import { runHash } from './hash.js';
+import { traceSchema } from './schema.js';
 import type { TraceDocument } from './types.js';
 
-const checkShape = compileSchema(traceSchema);
+let checkShape: ((data: unknown) => InputIssue[]) | undefined;
 
-const TOP_LEVEL = ['schema', 'source', 'scenario', 'seed', 'stop', 'events', 'verdict'] as const;
+const TOP_LEVEL = ['schema', 'source', 'scenario', 'seed', 'stop', 'partial', 'events', 'verdict'] as const;
 
 /**
  * Writes a trace as JSON with one event per line: valid JSON, readable in a
  * diff, and the same bytes for the same run on every engine.
  */
 export function serializeTrace(doc: TraceDocument): string {
-  const parts = TOP_LEVEL.map((k) => {
+  const parts = TOP_LEVEL.filter((k) => doc[k as keyof TraceDocument] !== undefined).map((k) => {
     if (k === 'events') {
       const lines = doc.events.map((e) => `    ${JSON.stringify(e)}`);
       return `  "events": [${lines.length === 0 ? '' : `\n${lines.join(',\n')}\n  `}]`;
     }
-    return `  ${JSON.stringify(k)}: ${JSON.stringify(doc[k])}`;
+    return `  ${JSON.stringify(k)}: ${JSON.stringify(doc[k as keyof TraceDocument])}`;
   });
   return `{\n${parts.join(',\n')}\n}\n`;
 }
 
-/** The sha256 of the serialized trace, in hex: the run's fingerprint. */
+/** The run's fingerprint: the run hash (sim/trace/hash.ts), which leaves the derived verdict out. */
 export function traceHash(doc: TraceDocument): string {
-  return bytesToHex(sha256(utf8ToBytes(serializeTrace(doc))));
+  return runHash(doc);
 }
 
 /**
@@ -43,6 +42,8 @@ export function validateTrace(data: unknown, source: string): TraceDocument {
   if (data !== null && typeof data === 'object' && schemaVersion !== undefined && schemaVersion !== 'locklab.trace/1') {
     throw new InputError(source, [{ path: 'schema', message: `this Locklab reads trace schema "locklab.trace/1", got ${JSON.stringify(schemaVersion)}` }]);
   }
+  // Compiled on first use: a run that never reads a trace never pays for it.
+  checkShape ??= compileSchema(traceSchema());
   const issues = checkShape(data);
   if (issues.length > 0) throw new InputError(source, issues.slice(0, 20));
   const doc = data as TraceDocument;

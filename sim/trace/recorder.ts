@@ -1,4 +1,4 @@
-import type { Belief, TraceEvent } from './types.js';
+import type { Belief, JsonValue, TraceEvent } from './types.js';
 
 /**
  * The optional parts of an event, as the simulation hands them to the
@@ -14,7 +14,7 @@ export interface EventFields {
   msg?: number | undefined;
   reason?: string | undefined;
   believes?: Belief | undefined;
-  data?: Record<string, number | string | boolean> | undefined;
+  data?: Record<string, JsonValue> | undefined;
 }
 
 /**
@@ -22,7 +22,14 @@ export interface EventFields {
  * in one fixed order so that equal runs serialize to equal bytes.
  */
 export class Recorder {
+  /** The events, when kept; a run that streams them to a checker keeps none. */
   readonly events: TraceEvent[] = [];
+  /** How many events have been recorded. */
+  count = 0;
+  /** Called with each event as it is recorded (a streaming checker, a hasher, a file). */
+  onEvent: ((e: TraceEvent) => void) | undefined;
+
+  constructor(readonly keep = true) {}
 
   /**
    * Records one event. `key` and `believes` are passed apart from `f` so that
@@ -42,7 +49,7 @@ export class Recorder {
     // where absent: one object shape keeps the engine fast, and JSON leaves
     // undefined fields out, so the bytes are as if they were never there.
     const e = {
-      seq: this.events.length,
+      seq: this.count++,
       timeUs,
       kind,
       actor,
@@ -58,7 +65,8 @@ export class Recorder {
       believes,
       data: f.data,
     } as TraceEvent;
-    this.events.push(e);
+    if (this.keep) this.events.push(e);
+    this.onEvent?.(e);
     return e;
   }
 }

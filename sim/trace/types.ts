@@ -1,9 +1,11 @@
-import type { Scenario } from '../scenario/types.js';
-import type { StopInfo } from '../kernel/kernel.js';
 import type { Verdict } from '../check/verdict.js';
+import type { Scenario } from '../scenario/types.js';
 
 /** The trace format's name and version; bumped on any incompatible change. */
 export const TRACE_SCHEMA = 'locklab.trace/1';
+
+/** A JSON value, as event data may carry (partition groups stay arrays, deploy patches objects). */
+export type JsonValue = string | number | boolean | null | readonly JsonValue[] | { readonly [key: string]: JsonValue };
 
 /** What a client believes at the moment of an event, by its own clock. */
 export interface Belief {
@@ -44,7 +46,17 @@ export interface TraceEvent {
   msg?: number;
   reason?: string;
   believes?: Belief;
-  data?: Record<string, number | string | boolean>;
+  data?: Record<string, JsonValue>;
+}
+
+/** Why a run stopped. Every run stops for exactly one of these. */
+export type StopReason = 'completed' | 'event-budget' | 'time-budget';
+
+/** How a run ended: the reason, kernel events processed, and the virtual time of the last one. */
+export interface StopInfo {
+  readonly reason: StopReason;
+  readonly events: number;
+  readonly timeUs: number;
 }
 
 export interface TraceDocument {
@@ -54,6 +66,12 @@ export interface TraceDocument {
   scenario: Scenario;
   seed: number;
   stop: StopInfo;
+  /** Set when the run was interrupted (a real run stopped with Ctrl-C): the events end early. */
+  partial?: true;
   events: TraceEvent[];
+  /**
+   * The checker's verdict, stored for readers of the file. It is derived from
+   * the events (`locklab check` recomputes it) and is not part of the run hash.
+   */
   verdict: Verdict;
 }

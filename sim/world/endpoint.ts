@@ -1,3 +1,4 @@
+import type { CallResult } from '../runtime/types.js';
 import type { Machine } from './machine.js';
 
 /** Who sent a request, as the receiving end sees it. */
@@ -29,10 +30,4 @@ export interface Endpoint<Req = unknown, Rep = unknown> {
   handle(request: Req, caller: Caller): Rep | typeof DEFER;
 }
 
-/** What a process gets back from a call. */
-export type CallResult<Rep> =
-  | { readonly status: 'reply'; readonly reply: Rep; readonly msg: number }
-  /** No reply in time: the request may or may not have taken effect. */
-  | { readonly status: 'timeout'; readonly msg: number }
-  /** The connection was refused: the request definitely did not take effect. */
-  | { readonly status: 'refused'; readonly msg: number };
+export type { CallResult };

@@ -1,12 +1,19 @@
 import type { Client } from '../clients/lifecycle.js';
 import type { FaultSpec } from '../scenario/types.js';
+import type { JsonValue } from '../trace/types.js';
 import type { StoreInstance } from '../stores/types.js';
 import { msToUs } from '../time.js';
-import type { World } from './world.js';
+import type { Process, World } from './world.js';
+
+/** A client and the simulated process it runs in: faults stop or kill the process, and the client records it. */
+export interface SimClient {
+  readonly client: Client;
+  readonly process: Process;
+}
 
 /** Everything a fault can be aimed at, by name. */
 export interface FaultTargets {
-  readonly clients: ReadonlyMap<string, Client>;
+  readonly clients: ReadonlyMap<string, SimClient>;
   readonly store: StoreInstance;
 }
 
@@ -25,17 +32,17 @@ function inject(world: World, f: FaultSpec, index: number, targets: FaultTargets
   const data = { fault: index };
   switch (f.kind) {
     case 'pause':
-      targets.clients.get(f.target)?.pause(msToUs(f.durationMs));
+      pause(targets.clients.get(f.target), msToUs(f.durationMs));
       return;
     case 'crash':
-      targets.clients.get(f.target)?.crash();
+      crash(targets.clients.get(f.target));
       return;
     case 'store-restart':
       targets.store.nodes.get(f.target)?.restart?.(msToUs(f.downMs));
       return;
     case 'deploy':
-      world.recordGlobal('deploy.start', 'faults', 'net', { data: { ...data, clients: f.clients.join(' '), store: JSON.stringify(f.store) } });
-      for (const c of f.clients) targets.clients.get(c)?.reconfigure(f.store);
+      world.recordGlobal('deploy.start', 'faults', 'net', { data: { ...data, clients: f.clients, store: f.store as Record<string, JsonValue> } });
+      for (const c of f.clients) targets.clients.get(c)?.client.reconfigure(f.store);
       return;
     case 'eviction':
     case 'memory-pressure':
@@ -46,7 +53,7 @@ function inject(world: World, f: FaultSpec, index: number, targets: FaultTargets
       targets.store.fault?.(f, index);
       return;
     case 'partition': {
-      const groups = f.groups.map((g) => g.join(' ')).join(' | ');
+      const groups = f.groups;
       world.network.addPartition(index, f.groups);
       world.recordGlobal('partition.start', 'faults', 'net', { data: { ...data, groups } });
       world.kernel.after(msToUs(f.durationMs), () => {
@@ -73,14 +80,27 @@ function inject(world: World, f: FaultSpec, index: number, targets: FaultTargets
     case 'latency-spike': {
       const extraUs = msToUs(f.extraMs);
       const machines = f.machines ?? undefined;
-      const scope = machines === undefined ? 'all' : machines.join(' ');
+      const scope = machines === undefined ? {} : { machines };
       world.network.addSpike(index, extraUs, machines);
-      world.recordGlobal('latency.start', 'faults', 'net', { data: { ...data, extraUs, machines: scope } });
+      world.recordGlobal('latency.start', 'faults', 'net', { data: { ...data, extraUs, ...scope } });
       world.kernel.after(msToUs(f.durationMs), () => {
         world.network.removeSpike(index);
-        world.recordGlobal('latency.end', 'faults', 'net', { data: { ...data, machines: scope } });
+        world.recordGlobal('latency.end', 'faults', 'net', { data: { ...data, ...scope } });
       });
       return;
     }
   }
+}
+
+/** A GC pause or SIGSTOP: recorded with what the client believes, then the process stops (a dead one is left alone). */
+function pause(c: SimClient | undefined, durationUs: number): void {
+  if (c === undefined || !c.process.alive) return;
+  c.client.paused(durationUs);
+  c.process.pause(durationUs);
+}
+
+function crash(c: SimClient | undefined): void {
+  if (c === undefined || !c.process.alive) return;
+  c.process.crash();
+  c.client.crashed();
 }

@@ -1,13 +1,14 @@
 import { Kernel, type Timer } from '../kernel/kernel.js';
 import { RngStreams } from '../kernel/rng.js';
+import type { Rng } from '../kernel/rng.js';
+import type { CallResult, Effect, Runtime, Script } from '../runtime/types.js';
 import { Recorder, type EventFields } from '../trace/recorder.js';
-import type { Belief } from '../trace/types.js';
-
-const NO_FIELDS: EventFields = {};
-import { DEFER, type Caller, type CallResult, type Endpoint } from './endpoint.js';
+import type { Belief, JsonValue } from '../trace/types.js';
+import { DEFER, type Caller, type Endpoint } from './endpoint.js';
 import { Machine } from './machine.js';
 import { CUT, Network, type NetworkConfig } from './network.js';
-import type { Effect, Script } from './process.js';
+
+const NO_FIELDS: EventFields = {};
 
 /**
  * The simulated world: virtual time, seeded randomness, machines, the network
@@ -17,16 +18,19 @@ import type { Effect, Script } from './process.js';
 export class World {
   readonly kernel = new Kernel();
   readonly rng: RngStreams;
-  readonly trace = new Recorder();
+  readonly trace: Recorder;
   readonly network: Network;
   private readonly machines = new Map<string, Machine>();
   private readonly processes = new Map<string, Process>();
+  private readonly endpoints = new Map<string, Endpoint>();
   private readonly exitListeners: Array<(p: Process) => void> = [];
   private nextMsg = 1;
   /** Store nodes that hold locks together (Redlock, Combined): their lock events carry the group and its quorum. */
   private readonly nodeGroups = new Map<string, { group: string; quorum: number }>();
 
-  constructor(seed: number, network: NetworkConfig) {
+  /** `keepEvents` false: events go only to `trace.onEvent` (a streaming checker), and none are kept. */
+  constructor(seed: number, network: NetworkConfig, keepEvents = true) {
+    this.trace = new Recorder(keepEvents);
     this.rng = new RngStreams(seed);
     this.network = new Network(network, this.rng);
   }
@@ -45,6 +49,17 @@ export class World {
     const m = this.machines.get(name);
     if (m === undefined) throw new Error(`no machine named ${name}`);
     return m;
+  }
+
+  /** Makes `endpoint` reachable by its name: scripts address their calls by name. */
+  addEndpoint(endpoint: Endpoint): void {
+    this.endpoints.set(endpoint.name, endpoint);
+  }
+
+  endpoint(name: string): Endpoint {
+    const e = this.endpoints.get(name);
+    if (e === undefined) throw new Error(`no store node or resource named ${name}`);
+    return e;
   }
 
   process(name: string): Process {
@@ -77,9 +92,15 @@ export class World {
     this.trace.record(this.kernel.nowUs, kind, actor, machine, undefined, fields, fields.key, fields.believes);
   }
 
-  spawn(name: string, machine: Machine, script: (p: Process) => Script<void>, atUs: number): Process {
+  /** Creates a process on `machine`; it runs nothing until `start`. */
+  addProcess(name: string, machine: Machine): Process {
     const p = new Process(this, name, machine);
     this.processes.set(name, p);
+    return p;
+  }
+
+  spawn(name: string, machine: Machine, script: (p: Process) => Script<void>, atUs: number): Process {
+    const p = this.addProcess(name, machine);
     this.kernel.at(atUs, () => p.start(script(p)));
     return p;
   }
@@ -97,7 +118,8 @@ export class World {
    * Sends `request` from process `p` to endpoint `to`. The reply, a refusal or
    * a timeout is handed to `done` exactly once, by true time order.
    */
-  call(p: Process, to: Endpoint, request: unknown, timeoutLocalUs: number, msg: number, done: (r: CallResult<unknown>) => void): void {
+  call(p: Process, toName: string, request: unknown, timeoutLocalUs: number, msg: number, done: (r: CallResult<unknown>) => void): void {
+    const to = this.endpoint(toName);
     const pending = new PendingCall(this, p, to, request, msg, done);
     const delayUs = this.network.delayUs(p.machine.name, to.machine.name);
     if (delayUs >= 0) this.kernel.after(delayUs, () => pending.arrive());
@@ -114,7 +136,7 @@ export class World {
 
 /** A copy of `fields` whose data also names the node's group and quorum (written out: spreads are slow here). */
 function withGroup(fields: EventFields, group: string, quorum: number): EventFields {
-  const data: Record<string, number | string | boolean> = {};
+  const data: Record<string, JsonValue> = {};
   if (fields.data !== undefined) for (const k of Object.keys(fields.data)) data[k] = fields.data[k]!;
   data.group = group;
   data.quorum = quorum;
@@ -208,6 +230,11 @@ export class Process {
     readonly name: string,
     readonly machine: Machine,
   ) {}
+
+  /** This process's view of the world, for the client code that runs in it. */
+  runtime(): Runtime {
+    return new SimRuntime(this);
+  }
 
   get paused(): boolean {
     return this.world.nowUs < this.pausedUntilUs;
@@ -349,5 +376,36 @@ class Thread {
         return;
       }
     }
+  }
+}
+
+/** The simulated world as a client process's runtime: virtual time, the trace, seeded streams. */
+class SimRuntime implements Runtime {
+  readonly process: string;
+  readonly machine: string;
+
+  constructor(private readonly p: Process) {
+    this.process = p.name;
+    this.machine = p.machine.name;
+  }
+
+  localNow(): number {
+    return this.p.localNow();
+  }
+
+  record(kind: string, fields: EventFields, key: string | undefined, believes: Belief | undefined): void {
+    this.p.world.record(kind, this.p.name, this.p.machine, fields, key, believes);
+  }
+
+  newMsg(): number {
+    return this.p.world.newMsg();
+  }
+
+  rng(name: string): Rng {
+    return this.p.world.rng.stream(name);
+  }
+
+  thread(script: Script<void>): void {
+    this.p.thread(script);
   }
 }

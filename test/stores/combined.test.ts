@@ -2,9 +2,12 @@ import { describe, expect, it } from 'vitest';
 import { QuorumHarness } from '../support/quorum-harness.js';
 import { normalizeScenario } from '../../sim/scenario/normalize.js';
 import type { RedisSpec } from '../../sim/scenario/types.js';
-import { COMBINED, CombinedDriver, strategyCanBeMet, strategyMet, strategyQuorum, type CombinedSpec, type Strategy } from '../../sim/stores/combined.js';
+import { storeKind } from '../../sim/stores/registry.js';
+import { CombinedDriver, strategyCanBeMet, strategyMet, strategyQuorum, type CombinedSpec, type Strategy } from '../../sim/stores/combined.js';
 import type { AcquireResult, StepResult, StoreNode } from '../../sim/stores/types.js';
 import { scenarioIssues } from '../support/refusal.js';
+
+const COMBINED = storeKind('combined')!;
 
 const MS = 1000;
 const S = 1_000_000;
@@ -16,8 +19,9 @@ function setup(strategy: Strategy, names = ['r1', 'r2', 'r3']) {
   const h = new QuorumHarness(['app1', 'app2', ...names.map((n) => `db-${n}`)]);
   const spec: CombinedSpec = { kind: 'combined', name: 'combined', strategy, stores: names.map(redis) };
   const instance = COMBINED.create(h.world, spec, {} as never);
+  h.addNodes(instance.nodes);
   const node = (n: string): StoreNode => instance.nodes.get(n)!;
-  const driver = (): CombinedDriver => instance.driver({} as never) as CombinedDriver;
+  const driver = (): CombinedDriver => COMBINED.driver(spec, {} as never, {} as never) as CombinedDriver;
   return { h, node, driver };
 }
 

@@ -51,7 +51,7 @@ describe('the stories the local-store scenarios tell', () => {
     expect(doc.events.some((e) => e.kind === 'lock.queued')).toBe(false);
     expect(writes(doc)).toEqual(['A:1', 'B:1']);
     expect(doc.verdict.doubleOwnership).toMatchObject([{ clients: ['A', 'B'], fromUs: 200_100 }]);
-    expect(doc.verdict.staleWrites).toMatchObject([{ client: 'A', fence: null, accepted: true, why: 'B had been granted the lock at 0.200 s' }]);
+    expect(doc.verdict.staleWrites).toMatchObject([{ client: 'A', fence: null, accepted: true, cause: { kind: 'superseded', client: 'B' } }]);
     expect(doc.verdict.lostLocks).toEqual([]);
   });
 
@@ -97,7 +97,7 @@ describe('the stories the local-store scenarios tell', () => {
     // B finishes first; A's write comes after B's, from a holder that had been superseded.
     expect(writes(doc)).toEqual(['B:1', 'A:1']);
     expect(doc.verdict.doubleOwnership).toMatchObject([{ clients: ['A', 'B'], fromUs: 1_000_100 }]);
-    expect(doc.verdict.staleWrites).toMatchObject([{ client: 'A', accepted: true, why: 'B had been granted the lock at 1.000 s' }]);
+    expect(doc.verdict.staleWrites).toMatchObject([{ client: 'A', accepted: true, cause: { kind: 'superseded', client: 'B' } }]);
   });
 
   it('deploy-config-change fixed: with the lock files in the shared directory B waits for A, whatever release it runs', () => {

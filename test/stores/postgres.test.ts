@@ -1,6 +1,7 @@
 import { crc32 as zlibCrc32 } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { CONNECTION_LOST, crc32, POSTGRES, PostgresNode } from '../../sim/stores/postgres.js';
+import { CONNECTION_LOST } from '../../sim/stores/postgres-driver.js';
+import { crc32, POSTGRES, PostgresNode } from '../../sim/stores/postgres.js';
 import type { LockOp } from '../../sim/stores/types.js';
 import { NodeHarness, pick, runDoc } from '../support/session-harness.js';
 import { refusal } from '../support/refusal.js';

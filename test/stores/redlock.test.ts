@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { runScenario } from '../../sim/run.js';
 import { normalizeScenario } from '../../sim/scenario/normalize.js';
-import { driftUs, majority, REDLOCK, RedlockDriver, RedlockNode, type RedlockSpec } from '../../sim/stores/redlock.js';
+import { RedlockDriver } from '../../sim/stores/redlock-driver.js';
+import { driftUs, majority, REDLOCK, RedlockNode, type RedlockSpec } from '../../sim/stores/redlock.js';
 import type { AcquireResult, StepResult } from '../../sim/stores/types.js';
 import { QuorumHarness } from '../support/quorum-harness.js';
 import { scenarioIssues } from '../support/refusal.js';
@@ -30,8 +31,9 @@ function setup(over: Partial<RedlockSpec> = {}) {
   const h = new QuorumHarness(['app1', 'app2', ...NAMES.map((n) => `host${n}`)]);
   const s = spec(over);
   const instance = REDLOCK.create(h.world, s, {} as never);
+  h.addNodes(instance.nodes);
   const nodes = [...instance.nodes.values()] as RedlockNode[];
-  const driver = (): RedlockDriver => instance.driver({} as never) as RedlockDriver;
+  const driver = (): RedlockDriver => REDLOCK.driver(s, {} as never, {} as never) as RedlockDriver;
   return { h, s, nodes, driver };
 }
 

@@ -1,4 +1,5 @@
-import { MemcachedNode, type CasCommand, type MemcachedReply, type MemcachedSpec } from '../../sim/stores/memcached.js';
+import type { CasCommand, MemcachedReply } from '../../sim/stores/memcached-driver.js';
+import { MemcachedNode, type MemcachedSpec } from '../../sim/stores/memcached.js';
 import type { LockOp } from '../../sim/stores/types.js';
 import { World } from '../../sim/world/world.js';
 

@@ -3,7 +3,9 @@ import { runScenario } from '../../sim/run.js';
 import { normalizeScenario } from '../../sim/scenario/normalize.js';
 import { applyOverrides, parseOverride } from '../../sim/scenario/set.js';
 import { BUILTIN_SCENARIOS } from '../../sim/scenarios/index.js';
-import { traceHash } from '../../sim/trace/io.js';
+import { findingsOf } from '../../sim/check/checker.js';
+import type { Finding, Verdict } from '../../sim/check/verdict.js';
+import { runHash } from '../../sim/trace/hash.js';
 import type { TraceDocument } from '../../sim/trace/types.js';
 import { Golden } from './golden.js';
 
@@ -27,13 +29,34 @@ export function reproduce(name: string, sets: readonly string[], seed: number): 
   return `Reproduce: locklab run ${name} --seed ${seed}${sets.map((s) => ` --set ${s}`).join('')}`;
 }
 
+/** A finding in one line, for pins and failure messages: what, who, when, and the events it points at. */
+export function findingLine(f: Finding): string {
+  const at = `seqs ${f.seqs.join(',')}`;
+  switch (f.invariant) {
+    case 'double-ownership':
+      return `double-ownership ${f.clients.join('+')} on ${f.key} ${f.fromUs}..${f.toUs} us, ${at}`;
+    case 'lost-lock':
+      return `lost-lock ${f.owner} on ${f.key} ${f.how} at ${f.atUs} us, ${at}`;
+    case 'stale-write':
+      return `stale-write ${f.owner} token ${f.fence ?? 'none'} ${f.accepted ? 'accepted' : 'rejected'} at ${f.timeUs} us (${f.cause.kind}), ${at}`;
+    case 'refused-holder':
+      return `refused-holder ${f.owner} at ${f.timeUs} us, ${at}`;
+  }
+}
+
+export function findingLines(v: Verdict): string[] {
+  return findingsOf(v).map(findingLine);
+}
+
 /**
  * One test per pinned run: it completes, has its outcome, hashes the same
- * twice, and matches the trace hash kept in `goldenFile` (written locally when
- * missing, a failure under CI).
+ * twice, and matches the run hash and findings kept in `goldenFile` (written
+ * locally when missing, a failure under CI). The verdict's sentences are not
+ * pinned: rewording one breaks nothing, while a change of behaviour breaks
+ * exactly the pins whose runs it changes.
  */
 export function pinOutcomes(goldenFile: URL, pinned: readonly Pinned[]): void {
-  const golden = new Golden<{ outcome: string; hash: string; events: number }>(goldenFile.pathname);
+  const golden = new Golden<{ runHash: string; outcome: string; findings: string[] }>(goldenFile.pathname);
   afterAll(() => golden.save());
   for (const p of pinned) {
     const label = [p.name, ...p.sets].join(' ');
@@ -42,8 +65,9 @@ export function pinOutcomes(goldenFile: URL, pinned: readonly Pinned[]): void {
       const hint = reproduce(p.name, p.sets, doc.seed);
       expect(doc.stop.reason, hint).toBe('completed');
       expect(doc.verdict.outcome, hint).toBe(p.outcome);
-      expect(traceHash(runBuiltin(p.name, p.sets)), `the same run hashed twice differs. ${hint}`).toBe(traceHash(doc));
-      golden.expect(label, { outcome: doc.verdict.outcome, hash: traceHash(doc), events: doc.events.length }, hint);
+      const hash = runHash(doc);
+      expect(runHash(runBuiltin(p.name, p.sets)), `the same run hashed twice differs. ${hint}`).toBe(hash);
+      golden.expect(label, { runHash: hash, outcome: doc.verdict.outcome, findings: findingLines(doc.verdict) }, hint);
     });
   }
 }

@@ -1,10 +1,7 @@
-// The registry first: the combined store reads it, and it must be loaded before that module.
-import '../../sim/stores/registry.js';
 import type { Rng } from '../../sim/kernel/rng.js';
-import type { ClientIo, LockOp, LockReply } from '../../sim/stores/types.js';
+import type { CallResult, NodeRef, OutgoingCall, Script } from '../../sim/runtime/types.js';
+import type { ClientIo, LockOp, LockReply, StoreNode } from '../../sim/stores/types.js';
 import type { EventFields } from '../../sim/trace/recorder.js';
-import type { CallResult, Endpoint } from '../../sim/world/endpoint.js';
-import type { OutgoingCall, Script } from '../../sim/world/process.js';
 import { World, type Process } from '../../sim/world/world.js';
 
 /** A client's side of a driver, with nothing of the lifecycle around it: requests, events and the client's clock. */
@@ -31,14 +28,22 @@ class HarnessIo implements ClientIo {
     this.world.record(kind, this.process.name, this.process.machine, fields);
   }
 
-  *request(node: Endpoint<LockOp, LockReply>, op: LockOp, kind: string, fields: EventFields, timeoutLocalUs?: number): Script<CallResult<LockReply>> {
+  newMsg(): number {
+    return this.world.newMsg();
+  }
+
+  thread(script: Script<void>): void {
+    this.process.thread(script);
+  }
+
+  *request(node: NodeRef, op: LockOp, kind: string, fields: EventFields, timeoutLocalUs?: number): Script<CallResult<LockReply>> {
     const msg = this.world.newMsg();
     this.emit(kind, { ...fields, peer: node.name, msg });
-    return (yield { k: 'call', to: node as Endpoint, request: op, timeoutLocalUs: timeoutLocalUs ?? this.requestTimeoutUs, msg }) as CallResult<LockReply>;
+    return (yield { k: 'call', to: node.name, request: op, timeoutLocalUs: timeoutLocalUs ?? this.requestTimeoutUs, msg }) as CallResult<LockReply>;
   }
 
   *requestAll(
-    calls: ReadonlyArray<{ node: Endpoint<LockOp, LockReply>; op: LockOp }>,
+    calls: ReadonlyArray<{ node: NodeRef; op: LockOp }>,
     kind: string,
     fields: EventFields,
     timeoutLocalUs?: number,
@@ -46,7 +51,7 @@ class HarnessIo implements ClientIo {
     const out: OutgoingCall[] = calls.map((c) => {
       const msg = this.world.newMsg();
       this.emit(kind, { ...fields, peer: c.node.name, msg });
-      return { to: c.node as Endpoint, request: c.op, timeoutLocalUs: timeoutLocalUs ?? this.requestTimeoutUs, msg };
+      return { to: c.node.name, request: c.op, timeoutLocalUs: timeoutLocalUs ?? this.requestTimeoutUs, msg };
     });
     return (yield { k: 'callAll', calls: out }) as Array<CallResult<LockReply>>;
   }
@@ -66,6 +71,11 @@ export class QuorumHarness {
 
   constructor(machines: readonly string[]) {
     for (const m of machines) this.world.addMachine(m, 0, 0);
+  }
+
+  /** Makes the store's nodes reachable by name, as a run does. */
+  addNodes(nodes: ReadonlyMap<string, StoreNode>): void {
+    for (const node of nodes.values()) this.world.addEndpoint(node);
   }
 
   /** Starts `script` as process `client` on `machine` at true time `atUs`; the box fills when it returns. */

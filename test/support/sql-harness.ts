@@ -1,5 +1,6 @@
 import { MongoDbNode, type MongoDbSpec } from '../../sim/stores/mongodb.js';
-import { ExpiringTableNode, type ClientClockOp, type TableRules } from '../../sim/stores/sql.js';
+import { ExpiringTableNode, type TableRules } from '../../sim/stores/sql.js';
+import type { ClientClockOp } from '../../sim/stores/table-driver.js';
 import type { LockOp, LockReply } from '../../sim/stores/types.js';
 import { US_PER_MS } from '../../sim/time.js';
 import { World } from '../../sim/world/world.js';

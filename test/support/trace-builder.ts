@@ -1,3 +1,4 @@
+import type { JsonValue } from '../../sim/trace/types.js';
 import type { Belief, TraceEvent } from '../../sim/trace/types.js';
 
 /**
@@ -21,7 +22,7 @@ export class TraceBuilder {
     return this.add(timeUs, 'process.crash', client, { key: 'job', believes: { holds: false } });
   }
 
-  granted(timeUs: number, owner: string, key = 'job', node = 'redis', data?: Record<string, number | string | boolean>): this {
+  granted(timeUs: number, owner: string, key = 'job', node = 'redis', data?: Record<string, JsonValue>): this {
     return this.add(timeUs, 'lock.granted', node, { key, owner, peer: owner.split(':')[0]!, ...(data === undefined ? {} : { data }) });
   }
 
@@ -31,7 +32,7 @@ export class TraceBuilder {
     owner: string,
     key = 'job',
     node = 'redis',
-    data?: Record<string, number | string | boolean>,
+    data?: Record<string, JsonValue>,
   ): this {
     return this.add(timeUs, kind, node, { key, owner, peer: owner.split(':')[0]!, reason: kind.slice(5), ...(data === undefined ? {} : { data }) });
   }

@@ -1,3 +1,4 @@
+import { summarize } from '../../sim/check/summary.js';
 import type { Verdict } from '../../sim/check/verdict.js';
 
 const HEADLINE: Readonly<Record<Verdict['outcome'], string>> = {
@@ -11,9 +12,9 @@ export function VerdictView({ verdict }: { verdict: Verdict }) {
   return (
     <section className={`verdict verdict-${verdict.outcome}`} data-testid="verdict" data-outcome={verdict.outcome} aria-label="Verdict">
       <p className="verdict-headline">{HEADLINE[verdict.outcome]}</p>
-      {verdict.summary.length > 0 && (
+      {summarize(verdict).length > 0 && (
         <ul>
-          {verdict.summary.map((line) => (
+          {summarize(verdict).map((line) => (
             <li key={line}>{line}</li>
           ))}
         </ul>

@@ -1,4 +1,5 @@
-import type { TraceDocument, TraceEvent } from '../../sim/trace/types.js';
+import { clientOf, deriveIntervals } from '../../sim/check/intervals.js';
+import type { JsonValue, TraceDocument, TraceEvent } from '../../sim/trace/types.js';
 import type { Arrow, ClientLane, MachineClock, Mark, Partition, Span, StoreLane, TraceModel, Write } from './types.js';
 
 const TRUTH_ENDS = new Set(['lock.released', 'lock.expired', 'lock.deleted', 'lock.overwritten', 'lock.lost']);
@@ -26,9 +27,6 @@ class SpanBuilder {
   start(key: string, e: TraceEvent, label: string): void {
     if (!this.open.has(key)) this.open.set(key, { fromUs: e.timeUs, label, seq: e.seq });
   }
-  isOpen(key: string): boolean {
-    return this.open.has(key);
-  }
   end(key: string, e: TraceEvent): void {
     const o = this.open.get(key);
     if (o === undefined) return;
@@ -49,8 +47,6 @@ interface ClientAcc {
   pauses: SpanBuilder;
   marks: Mark[];
   beliefSeqs: number[];
-  holds: boolean;
-  owner: string | undefined;
 }
 
 /**
@@ -73,7 +69,7 @@ export function buildModel(doc: TraceDocument): TraceModel {
   const accFor = (name: string): ClientAcc => {
     let a = clientAcc.get(name);
     if (a === undefined) {
-      a = { belief: new SpanBuilder(), truth: new SpanBuilder(), pauses: new SpanBuilder(), marks: [], beliefSeqs: [], holds: false, owner: undefined };
+      a = { belief: new SpanBuilder(), truth: new SpanBuilder(), pauses: new SpanBuilder(), marks: [], beliefSeqs: [] };
       clientAcc.set(name, a);
     }
     return a;
@@ -95,14 +91,12 @@ export function buildModel(doc: TraceDocument): TraceModel {
     }
     return e.actor;
   };
-  /** Which client a holding interval belongs to: the grantee named at grant time. */
-  const holderOf = new Map<string, string>();
 
   const stale = new Set(doc.verdict.staleWrites.map((w) => w.seq));
   const writes: Write[] = [];
   const faultBands = new SpanBuilder();
   const partitions: Partition[] = [];
-  const openPartitions = new Map<string, { fromUs: number; seq: number }>();
+  const openPartitions = new Map<string, { fromUs: number; seq: number; groups: string[][] }>();
   const faultMarks: Mark[] = [];
   const arrowHops = new Map<number, { atUs: number; lane: string }[]>();
   const arrowOrder: number[] = [];
@@ -150,11 +144,6 @@ export function buildModel(doc: TraceDocument): TraceModel {
       if (!clientMachine.has(e.actor)) clientMachine.set(e.actor, e.machine);
       if (e.believes !== undefined) {
         a.beliefSeqs.push(e.seq);
-        const b = e.believes;
-        if (a.holds && (!b.holds || b.owner !== a.owner)) a.belief.end('belief', e);
-        if (b.holds && (!a.holds || b.owner !== a.owner)) a.belief.start('belief', e, ownerLabel(b.owner, b.fence));
-        a.holds = b.holds;
-        a.owner = b.owner;
       }
       if (e.kind === 'process.pause') a.pauses.start('pause', e, 'paused');
       else if (e.kind === 'process.resume') a.pauses.end('pause', e);
@@ -180,36 +169,50 @@ export function buildModel(doc: TraceDocument): TraceModel {
       continue;
     }
     if (e.actor === 'faults' || e.actor === 'net') {
-      const groups = e.data?.groups ?? e.data?.machines ?? '';
+      // Faults of one schedule entry pair up by their index (data.fault).
+      const id = String(e.data?.fault ?? '');
+      const groups = partitionGroups(e.data?.groups);
+      const groupsText = groups.map((g) => g.join(' ')).join(' | ');
       if (e.kind === 'partition.start') {
-        faultBands.start(`partition ${String(groups)}`, e, `partition ${String(groups)}`);
-        openPartitions.set(String(groups), { fromUs: e.timeUs, seq: e.seq });
+        faultBands.start(`partition ${id}`, e, `partition ${groupsText}`);
+        openPartitions.set(id, { fromUs: e.timeUs, seq: e.seq, groups });
       } else if (e.kind === 'partition.end') {
-        faultBands.end(`partition ${String(groups)}`, e);
-        const open = openPartitions.get(String(groups));
-        if (open !== undefined) partitions.push({ ...open, toUs: e.timeUs, groups: partitionGroups(String(groups)) });
-        openPartitions.delete(String(groups));
-      } else if (e.kind === 'latency.start') faultBands.start(`latency ${String(groups)}`, e, `latency +${Math.round(Number(e.data?.extraUs ?? 0) / 1000)} ms`);
-      else if (e.kind === 'latency.end') faultBands.end(`latency ${String(groups)}`, e);
+        faultBands.end(`partition ${id}`, e);
+        const open = openPartitions.get(id);
+        if (open !== undefined) partitions.push({ fromUs: open.fromUs, seq: open.seq, toUs: e.timeUs, groups: open.groups });
+        openPartitions.delete(id);
+      } else if (e.kind === 'latency.start') faultBands.start(`latency ${id}`, e, `latency +${Math.round(Number(e.data?.extraUs ?? 0) / 1000)} ms`);
+      else if (e.kind === 'latency.end') faultBands.end(`latency ${id}`, e);
       else if (FAULT_MARKS.has(e.kind)) faultMarks.push({ atUs: e.timeUs, seq: e.seq, kind: e.kind, label: faultLabel(e) });
       continue;
     }
     if (e.kind.startsWith('lock.') || e.kind.startsWith('store.')) {
       const store = storeFor(e);
-      const holdKey = `${store}|${e.key ?? ''}|${e.owner ?? ''}`;
       if (e.kind === 'lock.granted') {
-        const client = e.peer ?? e.owner?.split(':')[0] ?? '?';
-        if (!storeHolds.get(store)!.isOpen(holdKey)) holderOf.set(holdKey, client);
-        storeHolds.get(store)!.start(holdKey, e, ownerLabel(e.owner, e.fence));
-        accFor(client).truth.start(holdKey, e, ownerLabel(e.owner, e.fence));
+        accFor(e.peer ?? clientOf(e.owner ?? '?'));
       } else if (TRUTH_ENDS.has(e.kind)) {
-        storeHolds.get(store)!.end(holdKey, e);
-        const client = holderOf.get(holdKey);
-        if (client !== undefined) clientAcc.get(client)?.truth.end(holdKey, e);
         if (e.kind !== 'lock.released') storeMarks.get(store)!.push({ atUs: e.timeUs, seq: e.seq, kind: e.kind, label: e.kind.slice(5) });
       } else if (e.kind === 'store.down') storeDowns.get(store)!.start('down', e, 'down');
       else if (e.kind === 'store.up') storeDowns.get(store)!.end('down', e);
     }
+  }
+
+  // Holdings and beliefs come from the checker's own derivation (sim/check/intervals.ts), so the
+  // picture cannot disagree with the verdict: a client's truth bar is its group's holding, with quorum.
+  const iv = deriveIntervals(events);
+  const span = (fromUs: number, toUs: number | undefined, endSeq: number | undefined, label: string, seq: number): Span => ({
+    fromUs,
+    toUs: toUs ?? endUs,
+    label,
+    seq,
+    end: endSeq === undefined ? 'open' : events[endSeq]!.kind,
+  });
+  for (const b of iv.beliefs) accFor(b.client).belief.spans.push(span(b.startUs, b.endUs, b.endSeq, ownerLabel(b.owner, b.fence), b.startSeq));
+  for (const h of iv.holdings)
+    accFor(h.client).truth.spans.push(span(h.startUs, h.endUs, h.endSeq, ownerLabel(h.owner, events[h.startSeq]!.fence), h.startSeq));
+  for (const nh of iv.nodeHoldings) {
+    storeFor(events[nh.startSeq]!);
+    storeHolds.get(nh.node)!.spans.push(span(nh.startUs, nh.endUs, nh.endSeq, ownerLabel(nh.owner, nh.fence), nh.startSeq));
   }
 
   const clients: ClientLane[] = [...clientAcc.entries()].map(([name, a]) => ({
@@ -254,7 +257,7 @@ export function buildModel(doc: TraceDocument): TraceModel {
     resource: { name: 'resource', machine: doc.scenario.resource.machine, writes },
     faultBands: faultBands.finish(endUs),
     // A partition still in force when the trace ends lasts to its end.
-    partitions: [...partitions, ...[...openPartitions].map(([g, o]) => ({ ...o, toUs: endUs, groups: partitionGroups(g) }))],
+    partitions: [...partitions, ...[...openPartitions.values()].map((o) => ({ fromUs: o.fromUs, seq: o.seq, toUs: endUs, groups: o.groups }))],
     faultMarks,
     doubleOwnership: doc.verdict.doubleOwnership,
     arrows,
@@ -275,12 +278,8 @@ function formatShort(us: number): string {
   return us >= 1_000_000 ? `${(us / 1_000_000).toFixed(us % 1_000_000 === 0 ? 0 : 1)} s` : `${Math.round(us / 1000)} ms`;
 }
 
-/** Reads the groups of a partition event's `data.groups` ("app1 | hostD hostE"). */
-function partitionGroups(text: string): string[][] {
-  return text.split('|').map((g) =>
-    g
-      .trim()
-      .split(/\s+/)
-      .filter((m) => m !== ''),
-  );
+/** Reads the groups of a partition event's `data.groups`: an array of arrays of machine names. */
+function partitionGroups(v: JsonValue | undefined): string[][] {
+  if (!Array.isArray(v)) return [];
+  return v.map((g) => (Array.isArray(g) ? g.map(String) : [String(g)]));
 }

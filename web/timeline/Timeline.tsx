@@ -1,3 +1,4 @@
+import { summarize } from '../../sim/check/summary.js';
 import { scaleLinear } from 'd3-scale';
 import { select } from 'd3-selection';
 import { zoom as d3zoom, zoomIdentity, type D3ZoomEvent, type ZoomBehavior } from 'd3-zoom';
@@ -121,7 +122,7 @@ export function Timeline({ trace, fullDomain, primary, title, divergeUs = null }
           width={plotW + GUTTER_W + 8}
           height={height}
           role="img"
-          aria-label={`Timeline of ${title}: ${trace.model.clients.length} clients, ${trace.doc.events.length} events. ${trace.doc.verdict.summary.join(' ')}`}
+          aria-label={`Timeline of ${title}: ${trace.model.clients.length} clients, ${trace.doc.events.length} events. ${summarize(trace.doc.verdict).join(' ')}`}
           onClick={onClick}
         >
           <rect className="plot-bg" x={GUTTER_W} y={AXIS_H} width={plotW} height={height - AXIS_H} />

@@ -1,0 +1,316 @@
+import { kindSpec, type HoldingEnd } from '../trace/kinds.js';
+import type { TraceEvent } from '../trace/types.js';
+import { CheckError } from './refuse.js';
+
+/*
+ * The one derivation of intervals from a trace: holdings (what the store
+ * says is true, with quorum), beliefs (what each client thinks) and the
+ * windows in which two clients both believed they held the same key. The
+ * checker, the lab's timeline and the CLI all read these, so none of them
+ * can draw or judge a lock by rules of its own.
+ */
+
+/** A holding interval: from a store granting a key to an owner until that ends, per group of nodes. */
+export interface Holding {
+  /**
+   * The key as the client names it (a store may see it under a prefix or as
+   * a path). Until a client event names the owner's key, the store's.
+   */
+  key: string;
+  /** A shared (read) lock: held beside others, never superseding them. */
+  readonly shared: boolean;
+  readonly owner: string;
+  readonly client: string;
+  /** The store node, or the group of nodes that hold the lock together (Redlock, Combined). */
+  readonly group: string;
+  readonly startUs: number;
+  /** The grant that brought the group to its quorum. */
+  readonly startSeq: number;
+  endUs: number | undefined;
+  endSeq: number | undefined;
+  how: HoldingEnd | undefined;
+  endReason: string | undefined;
+}
+
+/** One node's holding of a key, as the node's own lane shows it. */
+export interface NodeHolding {
+  readonly node: string;
+  readonly key: string;
+  readonly owner: string;
+  readonly client: string;
+  readonly fence: number | undefined;
+  readonly startUs: number;
+  readonly startSeq: number;
+  endUs: number | undefined;
+  endSeq: number | undefined;
+  endKind: string | undefined;
+}
+
+/** A belief interval: from a client learning it holds the lock until it learns otherwise or dies. */
+export interface BeliefInterval {
+  readonly key: string;
+  readonly shared: boolean;
+  readonly client: string;
+  readonly owner: string;
+  readonly fence: number | undefined;
+  readonly startUs: number;
+  readonly startSeq: number;
+  endUs: number | undefined;
+  endSeq: number | undefined;
+}
+
+/** Two clients believed they held the same key over the same stretch of true time. */
+export interface OwnershipWindow {
+  readonly key: string;
+  readonly fromUs: number;
+  toUs: number;
+  readonly clients: [string, string];
+  readonly owners: [string, string];
+  /** The events where each of the two beliefs began. */
+  readonly seqs: [number, number];
+}
+
+/** Listeners the invariants hang on the derivation, called as intervals open and close. */
+export interface IntervalEvents {
+  holdingEnded?(h: Holding, e: TraceEvent): void;
+}
+
+/** The group a store node belongs to (`data.group`), or the node itself. */
+function groupOf(e: TraceEvent): string {
+  const g = e.data?.group;
+  return typeof g === 'string' ? g : e.actor;
+}
+
+/** How many nodes of the group must hold for the lock to be held (`data.quorum`, default 1). */
+function quorumOf(e: TraceEvent): number {
+  const q = e.data?.quorum;
+  return typeof q === 'number' ? q : 1;
+}
+
+/** Maps an owner token to its client: tokens are written `client:n`. */
+export function clientOf(owner: string): string {
+  const i = owner.lastIndexOf(':');
+  return i === -1 ? owner : owner.slice(0, i);
+}
+
+function need(e: TraceEvent, field: 'owner' | 'key', why: string): string {
+  const v = e[field];
+  if (typeof v !== 'string') throw new CheckError(e.seq, field, `${e.kind} must name its ${field}: ${why}`);
+  return v;
+}
+
+/**
+ * Derives intervals from events fed in trace order, one at a time. Only the
+ * past is ever needed, so the same code serves a trace on disk and a run
+ * whose events are never kept.
+ */
+export class IntervalTracker {
+  readonly holdings: Holding[] = [];
+  readonly nodeHoldings: NodeHolding[] = [];
+  readonly beliefs: BeliefInterval[] = [];
+  readonly windows: OwnershipWindow[] = [];
+  readonly holdingsByOwner = new Map<string, Holding[]>();
+  readonly holdingsByKey = new Map<string, Holding[]>();
+  readonly beliefsByOwner = new Map<string, BeliefInterval[]>();
+  lastUs = 0;
+
+  /** The key each owner token protects, as its client names it. */
+  private readonly ownerKey = new Map<string, string>();
+  private readonly openNode = new Map<string, NodeHolding>();
+  private readonly groupCount = new Map<string, number>();
+  private readonly openHolding = new Map<string, Holding>();
+  private readonly openBelief = new Map<string, BeliefInterval>();
+  /** Windows whose end is not known yet, by the two beliefs they pair. */
+  private readonly openWindows: Array<{ w: OwnershipWindow; a: BeliefInterval; b: BeliefInterval }> = [];
+
+  constructor(private readonly listeners: IntervalEvents = {}) {}
+
+  push(e: TraceEvent): void {
+    this.lastUs = e.timeUs;
+    const spec = kindSpec(e.kind);
+    const actorClass = spec?.actor ?? (e.believes !== undefined ? 'client' : undefined);
+    if (actorClass === 'client' && e.owner !== undefined && e.key !== undefined && !this.ownerKey.has(e.owner)) this.learnKey(e.owner, e.key);
+    if (e.believes !== undefined) this.belief(e);
+    if (spec?.startsHolding === true) this.granted(e);
+    else if (spec?.endsHolding !== undefined && e.owner !== undefined) this.ended(e, spec.endsHolding);
+    else if (spec?.endsHolding !== undefined) need(e, 'owner', 'the checker must know whose lock ended');
+  }
+
+  /** Closes the windows still open when the trace ends, at its last instant. */
+  finish(): void {
+    for (const o of this.openWindows) this.closeWindow(o.w, this.lastUs);
+    this.openWindows.length = 0;
+  }
+
+  /**
+   * The client's key for `owner`. A holding granted before any client event
+   * named it (a hand-written or real trace) is filed under that key now, in
+   * start order.
+   */
+  private learnKey(owner: string, key: string): void {
+    this.ownerKey.set(owner, key);
+    for (const h of this.holdingsByOwner.get(owner) ?? []) {
+      if (h.key === key) continue;
+      const old = this.holdingsByKey.get(h.key)!;
+      old.splice(old.indexOf(h), 1);
+      h.key = key;
+      const list = this.holdingsByKey.get(key) ?? [];
+      this.holdingsByKey.set(key, list);
+      let i = list.length;
+      while (i > 0 && list[i - 1]!.startSeq > h.startSeq) i--;
+      list.splice(i, 0, h);
+    }
+  }
+
+  private belief(e: TraceEvent): void {
+    const b = e.believes!;
+    if (b.holds && b.owner === undefined) throw new CheckError(e.seq, 'believes.owner', 'a client that believes it holds the lock must say as which owner');
+    const current = this.openBelief.get(e.actor);
+    if (current !== undefined && (!b.holds || b.owner !== current.owner)) {
+      current.endUs = e.timeUs;
+      current.endSeq = e.seq;
+      this.openBelief.delete(e.actor);
+      this.closeWindows(current, e.timeUs);
+    }
+    if (b.holds && !this.openBelief.has(e.actor)) {
+      const interval: BeliefInterval = {
+        key: e.key ?? '',
+        shared: b.shared === true,
+        client: e.actor,
+        owner: b.owner!,
+        fence: b.fence,
+        startUs: e.timeUs,
+        startSeq: e.seq,
+        endUs: undefined,
+        endSeq: undefined,
+      };
+      // Every other belief still open on the same key overlaps this one from now on.
+      for (const other of this.openBelief.values()) {
+        if (other.key !== interval.key || other.client === interval.client || (other.shared && interval.shared)) continue;
+        const w: OwnershipWindow = {
+          key: other.key,
+          fromUs: e.timeUs,
+          toUs: e.timeUs,
+          clients: [other.client, interval.client],
+          owners: [other.owner, interval.owner],
+          seqs: [other.startSeq, interval.startSeq],
+        };
+        this.windows.push(w);
+        this.openWindows.push({ w, a: other, b: interval });
+      }
+      this.beliefs.push(interval);
+      this.openBelief.set(e.actor, interval);
+      push(this.beliefsByOwner, interval.owner, interval);
+    }
+  }
+
+  private closeWindows(ended: BeliefInterval, atUs: number): void {
+    for (let i = this.openWindows.length - 1; i >= 0; i--) {
+      const o = this.openWindows[i]!;
+      if (o.a !== ended && o.b !== ended) continue;
+      this.openWindows.splice(i, 1);
+      this.closeWindow(o.w, atUs);
+    }
+  }
+
+  /** A window ends when the first of its two beliefs does; one that closed the instant it opened was no overlap at all. */
+  private closeWindow(w: OwnershipWindow, atUs: number): void {
+    w.toUs = atUs;
+    if (atUs > w.fromUs) return;
+    const i = this.windows.lastIndexOf(w);
+    if (i !== -1) this.windows.splice(i, 1);
+  }
+
+  private granted(e: TraceEvent): void {
+    const owner = need(e, 'owner', 'the checker must know who was granted the lock');
+    const storeKey = need(e, 'key', 'the checker must know which lock was granted');
+    const nodeId = `${e.actor}\u0000${owner}`;
+    if (this.openNode.has(nodeId)) return;
+    const client = e.peer ?? clientOf(owner);
+    const nh: NodeHolding = {
+      node: e.actor,
+      key: storeKey,
+      owner,
+      client,
+      fence: e.fence,
+      startUs: e.timeUs,
+      startSeq: e.seq,
+      endUs: undefined,
+      endSeq: undefined,
+      endKind: undefined,
+    };
+    this.openNode.set(nodeId, nh);
+    this.nodeHoldings.push(nh);
+    // Truth is kept per store node, then combined per group: the lock is held
+    // while at least `quorum` nodes of its group hold it (1 of 1 for a single
+    // node; a majority for Redlock; all stores for a unanimous Combined store).
+    const groupId = `${groupOf(e)}\u0000${owner}`;
+    const count = (this.groupCount.get(groupId) ?? 0) + 1;
+    this.groupCount.set(groupId, count);
+    if (count >= quorumOf(e) && !this.openHolding.has(groupId)) {
+      const key = this.ownerKey.get(owner) ?? storeKey;
+      const h: Holding = {
+        key,
+        shared: e.data?.shared === true,
+        owner,
+        client,
+        group: groupOf(e),
+        startUs: e.timeUs,
+        startSeq: e.seq,
+        endUs: undefined,
+        endSeq: undefined,
+        how: undefined,
+        endReason: undefined,
+      };
+      this.openHolding.set(groupId, h);
+      this.holdings.push(h);
+      push(this.holdingsByKey, key, h);
+      push(this.holdingsByOwner, owner, h);
+    }
+  }
+
+  private ended(e: TraceEvent, how: HoldingEnd): void {
+    const owner = e.owner!;
+    const nodeId = `${e.actor}\u0000${owner}`;
+    const nh = this.openNode.get(nodeId);
+    if (nh === undefined) return;
+    this.openNode.delete(nodeId);
+    nh.endUs = e.timeUs;
+    nh.endSeq = e.seq;
+    nh.endKind = e.kind;
+    const groupId = `${groupOf(e)}\u0000${owner}`;
+    const count = (this.groupCount.get(groupId) ?? 1) - 1;
+    this.groupCount.set(groupId, count);
+    const h = this.openHolding.get(groupId);
+    if (h !== undefined && count < quorumOf(e)) {
+      h.endUs = e.timeUs;
+      h.endSeq = e.seq;
+      h.how = how;
+      h.endReason = e.reason;
+      this.openHolding.delete(groupId);
+      this.listeners.holdingEnded?.(h, e);
+    }
+  }
+}
+
+function push<T>(map: Map<string, T[]>, key: string, value: T): void {
+  const list = map.get(key);
+  if (list === undefined) map.set(key, [value]);
+  else list.push(value);
+}
+
+/** Every interval of a whole trace. */
+export interface Intervals {
+  readonly holdings: readonly Holding[];
+  readonly nodeHoldings: readonly NodeHolding[];
+  readonly beliefs: readonly BeliefInterval[];
+  readonly windows: readonly OwnershipWindow[];
+  readonly lastUs: number;
+}
+
+export function deriveIntervals(events: readonly TraceEvent[]): Intervals {
+  const t = new IntervalTracker();
+  for (const e of events) t.push(e);
+  t.finish();
+  return t;
+}

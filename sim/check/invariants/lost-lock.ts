@@ -1,0 +1,54 @@
+import type { Holding, IntervalTracker } from '../intervals.js';
+import type { LostLock } from '../verdict.js';
+
+/**
+ * A lock is lost when its holding ends other than by release while the
+ * client's belief in that very acquisition is still open at that instant. A
+ * belief that begins at the same microsecond counts too, so the answer for
+ * an instant waits until the trace has moved past it.
+ */
+export class LostLocks {
+  readonly found: LostLock[] = [];
+  private pending: Array<{ h: Holding; atUs: number; seq: number }> = [];
+
+  constructor(private readonly intervals: IntervalTracker) {}
+
+  holdingEnded(h: Holding, atUs: number, seq: number): void {
+    if (h.how !== 'released') this.pending.push({ h, atUs, seq });
+  }
+
+  /** Called before each event: settles the losses of every instant before `nowUs`. */
+  advance(nowUs: number): void {
+    if (this.pending.length === 0 || this.pending[0]!.atUs >= nowUs) return;
+    this.settle((p) => p.atUs < nowUs);
+  }
+
+  finish(): void {
+    this.settle(() => true);
+  }
+
+  private settle(due: (p: { atUs: number }) => boolean): void {
+    const keep: typeof this.pending = [];
+    for (const p of this.pending) {
+      if (!due(p)) {
+        keep.push(p);
+        continue;
+      }
+      const beliefs = this.intervals.beliefsByOwner.get(p.h.owner) ?? [];
+      const b = beliefs.find((x) => x.startUs <= p.atUs && (x.endUs === undefined || x.endUs > p.atUs));
+      if (b !== undefined) {
+        const h = p.h;
+        this.found.push({
+          key: h.key,
+          client: h.client,
+          owner: h.owner,
+          atUs: p.atUs,
+          how: h.how ?? 'lost',
+          reason: h.endReason ?? '',
+          seqs: [p.seq, b.startSeq],
+        });
+      }
+    }
+    this.pending = keep;
+  }
+}
