@@ -1,14 +1,10 @@
 import { Client } from '../clients/lifecycle.js';
 import type { Scenario } from '../scenario/types.js';
 import { storeKind } from '../stores/registry.js';
-import { msToUs } from '../time.js';
-import type { Endpoint } from '../world/endpoint.js';
-import type { WriteReply, WriteRequest } from '../world/resource.js';
-import { World } from '../world/world.js';
 import type { RealNode } from './adapters/types.js';
 import { nodeGroups, realNode, serverNeeds } from './nodes.js';
+import { RealRuntime, type Forward, type MachineClocks, type RawEvent } from './runtime/real-runtime.js';
 import type { RunClock } from './runtime/time.js';
-import { RealWorld, type Forward, type RawEvent } from './runtime/world.js';
 
 export interface ClientSessionOptions {
   readonly scenario: Scenario;
@@ -16,28 +12,27 @@ export interface ClientSessionOptions {
   /** Server URL by store node name. */
   readonly urls: ReadonlyMap<string, string>;
   readonly clock: RunClock;
+  readonly machines: MachineClocks;
   readonly emit: (e: RawEvent) => void;
   /** Sends a write to the protected resource and returns its reply. */
   readonly forward: Forward;
   readonly msgBase: number;
   /** Partitions the runtime applies: whether requests from `machine` to `node` are cut now. */
   readonly cut?: (machine: string, node: string) => boolean;
-  /** Overrides the adapters (tests; the Symfony driver). */
+  /** Overrides the adapters (the Symfony client speaks through its PHP driver). */
   readonly nodes?: ReadonlyMap<string, RealNode>;
 }
 
 /**
  * One scenario client ready to run on real servers: the simulation's own
- * `Client` lifecycle and its store's own driver, on the real-time runtime,
- * with this process's own connections to every store node. The store model
- * is built only for its driver: its simulated nodes are never called, every
- * request goes to the real node of the same name.
+ * `Client` lifecycle with its store kind's own driver, on the real-time
+ * runtime, with this process's own connections to every store node.
  */
 export class ClientSession {
-  readonly world: RealWorld;
+  readonly runtime: RealRuntime;
   readonly nodes: ReadonlyMap<string, RealNode>;
-  private readonly start_: () => Client;
-  private lifecycle: Client | undefined;
+  readonly client: Client;
+  private finished: Promise<void> | undefined;
 
   constructor(readonly opts: ClientSessionOptions) {
     const { scenario } = opts;
@@ -45,47 +40,31 @@ export class ClientSession {
     if (spec === undefined) throw new Error(`the scenario has no client named ${opts.client}`);
     const kind = storeKind(scenario.store.kind);
     if (kind === undefined) throw new Error(`no store kind ${scenario.store.kind}`);
+    const needs = serverNeeds(scenario);
     this.nodes =
       opts.nodes ??
       new Map(
-        serverNeeds(scenario).map((need) => {
+        needs.map((need) => {
           const url = opts.urls.get(need.node);
           if (url === undefined) throw new Error(`no server URL for store node ${need.node}`);
           return [need.node, realNode(need, url, opts.client)];
         }),
       );
-    this.world = new RealWorld({
+    this.runtime = new RealRuntime({
+      process: spec.name,
+      machine: spec.machine,
       clock: opts.clock,
+      machines: opts.machines,
       seed: scenario.seed,
       nodes: this.nodes,
+      nodeMachines: new Map(needs.map((n) => [n.node, n.machine])),
       forward: opts.forward,
       emit: opts.emit,
       msgBase: opts.msgBase,
       groups: nodeGroups(scenario),
       ...(opts.cut === undefined ? {} : { cut: opts.cut }),
     });
-    // The driver is built on a simulated world of its own; only its endpoints' names are used.
-    const model = new World(scenario.seed, { latencyMinUs: 0, latencyMaxUs: 0, distribution: 'uniform', loss: 0 });
-    for (const m of scenario.machines) {
-      model.addMachine(m.name, msToUs(m.clockOffsetMs), m.clockDriftPpm);
-      this.world.addMachine(m.name, msToUs(m.clockOffsetMs), m.clockDriftPpm);
-    }
-    const store = kind.create(model, scenario.store, scenario);
-    const resource: Endpoint<WriteRequest, WriteReply> = {
-      name: 'resource',
-      machine: model.machine(scenario.resource.machine),
-      isUp: () => true,
-      handle: () => {
-        throw new Error('the resource is reached through the runtime');
-      },
-    };
-    // The runtime offers the lifecycle and drivers what the simulated world offers them.
-    this.start_ = () => new Client(this.world as unknown as World, spec, store.driver(spec), kind.capabilities, resource);
-  }
-
-  /** Starts the lifecycle: its script begins when the run's clock reaches the client's `startMs`. */
-  start(): void {
-    this.lifecycle ??= this.start_();
+    this.client = new Client(this.runtime, spec, kind.driver(scenario.store, spec, scenario), kind.capabilities, { name: 'resource' });
   }
 
   /**
@@ -98,13 +77,11 @@ export class ClientSession {
     await Promise.all([...this.nodes.values()].map((n) => n.open().catch((err: unknown) => (downAllowed ? undefined : Promise.reject(err)))));
   }
 
-  /** Resolves when the client's script has ended. */
-  get done(): Promise<void> {
-    return this.world.process(this.opts.client).done;
-  }
-
-  get name(): string {
-    return this.opts.client;
+  /** Starts the lifecycle when the run's clock reaches the client's `startMs`; resolves when its script has ended. */
+  run(): Promise<void> {
+    const startUs = Math.round(this.opts.scenario.clients.find((c) => c.name === this.opts.client)!.startMs * 1000);
+    this.finished ??= this.opts.clock.until(startUs).then(() => this.runtime.main(this.client.main()));
+    return this.finished;
   }
 
   async close(): Promise<void> {

@@ -6,7 +6,7 @@ import type { WriteRequest } from '../world/resource.js';
 import { ClientSession } from './client-session.js';
 import { RealResource } from './resource.js';
 import { RunClock } from './runtime/time.js';
-import type { RawEvent } from './runtime/world.js';
+import { machineClocks, type RawEvent } from './runtime/real-runtime.js';
 
 /** Orders events by true time (ties keep their arrival order) and numbers them. */
 export function numberEvents(raw: readonly RawEvent[]): TraceEvent[] {
@@ -29,7 +29,8 @@ export async function runInProcess(
   const raw: RawEvent[] = [];
   const emit = (e: RawEvent): void => void raw.push(e);
   const clock = new RunClock(process.hrtime.bigint());
-  const resource = new RealResource(scenario, clock, emit);
+  const machines = machineClocks(scenario.machines);
+  const resource = new RealResource(scenario, clock, machines, emit);
   const sessions = scenario.clients.map(
     (c, i) =>
       new ClientSession({
@@ -37,6 +38,7 @@ export async function runInProcess(
         client: c.name,
         urls,
         clock,
+        machines,
         emit,
         msgBase: (i + 1) * 1_000_000,
         forward: async (_to, request, msg) => resource.write(c.name, c.machine, request as WriteRequest, msg),
@@ -46,8 +48,7 @@ export async function runInProcess(
     await Promise.all(sessions.map((s) => s.open(opts.downAllowed === true)));
     // Time 0 is now: every client is connected.
     clock.setOrigin(process.hrtime.bigint());
-    for (const s of sessions) s.start();
-    await Promise.all(sessions.map((s) => s.done));
+    await Promise.all(sessions.map((s) => s.run()));
     const events = numberEvents(raw);
     return { events, verdict: check(events) };
   } finally {

@@ -1,7 +1,7 @@
 import { noop } from 'cockatiel';
 import { Etcd3, type Lease } from 'etcd3';
-import type { SessionOp } from '../../stores/session.js';
-import type { LockOp } from '../../stores/types.js';
+import type { SessionOp } from '../../stores/session-driver.js';
+import type { LockOp } from '../../stores/protocol.js';
 import { answer, connectWithin, RefusedError, type NodeAnswer, type NodeCall, type RealNode, type StoreFact } from './types.js';
 
 const EXPIRED = 'lease expired';

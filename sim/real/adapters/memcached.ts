@@ -1,5 +1,5 @@
 import Memcached from 'memcached';
-import type { LockOp } from '../../stores/types.js';
+import type { LockOp } from '../../stores/protocol.js';
 import { answer, connectWithin, RefusedError, type NodeAnswer, type NodeCall, type RealNode } from './types.js';
 
 /** memcached counts expiry in whole seconds; Symfony rounds a TTL up to them. */

@@ -1,6 +1,7 @@
 import pg from 'pg';
-import { CONNECTION_LOST, crc32 } from '../../stores/postgres.js';
-import type { LockOp } from '../../stores/types.js';
+import { crc32 } from '../../stores/postgres.js';
+import { CONNECTION_LOST } from '../../stores/postgres-driver.js';
+import type { LockOp } from '../../stores/protocol.js';
 import { answer, connectWithin, RefusedError, type NodeAnswer, type NodeCall, type RealNode } from './types.js';
 
 /** What the simulated advisory-lock driver adds to each request: which connection it goes over. */

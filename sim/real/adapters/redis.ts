@@ -1,5 +1,5 @@
 import { Redis } from 'ioredis';
-import type { LockOp } from '../../stores/types.js';
+import type { LockOp } from '../../stores/protocol.js';
 import { answer, connectWithin, RefusedError, usToMsCeil, type NodeAnswer, type NodeCall, type RealNode } from './types.js';
 
 /*

@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import type { LockOp } from '../../stores/types.js';
+import type { LockOp } from '../../stores/protocol.js';
 import { isLostConnection, pgConnect } from './postgres.js';
 import { answer, connectWithin, RefusedError, type NodeAnswer, type NodeCall, type RealNode } from './types.js';
 

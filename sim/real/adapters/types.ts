@@ -1,4 +1,4 @@
-import type { LockOp, LockReply } from '../../stores/types.js';
+import type { LockOp, LockReply } from '../../stores/protocol.js';
 
 /** Who sends a request to a real node, as the trace names them. */
 export interface NodeCall {

@@ -1,6 +1,6 @@
 import zookeeper from 'node-zookeeper-client';
-import type { SessionOp } from '../../stores/session.js';
-import type { LockOp, LockReply } from '../../stores/types.js';
+import type { SessionOp } from '../../stores/session-driver.js';
+import type { LockOp, LockReply } from '../../stores/protocol.js';
 import { answer, connectWithin, RefusedError, type NodeAnswer, type NodeCall, type RealNode, type StoreFact } from './types.js';
 
 const { CreateMode, Exception } = zookeeper;
