@@ -116,6 +116,8 @@ export function formatVerdict(doc: TraceDocument, c: Colors): string {
 
 export function formatStop(doc: TraceDocument, c: Colors): string {
   const s = doc.stop;
+  if (doc.source === 'real' && s.reason === 'completed')
+    return c.dim(`Real run completed: ${doc.events.length} trace events over ${formatInstant(s.timeUs)} of real time.`);
   if (s.reason === 'completed')
     return c.dim(`Run completed: ${doc.events.length} trace events, ${s.events} kernel events, ${formatInstant(s.timeUs)} of simulated time.`);
   const which =

@@ -17,6 +17,7 @@ import { serializeTrace, validateTrace } from '../trace/io.js';
 import type { TraceDocument } from '../trace/types.js';
 import { readJsonFile, writeFileAtomic } from './files.js';
 import { formatStop, formatTimeline, formatVerdict } from './format.js';
+import { registerRealCommands } from './real.js';
 
 /** Exit codes, as the README documents them. */
 export const EXIT = { ok: 0, failOn: 1, badInput: 2, budget: 3 } as const;
@@ -210,6 +211,8 @@ Exit codes: 0 the run completed (whatever its outcome), 1 the outcome met --fail
       io.out('\nLoses the lock without a release when:\n');
       for (const r of STORE_TABLE) io.out(`  ${c.bold(r.name)}: ${r.losesLockWhen.join('; ')}\n`);
     });
+
+  registerRealCommands(program, { io, c, loadScenario, collect, setCode: (n) => (code = n) });
 
   try {
     await program.parseAsync([...argv], { from: 'user' });

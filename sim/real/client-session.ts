@@ -2,6 +2,8 @@ import { Client } from '../clients/lifecycle.js';
 import type { Scenario } from '../scenario/types.js';
 import { storeKind } from '../stores/registry.js';
 import type { RealNode } from './adapters/types.js';
+import type { ClientLibrary } from './ipc.js';
+import { SymfonyDriver, symfonyNodes } from './symfony/node.js';
 import { nodeGroups, realNode, serverNeeds } from './nodes.js';
 import { RealRuntime, type Forward, type MachineClocks, type RawEvent } from './runtime/real-runtime.js';
 import type { RunClock } from './runtime/time.js';
@@ -19,8 +21,8 @@ export interface ClientSessionOptions {
   readonly msgBase: number;
   /** Partitions the runtime applies: whether requests from `machine` to `node` are cut now. */
   readonly cut?: (machine: string, node: string) => boolean;
-  /** Overrides the adapters (the Symfony client speaks through its PHP driver). */
-  readonly nodes?: ReadonlyMap<string, RealNode>;
+  /** The simulation's lock code (node), or the real Symfony Lock through the PHP driver. */
+  readonly library?: ClientLibrary;
 }
 
 /**
@@ -41,15 +43,16 @@ export class ClientSession {
     const kind = storeKind(scenario.store.kind);
     if (kind === undefined) throw new Error(`no store kind ${scenario.store.kind}`);
     const needs = serverNeeds(scenario);
-    this.nodes =
-      opts.nodes ??
-      new Map(
-        needs.map((need) => {
-          const url = opts.urls.get(need.node);
-          if (url === undefined) throw new Error(`no server URL for store node ${need.node}`);
-          return [need.node, realNode(need, url, opts.client)];
-        }),
-      );
+    const symfony = opts.library === 'symfony';
+    this.nodes = symfony
+      ? symfonyNodes(scenario, spec, opts.urls)
+      : new Map(
+          needs.map((need) => {
+            const url = opts.urls.get(need.node);
+            if (url === undefined) throw new Error(`no server URL for store node ${need.node}`);
+            return [need.node, realNode(need, url, opts.client)];
+          }),
+        );
     this.runtime = new RealRuntime({
       process: spec.name,
       machine: spec.machine,
@@ -57,14 +60,15 @@ export class ClientSession {
       machines: opts.machines,
       seed: scenario.seed,
       nodes: this.nodes,
-      nodeMachines: new Map(needs.map((n) => [n.node, n.machine])),
+      nodeMachines: new Map([...needs.map((n) => [n.node, n.machine] as const), [scenario.store.name, needs[0]?.machine ?? spec.machine] as const]),
       forward: opts.forward,
       emit: opts.emit,
       msgBase: opts.msgBase,
       groups: nodeGroups(scenario),
       ...(opts.cut === undefined ? {} : { cut: opts.cut }),
     });
-    this.client = new Client(this.runtime, spec, kind.driver(scenario.store, spec, scenario), kind.capabilities, { name: 'resource' });
+    const driver = symfony ? new SymfonyDriver(scenario.store.name, kind.capabilities.expiring) : kind.driver(scenario.store, spec, scenario);
+    this.client = new Client(this.runtime, spec, driver, kind.capabilities, { name: 'resource' });
   }
 
   /**

@@ -21,7 +21,7 @@ export interface ServerNeed {
   /** The scenario machine it lives on. */
   readonly machine: string;
   readonly server: ServerKind;
-  readonly protocol: 'redis' | 'memcached' | 'advisory' | 'table' | 'zookeeper' | 'zookeeper-recipe' | 'etcd';
+  readonly protocol: 'redis' | 'redlock' | 'memcached' | 'advisory' | 'table' | 'zookeeper' | 'zookeeper-recipe' | 'etcd';
   readonly persistence?: Persistence;
   readonly tickMs?: number;
   /** Needs a wall clock the harness can step (a clock-jump fault aimed at its machine). */
@@ -70,7 +70,7 @@ function needsOf(spec: StoreSpecBase, path: string, jumped: ReadonlySet<string>)
         node: n.name,
         machine: n.machine,
         server: 'redis' as const,
-        protocol: 'redis' as const,
+        protocol: 'redlock' as const,
         persistence: (n.persistence ?? spec.persistence) as Persistence,
       }));
     }
@@ -95,6 +95,9 @@ export function realNode(need: ServerNeed, url: string, client: string): RealNod
   switch (need.protocol) {
     case 'redis':
       return new RedisNode(need.node, url);
+    case 'redlock':
+      // node-redlock's scripts: SET NX PX and the token-checked DEL, no fencing counter.
+      return new RedisNode(need.node, url, false);
     case 'memcached':
       return new MemcachedNode(need.node, url);
     case 'advisory':

@@ -7,14 +7,21 @@ function ttlSeconds(ttlUs: number): number {
   return Math.max(1, Math.ceil(ttlUs / 1_000_000));
 }
 
-/** A memcached connection that fails fast while the server is down and comes back as soon as it is up. */
+/**
+ * A memcached connection that fails fast while the server is down. The
+ * library's own reconnection pings the host with the system's `ping` before
+ * it tries again; instead, a failed server is dropped at once (`remove`) and
+ * the caller makes a fresh client for the next request.
+ */
 export function memcachedClient(location: string): Memcached {
-  return new Memcached(location, { retries: 0, retry: 50, failures: 1, reconnect: 50, timeout: 2_000, idle: 0, poolSize: 4, remove: false });
+  const c = new Memcached(location, { retries: 0, retry: 50, failures: 0, reconnect: 50, timeout: 2_000, idle: 0, poolSize: 4, remove: true });
+  for (const event of ['issue', 'failure', 'remove', 'reconnecting', 'reconnect'] as const) c.on(event, () => undefined);
+  return c;
 }
 
 function isRefusal(err: unknown): boolean {
   const m = err instanceof Error ? err.message : String(err);
-  return /ECONNREFUSED|ECONNRESET|EPIPE|not available|connection|dead|Stream/i.test(m);
+  return /ECONNREFUSED|ECONNRESET|EPIPE|not available|connection|dead|Stream|No servers|server/i.test(m);
 }
 
 /** Turns a node-memcached callback call into a promise. */
@@ -29,7 +36,8 @@ export function mc<T>(f: (cb: (err: unknown, result: T) => void) => void): Promi
  * These are exactly the requests the simulated memcached answers.
  */
 export class MemcachedNode implements RealNode {
-  readonly client: Memcached;
+  client: Memcached;
+  private readonly location: string;
   /** cas ids as the server wrote them, by the number handed to the driver. */
   private readonly casIds = new Map<number, string>();
 
@@ -37,7 +45,8 @@ export class MemcachedNode implements RealNode {
     readonly name: string,
     private readonly url: string,
   ) {
-    this.client = memcachedClient(url.replace(/^memcached:\/\//, ''));
+    this.location = url.replace(/^memcached:\/\//, '');
+    this.client = memcachedClient(this.location);
   }
 
   async open(): Promise<void> {
@@ -48,7 +57,12 @@ export class MemcachedNode implements RealNode {
     try {
       return await this.run(req, call);
     } catch (err) {
-      if (isRefusal(err)) throw new RefusedError(this.name, err instanceof Error ? err.message : String(err));
+      if (isRefusal(err)) {
+        // The dropped server is not tried again by this client: the next request gets a fresh one.
+        this.client.end();
+        this.client = memcachedClient(this.location);
+        throw new RefusedError(this.name, err instanceof Error ? err.message : String(err));
+      }
       return answer({ ok: false, error: err instanceof Error ? err.message : String(err) });
     }
   }

@@ -8,7 +8,7 @@ import { answer, connectWithin, RefusedError, usToMsCeil, type NodeAnswer, type 
  * KEYS[1] is the lock, KEYS[2] its fencing counter.
  */
 
-/** SET NX PX, then INCR the fencing counter; the same token again only extends (Symfony's save script). */
+/** SET NX PX, then INCR the fencing counter; the same token again only extends (Symfony's save script). ARGV[3] = '0' skips the counter. */
 const ACQUIRE = `
 local holder = redis.call('GET', KEYS[1])
 if holder == ARGV[1] then
@@ -16,6 +16,7 @@ if holder == ARGV[1] then
   return {1, tonumber(redis.call('GET', KEYS[2]) or '0'), 1}
 end
 if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
+  if ARGV[3] == '0' then return {1, 0, 0} end
   return {1, redis.call('INCR', KEYS[2]), 0}
 end
 return {0, holder}
@@ -58,7 +59,7 @@ return {redis.call('INCR', KEYS[2]), holder}
 type Reply = [number, number | string | null | undefined, number?];
 
 interface LockCommands {
-  lockAcquire(key: string, fence: string, owner: string, ttlMs: number): Promise<Reply>;
+  lockAcquire(key: string, fence: string, owner: string, ttlMs: number, counter: '0' | '1'): Promise<Reply>;
   lockRefresh(key: string, fence: string, owner: string, ttlMs: number): Promise<Reply>;
   lockRelease(key: string, fence: string, owner: string): Promise<Reply>;
   lockPlainDel(key: string, fence: string): Promise<Reply>;
@@ -116,6 +117,8 @@ export class RedisNode implements RealNode {
   constructor(
     readonly name: string,
     private readonly url: string,
+    /** Hand out the INCR counter as a fencing token (off for Redlock's nodes, as node-redlock has none). */
+    private readonly fencing = true,
   ) {
     this.redis = lockRedis(url);
   }
@@ -139,9 +142,9 @@ export class RedisNode implements RealNode {
       case 'acquire': {
         if (req.shared === true) return answer({ ok: false, error: 'shared locks are not offered by the real Redis adapter' });
         const ttlMs = usToMsCeil(req.ttlUs);
-        const [ok, value, again] = await r.lockAcquire(req.key, fenceKey(req.key), req.owner, ttlMs);
+        const [ok, value, again] = await r.lockAcquire(req.key, fenceKey(req.key), req.owner, ttlMs, this.fencing ? '1' : '0');
         if (ok !== 1) return answer({ ok: false, holder: holderOf(value) });
-        const fence = Number(value);
+        const fence = this.fencing ? Number(value) : undefined;
         if (again === 1) return answer({ ok: true, fence }, { kind: 'lock.refreshed', key: req.key, owner: req.owner, fence, ttlUs: req.ttlUs });
         return answer({ ok: true, fence }, { kind: 'lock.granted', key: req.key, owner: req.owner, fence, ttlUs: req.ttlUs, data: { command: 'SET NX PX' } });
       }

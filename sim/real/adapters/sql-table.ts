@@ -77,7 +77,17 @@ export class SqlTableNode implements RealNode {
                 throw err;
               },
             );
-          if (inserted) return answer({ ok: true }, { kind: 'lock.granted', key: req.key, owner: req.owner, ttlUs: req.ttlUs, data: { command: 'INSERT' } });
+          if (inserted)
+            return answer(
+              { ok: true },
+              {
+                kind: 'lock.granted',
+                key: req.key,
+                owner: req.owner,
+                ttlUs: req.ttlUs,
+                data: { command: 'INSERT', clock: clientNowUs === undefined ? 'server' : 'client' },
+              },
+            );
         }
         // putOffExpiration: ours, or expired by "now" (a takeover); the previous token is read in the same statement.
         const r = await c.query<{ previous: string; expired_at: number; now_s: number }>(
@@ -103,7 +113,13 @@ export class SqlTableNode implements RealNode {
             owner: row.previous,
             reason: `row taken over by ${call.client}: expires_at ${row.expired_at} s is not after ${by} (${row.now_s} s)`,
           },
-          { kind: 'lock.granted', key: req.key, owner: req.owner, ttlUs: req.ttlUs, data: { command: 'UPDATE (takeover)' } },
+          {
+            kind: 'lock.granted',
+            key: req.key,
+            owner: req.owner,
+            ttlUs: req.ttlUs,
+            data: { command: 'UPDATE (takeover)', clock: clientNowUs === undefined ? 'server' : 'client' },
+          },
         );
       }
       case 'release': {

@@ -12,6 +12,8 @@ export interface NodeCall {
  * node's event, just before the client's own event for the reply.
  */
 export interface StoreFact {
+  /** The store node it happened on, when not the node that answered (a Combined store's servers). */
+  readonly node?: string;
   readonly kind: 'lock.granted' | 'lock.refreshed' | 'lock.released' | 'lock.expired' | 'lock.deleted' | 'lock.overwritten' | 'lock.queued' | 'lock.lost';
   readonly key: string;
   readonly owner: string;

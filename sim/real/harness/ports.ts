@@ -23,9 +23,11 @@ export async function freePorts(n: number): Promise<number[]> {
 
 /**
  * Sends `probe` to 127.0.0.1:port and resolves with what came back within
- * `timeoutMs` (empty when the connection was refused or closed silently).
+ * `timeoutMs` (empty when the connection was refused or closed silently):
+ * the first line, or with `untilClose` everything until the server hangs up
+ * (ZooKeeper's four-letter words answer several lines, then close).
  */
-export function ask(port: number, probe: string, timeoutMs: number, host = '127.0.0.1'): Promise<string> {
+export function ask(port: number, probe: string, timeoutMs: number, host = '127.0.0.1', untilClose = false): Promise<string> {
   return new Promise((resolve) => {
     let text = '';
     const socket = connect({ port, host });
@@ -39,6 +41,7 @@ export function ask(port: number, probe: string, timeoutMs: number, host = '127.
     socket.on('connect', () => socket.write(probe));
     socket.on('data', (d: string) => {
       text += d;
+      if (!untilClose && text.includes('\n')) done();
     });
     socket.on('error', done);
     socket.on('end', done);

@@ -87,7 +87,7 @@ export class ZooKeeperServer extends Server {
       `zookeeper ${name} on 127.0.0.1:${member.clientPort}`,
       () => ({ command: java, args, cwd: this.dir, logFile: join(this.dir, 'zookeeper.log') }),
       // `srvr` names the mode only once the server serves (an ensemble member needs its quorum).
-      async () => /Mode: (standalone|leader|follower)/.test(await ask(member.clientPort, 'srvr', 1000)),
+      async () => /Mode: (standalone|leader|follower)/.test(await ask(member.clientPort, 'srvr', 1000, '127.0.0.1', true)),
       60_000,
     );
   }
@@ -102,7 +102,7 @@ export class ZooKeeperServer extends Server {
 
   /** `standalone`, `leader`, `follower`, or `down`. */
   async mode(): Promise<string> {
-    return /Mode: (\w+)/.exec(await ask(this.member.clientPort, 'srvr', 1000))?.[1] ?? 'down';
+    return /Mode: (\w+)/.exec(await ask(this.member.clientPort, 'srvr', 1000, '127.0.0.1', true))?.[1] ?? 'down';
   }
 }
 

@@ -52,6 +52,7 @@ export function machineClocks(machines: ReadonlyArray<{ name: string; clockOffse
 export class RealRuntime implements Runtime {
   readonly process: string;
   readonly machine: string;
+  readonly nodeMachines: ReadonlyMap<string, string>;
   private readonly streams: RngStreams;
   private nextMsg: number;
   private readonly clockOf: LocalClock;
@@ -61,6 +62,7 @@ export class RealRuntime implements Runtime {
   constructor(private readonly opts: RealRuntimeOptions) {
     this.process = opts.process;
     this.machine = opts.machine;
+    this.nodeMachines = opts.nodeMachines;
     this.streams = new RngStreams(opts.seed);
     this.nextMsg = opts.msgBase;
     const c = opts.machines.get(opts.machine);
@@ -108,7 +110,16 @@ export class RealRuntime implements Runtime {
 
   private recordFacts(node: string, facts: readonly StoreFact[], msg: number): void {
     for (const f of facts) {
-      this.recordStore(node, f.kind, { key: f.key, owner: f.owner, fence: f.fence, ttlUs: f.ttlUs, peer: this.process, msg, reason: f.reason, data: f.data });
+      this.recordStore(f.node ?? node, f.kind, {
+        key: f.key,
+        owner: f.owner,
+        fence: f.fence,
+        ttlUs: f.ttlUs,
+        peer: this.process,
+        msg,
+        reason: f.reason,
+        data: f.data,
+      });
     }
   }
 
