@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type pg from 'pg';
 import type { Redis } from 'ioredis';
 import type zookeeper from 'node-zookeeper-client';
@@ -34,6 +35,16 @@ const GRACE_MS = 300;
 
 type Probe = (h: Held) => Promise<boolean>;
 
+/** A probe that has not answered in this long tells nothing this round. */
+const PROBE_TIMEOUT_MS = 500;
+
+/** `p`'s answer, or undefined when it fails or takes longer than `ms`. */
+function withTimeout<T>(p: Promise<T>, ms: number): Promise<T | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), ms)));
+  return Promise.race([p.catch(() => undefined), late]).finally(() => clearTimeout(timer));
+}
+
 /**
  * Watches the real servers for what no client sees happen: a lock that
  * expires, or is lost in a restart, an ended session, a terminated backend.
@@ -49,7 +60,8 @@ export class TruthObserver {
   /** Store nodes restarted during the run: a lock gone after that was lost in the restart. */
   private readonly restarted = new Map<string, number>();
   private timer: NodeJS.Timeout | undefined;
-  private busy = false;
+  /** Holdings being probed now: a probe that hangs (a server that is down or stopped) holds up only its own. */
+  private readonly probing = new Set<string>();
 
   constructor(
     private readonly needs: readonly ServerNeed[],
@@ -85,15 +97,14 @@ export class TruthObserver {
   }
 
   private async tick(): Promise<void> {
-    if (this.busy) return;
-    this.busy = true;
-    try {
-      const now = this.clock.nowUs();
-      await Promise.all(
-        [...this.held.entries()].map(async ([id, h]) => {
-          const probe = this.probes.get(h.node);
-          if (probe === undefined) return;
-          const still = await probe(h).catch(() => undefined);
+    const now = this.clock.nowUs();
+    await Promise.all(
+      [...this.held.entries()].map(async ([id, h]) => {
+        const probe = this.probes.get(h.node);
+        if (probe === undefined || this.probing.has(id)) return;
+        this.probing.add(id);
+        try {
+          const still = await withTimeout(probe(h), PROBE_TIMEOUT_MS);
           // A server that cannot be asked (down, paused) tells nothing yet.
           if (still === undefined) return;
           if (still) {
@@ -105,11 +116,11 @@ export class TruthObserver {
             this.held.delete(id);
             this.recordLoss(h, h.goneAtUs);
           }
-        }),
-      );
-    } finally {
-      this.busy = false;
-    }
+        } finally {
+          this.probing.delete(id);
+        }
+      }),
+    );
   }
 
   private recordLoss(h: Held, atUs: number): void {
@@ -178,10 +189,18 @@ export class TruthObserver {
         return async (h) => (await r.get(h.key)) === h.owner;
       }
       case 'memcached': {
-        // The adapter makes itself a fresh connection after a restart; its `get` is memcached's `gets`.
-        const n = new MemcachedNode(need.node, url);
+        // The adapter makes itself a fresh connection after a refused request; one that hangs is replaced too.
+        let n = new MemcachedNode(need.node, url);
         this.closers.push(() => n.close());
-        return async (h) => (await n.handle({ op: 'get', key: h.key }, { client: 'observer', msg: 0 })).reply.holder === h.owner;
+        return async (h) => {
+          const a = await withTimeout(n.handle({ op: 'get', key: h.key }, { client: 'observer', msg: 0 }), PROBE_TIMEOUT_MS / 2);
+          if (a === undefined) {
+            void n.close();
+            n = new MemcachedNode(need.node, url);
+            throw new Error(`${need.node} did not answer`);
+          }
+          return a.reply.holder === h.owner;
+        };
       }
       case 'advisory': {
         const c: pg.Client = await pgConnect(url, 'locklab-observer');
@@ -199,8 +218,9 @@ export class TruthObserver {
         this.closers.push(() => c.end().catch(() => undefined));
         return async (h) => {
           const r = await c.query<{ key_token: string; key_expiration: number; now_s: number }>(
-            'SELECT key_token, key_expiration, CAST(EXTRACT(epoch FROM NOW()) AS INT) AS now_s FROM lock_keys WHERE key_id = $1',
-            [h.key],
+            // Symfony's PdoStore names the row by the key's SHA-256; a hand-written table by the key itself.
+            'SELECT key_token, key_expiration, CAST(EXTRACT(epoch FROM NOW()) AS INT) AS now_s FROM lock_keys WHERE key_id = $1 OR key_id = $2',
+            [h.key, createHash('sha256').update(h.key).digest('hex')],
           );
           const row = r.rows[0];
           if (row === undefined || row.key_token !== h.owner) return false;

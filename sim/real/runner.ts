@@ -1,5 +1,4 @@
 import { fork, type ChildProcess } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { check } from '../check/checker.js';
 import type { FaultSpec, Scenario } from '../scenario/types.js';
 import { TRACE_SCHEMA, type Belief, type TraceDocument } from '../trace/types.js';
@@ -16,8 +15,8 @@ import { RealResource } from './resource.js';
 import { machineClocks, type RawEvent } from './runtime/real-runtime.js';
 import { RunClock } from './runtime/time.js';
 import { checkSymfonyStore } from './symfony/node.js';
+import { childEntry, PHP_DRIVER_PATH } from './child-bundle.js';
 
-const CHILD = fileURLToPath(new URL('./child.ts', import.meta.url));
 /** How long every client process has to connect before the run starts. */
 const READY_TIMEOUT_MS = 30_000;
 /** Time 0 is this long after the last client is ready, so that every process is waiting for it. */
@@ -111,6 +110,11 @@ async function prepare(scenario: Scenario, needs: readonly ServerNeed[], urls: R
   }
 }
 
+/** Sends to a client process unless it is gone (a message to a dead process is no error here). */
+function tell(proc: ChildProcess, m: ToChild): void {
+  if (proc.connected) proc.send(m, (err) => void err);
+}
+
 interface Child {
   readonly name: string;
   readonly machine: string;
@@ -146,6 +150,10 @@ export async function runReal(scenario: Scenario, opts: RealRunOptions = {}): Pr
   let partial = false;
   let stopReason: TraceDocument['stop']['reason'] = 'completed';
   const servers = new Map<string, Server>();
+  /** Set once the run is over: faults still scheduled do nothing. */
+  let closed = false;
+  const inFlight = new Set<Promise<void>>();
+  const faultErrors: string[] = [];
 
   const emit = (e: RawEvent): void => {
     raw.push(e);
@@ -200,9 +208,16 @@ export async function runReal(scenario: Scenario, opts: RealRunOptions = {}): Pr
 
     // One OS process per client, each its own process group (a SIGSTOP stops PHP with it).
     opts.progress?.(`starting ${scenario.clients.length} client processes (${library})`);
+    const entry = await childEntry();
     const readies: Array<Promise<void>> = [];
     scenario.clients.forEach((spec, i) => {
-      const proc = fork(CHILD, [], { execArgv: ['--import', 'tsx'], detached: true, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+      const proc = fork(entry.script, [], {
+        execArgv: [...entry.execArgv],
+        detached: true,
+        stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+        env: { ...process.env, LOCKLAB_PHP_DRIVER: PHP_DRIVER_PATH },
+      });
+      proc.on('error', () => undefined);
       if (proc.pid !== undefined) janitor.trackGroup(proc.pid, process.execPath);
       const child: Child = {
         name: spec.name,
@@ -241,8 +256,7 @@ export async function runReal(scenario: Scenario, opts: RealRunOptions = {}): Pr
                 return;
               case 'write': {
                 const reply = resource.write(spec.name, spec.machine, m.request as WriteRequest, m.msg);
-                const answer: ToChild = { t: 'written', msg: m.msg, reply };
-                proc.send(answer);
+                tell(proc, { t: 'written', msg: m.msg, reply });
                 return;
               }
               case 'done':
@@ -258,21 +272,35 @@ export async function runReal(scenario: Scenario, opts: RealRunOptions = {}): Pr
           });
         }),
       );
-      const setup: ToChild = { t: 'setup', scenario, client: spec.name, library, urls: Object.fromEntries(urls), msgBase: (i + 1) * 1_000_000 };
-      proc.send(setup);
+      tell(proc, { t: 'setup', scenario, client: spec.name, library, urls: Object.fromEntries(urls), msgBase: (i + 1) * 1_000_000 });
     });
     await Promise.all(readies);
 
     // Time 0.
     const originNs = process.hrtime.bigint() + BigInt(LEAD_MS) * 1_000_000n;
     clock.setOrigin(originNs);
-    for (const c of children) c.proc.send({ t: 'start', originNs: originNs.toString() } satisfies ToChild);
+    for (const c of children) tell(c.proc, { t: 'start', originNs: originNs.toString() });
+    // A fault runs at its time unless the run is over; the run waits for those under way before it cleans up.
     const at = (ms: number, f: () => void | Promise<void>): void => {
-      timers.push(setTimeout(() => void f(), Math.max(0, LEAD_MS + ms)));
+      timers.push(
+        setTimeout(
+          () => {
+            if (closed) return;
+            const p = Promise.resolve()
+              .then(f)
+              .catch((err: unknown) => {
+                faultErrors.push(err instanceof Error ? err.message : String(err));
+              });
+            inFlight.add(p);
+            void p.finally(() => inFlight.delete(p));
+          },
+          Math.max(0, LEAD_MS + ms),
+        ),
+      );
     };
     const partitions = new Map<number, string[][]>();
     const sendCuts = (): void => {
-      for (const c of children) if (!c.exited) c.proc.send({ t: 'cut', partitions: [...partitions.values()] } satisfies ToChild);
+      for (const c of children) if (!c.exited) tell(c.proc, { t: 'cut', partitions: [...partitions.values()] });
     };
     const clientEvent = (c: Child, kind: string, data?: Record<string, number>): void => {
       const now = clock.nowUs();
@@ -305,7 +333,7 @@ export async function runReal(scenario: Scenario, opts: RealRunOptions = {}): Pr
             signalGroup(c.proc.pid, 'SIGSTOP');
             timers.push(
               setTimeout(() => {
-                if (c.exited) return;
+                if (c.exited || closed) return;
                 signalGroup(c.proc.pid!, 'SIGCONT');
                 clientEvent(c, 'process.resume');
               }, f.durationMs),
@@ -330,6 +358,7 @@ export async function runReal(scenario: Scenario, opts: RealRunOptions = {}): Pr
             storeEvent(f.target, 'store.down', 'restart', { fault: index, persistence: need.persistence ?? 'durable' });
             await server.kill();
             await new Promise((r) => setTimeout(r, f.downMs));
+            if (closed) return;
             await server.start();
             storeEvent(f.target, 'store.up', undefined, { fault: index });
           });
@@ -347,7 +376,7 @@ export async function runReal(scenario: Scenario, opts: RealRunOptions = {}): Pr
           at(f.atMs, () => {
             machines.get(f.machine)?.jump(clock.nowUs(), f.byMs * 1000);
             for (const n of needs) if (n.machine === f.machine) servers.get(n.node)?.stepClock(f.byMs);
-            for (const c of children) if (!c.exited) c.proc.send({ t: 'clock', machine: f.machine, byUs: f.byMs * 1000 } satisfies ToChild);
+            for (const c of children) if (!c.exited) tell(c.proc, { t: 'clock', machine: f.machine, byUs: f.byMs * 1000 });
             faultEvent('clock.jump', f.machine, { fault: index, byUs: f.byMs * 1000 }, true);
           });
           return;
@@ -401,10 +430,13 @@ export async function runReal(scenario: Scenario, opts: RealRunOptions = {}): Pr
     if (!partial) await new Promise((r) => setTimeout(r, SETTLE_MS));
     const failed = children.find((c) => c.failure !== undefined);
     if (failed !== undefined) throw new Error(`client ${failed.name} failed: ${failed.failure}`);
+    if (faultErrors.length > 0) throw new Error(`a fault could not be made real: ${faultErrors.join('; ')}`);
     return build();
   } finally {
+    closed = true;
     unhook();
     for (const t of timers) clearTimeout(t);
+    await Promise.all([...inFlight]);
     for (const c of children) {
       if (!c.exited && c.proc.pid !== undefined) {
         signalGroup(c.proc.pid, 'SIGCONT');

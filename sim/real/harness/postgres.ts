@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import pg from 'pg';
 import { findBinary, POSTGRES_DIRS } from './binaries.js';
@@ -36,6 +36,8 @@ export class PostgresServer extends Server {
   protected readonly proc: ServerProcess;
   protected readonly dir: string;
   override readonly clock: ServerClock | undefined;
+  private readonly init: () => Promise<void>;
+  private initialized = false;
 
   private constructor(
     readonly port: number,
@@ -50,11 +52,18 @@ export class PostgresServer extends Server {
     this.clock = opts.clock === true ? new ServerClock(this.dir) : undefined;
     const data = join(this.dir, 'data');
     const logFile = join(this.dir, 'postgres.log');
-    const init = spawnSync(initdb, ['-D', data, '-U', 'postgres', '-A', 'trust', '--no-sync', '-E', 'UTF8', '--locale=C'], {
-      encoding: 'utf8',
-      ...(user === undefined ? {} : { uid: user.uid, gid: user.gid }),
-    });
-    if (init.status !== 0) throw new ServerError(`initdb failed for ${this.name}: ${(init.stderr || init.error?.message || '').trim()}`);
+    // initdb runs before the first start (see `init`), without blocking this process.
+    this.init = () =>
+      new Promise<void>((resolve, reject) => {
+        const p = spawn(initdb, ['-D', data, '-U', 'postgres', '-A', 'trust', '--no-sync', '-E', 'UTF8', '--locale=C'], {
+          stdio: ['ignore', 'ignore', 'pipe'],
+          ...(user === undefined ? {} : { uid: user.uid, gid: user.gid }),
+        });
+        let stderr = '';
+        p.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+        p.on('error', (err) => reject(new ServerError(`initdb failed for ${this.name}: ${err.message}`)));
+        p.on('exit', (code) => (code === 0 ? resolve() : reject(new ServerError(`initdb failed for ${this.name}: ${stderr.trim()}`))));
+      });
     const args = [
       '-D',
       data,
@@ -97,6 +106,14 @@ export class PostgresServer extends Server {
     const s = new PostgresServer(await freePort(), opts);
     await s.start();
     return s;
+  }
+
+  override async start(): Promise<void> {
+    if (!this.initialized) {
+      await this.init();
+      this.initialized = true;
+    }
+    await super.start();
   }
 
   get url(): string {

@@ -23,7 +23,10 @@ export type PhpStore =
   | { readonly kind: 'redis' | 'memcached' | 'postgres' | 'sql'; readonly url: string }
   | { readonly kind: 'combined'; readonly strategy: 'consensus' | 'unanimous'; readonly stores: readonly PhpStore[] };
 
-export const DRIVER_PHP = fileURLToPath(new URL('./driver.php', import.meta.url));
+/** The driver script: named by the runner when the client runs bundled elsewhere, else beside this file. */
+export function driverPhp(): string {
+  return process.env.LOCKLAB_PHP_DRIVER ?? fileURLToPath(new URL('./driver.php', import.meta.url));
+}
 
 /** The short class name of a Symfony exception (LockConflictedException). */
 export function shortClass(e: PhpException): string {
@@ -43,7 +46,7 @@ export class PhpDriver {
   private stderr = '';
 
   constructor() {
-    this.php = spawn(findBinary('php', 'php-cli'), [DRIVER_PHP], { stdio: ['pipe', 'pipe', 'pipe'] });
+    this.php = spawn(findBinary('php', 'php-cli'), [driverPhp()], { stdio: ['pipe', 'pipe', 'pipe'] });
     this.php.stderr.on('data', (d: Buffer) => {
       this.stderr = (this.stderr + d.toString()).slice(-2000);
     });
