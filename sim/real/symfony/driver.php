@@ -100,8 +100,13 @@ function buildStore(array $spec, string $client, array &$classes): PersistingSto
 function exceptionOf(\Throwable $e): array
 {
     $out = ['class' => get_class($e), 'message' => $e->getMessage()];
-    if ($e->getPrevious() !== null) {
-        $out['previous'] = get_class($e->getPrevious()) . ': ' . $e->getPrevious()->getMessage();
+    // The whole chain of causes, innermost last: Lock wraps what the store threw.
+    $causes = [];
+    for ($p = $e->getPrevious(); $p !== null; $p = $p->getPrevious()) {
+        $causes[] = get_class($p) . ': ' . $p->getMessage();
+    }
+    if ($causes !== []) {
+        $out['previous'] = implode(' <- ', $causes);
     }
     return $out;
 }
