@@ -59,6 +59,7 @@ export function runsPerSec(name: string, reps: number, sets: readonly string[] =
 
 async function main(): Promise<void> {
   const withBrowser = !process.argv.includes('--no-browser');
+  const withReal = !process.argv.includes('--no-real');
   const report: Record<string, unknown> = {
     node: process.version,
     kernel: {
@@ -97,6 +98,10 @@ async function main(): Promise<void> {
   if (withBrowser && existsSync(browserBench)) {
     const mod = (await import(browserBench.href)) as { runBrowserBench: () => Promise<Record<string, unknown>> };
     report.browser = await mod.runBrowserBench();
+  }
+  if (withReal) {
+    const { runRealBench } = await import('./real.js');
+    report.real = await runRealBench();
   }
   process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
 }

@@ -13,7 +13,8 @@ export function numberEvents(raw: readonly RawEvent[]): TraceEvent[] {
   return raw
     .map((e, i) => ({ e, i }))
     .sort((a, b) => a.e.timeUs - b.e.timeUs || a.i - b.i)
-    .map(({ e }, seq) => ({ seq, ...e }) as TraceEvent);
+    // A timer can fire a few microseconds before the origin it was set for: nothing happens before time 0.
+    .map(({ e }, seq) => ({ seq, ...e, timeUs: Math.max(0, e.timeUs) }) as TraceEvent);
 }
 
 /**

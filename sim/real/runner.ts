@@ -294,7 +294,8 @@ export async function runReal(scenario: Scenario, opts: RealRunOptions = {}): Pr
             inFlight.add(p);
             void p.finally(() => inFlight.delete(p));
           },
-          Math.max(0, LEAD_MS + ms),
+          // By the run's clock, rounded up: a fault never fires before its time.
+          Math.max(0, Math.ceil(ms - clock.nowUs() / 1000)),
         ),
       );
     };

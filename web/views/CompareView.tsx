@@ -5,6 +5,7 @@ import { SidePanel } from '../components/SidePanel.js';
 import { Transport } from '../components/Transport.js';
 import { VerdictView } from '../components/VerdictView.js';
 import { firstDivergenceUs } from '../model/diverge.js';
+import { openRecording, recordingsFor } from '../state/recorded.js';
 import { labelOf, loadTraceFile, runOrigin, withOverride } from '../state/session.js';
 import { useTrace } from '../state/traces.js';
 import { useUi } from '../state/ui.js';
@@ -79,6 +80,11 @@ export function CompareView() {
           </label>
           <button type="submit">Run</button>
         </form>
+        {recordingsFor(a.doc.scenario).map((r) => (
+          <button type="button" key={r.file} data-testid="compare-recorded" onClick={() => void openRecording(r)} title={r.recordedOn}>
+            Compare with real servers ({r.client === 'symfony' ? 'Symfony Lock' : 'Locklab client'})
+          </button>
+        ))}
         <FilePicker label="Compare with a trace file…" onFile={(f) => void loadTraceFile(f, 'secondary')} testId="compare-file" />
         <LinkButton />
       </div>

@@ -14,7 +14,7 @@ function ttlSeconds(ttlUs: number): number {
  * the caller makes a fresh client for the next request.
  */
 export function memcachedClient(location: string): Memcached {
-  const c = new Memcached(location, { retries: 0, retry: 50, failures: 0, reconnect: 50, timeout: 2_000, idle: 0, poolSize: 4, remove: true });
+  const c = new Memcached(location, { retries: 0, retry: 50, failures: 0, reconnect: 50, timeout: 2_000, idle: 0, poolSize: 10, remove: true });
   for (const event of ['issue', 'failure', 'remove', 'reconnecting', 'reconnect'] as const) c.on(event, () => undefined);
   return c;
 }

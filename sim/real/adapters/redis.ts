@@ -119,8 +119,10 @@ export class RedisNode implements RealNode {
     private readonly url: string,
     /** Hand out the INCR counter as a fencing token (off for Redlock's nodes, as node-redlock has none). */
     private readonly fencing = true,
+    /** Pipeline the commands of concurrent callers on the one connection (many clients in one process: the bench). */
+    opts: { autoPipelining?: boolean } = {},
   ) {
-    this.redis = lockRedis(url);
+    this.redis = lockRedis(url, opts);
   }
 
   async open(): Promise<void> {

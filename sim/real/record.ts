@@ -1,0 +1,63 @@
+// `npm run record-real`: plays every story that has a real counterpart on
+// real servers, with Locklab's own clients and with Symfony Lock where it
+// has the store, and writes the traces the lab's Compare opens beside the
+// simulation: recorded/<name>.json and recorded/index.json.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { normalizeScenario } from '../scenario/normalize.js';
+import { applyOverrides, parseOverride } from '../scenario/set.js';
+import { BUILTIN_SCENARIOS } from '../scenarios/index.js';
+import { serializeTrace } from '../trace/io.js';
+import type { ClientLibrary } from './ipc.js';
+import { serverNeeds } from './nodes.js';
+import { REAL_STORIES } from './stories.js';
+import { runReal } from './runner.js';
+import { serverVersion, symfonyVersion } from './versions.js';
+
+const out = fileURLToPath(new URL('../../recorded/', import.meta.url));
+
+export interface RecordedEntry {
+  readonly scenario: string;
+  readonly sets: readonly string[];
+  readonly client: ClientLibrary;
+  readonly file: string;
+  /** "recorded on Redis 7.0.15 with Symfony Lock 5.4.x" */
+  readonly recordedOn: string;
+  readonly outcome: string;
+  readonly recordedAt: string;
+}
+
+async function main(): Promise<void> {
+  mkdirSync(out, { recursive: true });
+  const jobs = REAL_STORIES.flatMap((s) => s.libraries.map((library) => ({ ...s, library })));
+  const entries: RecordedEntry[] = [];
+  // A few at a time: each run is timing-sensitive.
+  for (let i = 0; i < jobs.length; i += 4) {
+    await Promise.all(
+      jobs.slice(i, i + 4).map(async (j) => {
+        const sets = j.sets ?? [];
+        const raw = sets.length === 0 ? BUILTIN_SCENARIOS[j.scenario] : applyOverrides(BUILTIN_SCENARIOS[j.scenario] as never, sets.map(parseOverride));
+        const scenario = normalizeScenario(raw, j.scenario);
+        const doc = await runReal(scenario, { library: j.library });
+        const file = `${j.scenario}${sets.length === 0 ? '' : `--${sets.join('--').replace(/[^\w.=-]/g, '_')}`}-${j.library}.json`;
+        writeFileSync(join(out, file), serializeTrace(doc));
+        const servers = [...new Set(serverNeeds(scenario).map((n) => serverVersion(n.server)))].join(', ');
+        entries.push({
+          scenario: j.scenario,
+          sets,
+          client: j.library,
+          file,
+          recordedOn: `recorded on ${servers} with ${j.library === 'symfony' ? symfonyVersion() : "Locklab's own lock code"}`,
+          outcome: doc.verdict.outcome,
+          recordedAt: new Date().toISOString().slice(0, 10),
+        });
+        process.stderr.write(`recorded ${file}: ${doc.verdict.outcome}\n`);
+      }),
+    );
+  }
+  entries.sort((a, b) => a.file.localeCompare(b.file));
+  writeFileSync(join(out, 'index.json'), `${JSON.stringify(entries, null, 2)}\n`);
+}
+
+await main();
