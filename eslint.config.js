@@ -5,7 +5,8 @@ import tseslint from 'typescript-eslint';
 /*
  * The simulation core must be deterministic and isomorphic: no real clock, no
  * unseeded randomness, no timers and no Node built-ins. The real runner, the
- * CLI and the tests live outside that rule.
+ * CLI, sweeps, the Vitest entry of the testing API (which reads scenario
+ * files) and the tests live outside that rule.
  */
 const NODE_BUILTINS = [
   'fs',
@@ -42,13 +43,49 @@ export default tseslint.config(
   },
   {
     files: ['sim/**/*.ts'],
-    ignores: ['sim/real/**', 'sim/cli/**', 'sim/sweep/**'],
+    ignores: ['sim/real/**', 'sim/cli/**', 'sim/sweep/**', 'sim/testing/vitest.ts'],
     languageOptions: { globals: {} },
     rules: {
       'no-restricted-globals': [
         'error',
+        // The global object itself: `globalThis.Date` or `self['performance']` would walk around every name below.
+        ...['globalThis', 'window', 'self', 'global', 'frames', 'parent', 'top'].map((name) => ({
+          name,
+          message: 'The simulation core reaches no host object through the global object.',
+        })),
+        // Host I/O and storage: a run depends on its scenario and seed alone.
+        ...[
+          'fetch',
+          'XMLHttpRequest',
+          'WebSocket',
+          'EventSource',
+          'localStorage',
+          'sessionStorage',
+          'indexedDB',
+          'caches',
+          'navigator',
+          'location',
+          'document',
+          'Worker',
+          'SharedWorker',
+          'MessageChannel',
+          'BroadcastChannel',
+          'postMessage',
+          'Buffer',
+          '__dirname',
+          '__filename',
+        ].map((name) => ({
+          name,
+          message: 'The simulation core does no I/O: a run depends on its scenario and seed alone.',
+        })),
+        // Garbage-collector timing is not deterministic.
+        ...['WeakRef', 'FinalizationRegistry'].map((name) => ({
+          name,
+          message: 'Garbage collection timing differs between runs and engines.',
+        })),
         ...[
           'Date',
+          'Temporal',
           'performance',
           'setTimeout',
           'setInterval',
@@ -57,6 +94,8 @@ export default tseslint.config(
           'clearInterval',
           'queueMicrotask',
           'requestAnimationFrame',
+          'cancelAnimationFrame',
+          'requestIdleCallback',
           'crypto',
           'process',
           'require',
@@ -65,6 +104,10 @@ export default tseslint.config(
           message: 'The simulation core uses virtual time and seeded streams only (see sim/kernel).',
         })),
       ],
+      // Code built from strings escapes every rule here.
+      'no-eval': 'error',
+      'no-implied-eval': 'error',
+      'no-new-func': 'error',
       'no-restricted-properties': [
         'error',
         { object: 'Math', property: 'random', message: 'Use a seeded stream from RngStreams.' },

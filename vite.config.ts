@@ -42,7 +42,12 @@ export default defineConfig({
   },
   test: {
     root: '.',
-    include: ['test/**/*.test.ts'],
+    include: ['test/**/*.test.ts', 'docs/examples/**/*.test.ts'],
+    // Examples import the package by name, as a user's tests do; here that is the source.
+    alias: [
+      { find: /^locklab\/testing$/, replacement: new URL('./sim/testing/vitest.ts', import.meta.url).pathname },
+      { find: /^locklab$/, replacement: new URL('./sim/index.ts', import.meta.url).pathname },
+    ],
     environment: 'node',
     testTimeout: 60_000,
     hookTimeout: 120_000,

@@ -4,11 +4,12 @@
  * are shared and noisy. Targets are printed beside the figures, never
  * asserted in unit tests.
  */
+import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { normalizeScenario } from '../sim/scenario/normalize.js';
 import { applyOverrides, parseOverride } from '../sim/scenario/set.js';
-import { runScenario } from '../sim/run.js';
+import { runJob, runScenario } from '../sim/run.js';
 import { BUILTIN_SCENARIOS } from '../sim/scenarios/index.js';
 import { STORE_KINDS } from '../sim/stores/registry.js';
 import { contentionScenario } from './contention.js';
@@ -42,6 +43,25 @@ function contention(reps: number): { eventsPerSec: Stat; kernelEvents: number; t
   return { eventsPerSec: stat(rates), kernelEvents: last.stop.events, traceEvents: last.events.length, outcome: last.verdict.outcome };
 }
 
+/**
+ * The same workload judged as it runs, keeping no events: the run job sweeps
+ * call. With the run hash (sha256 over canonical JSON of every event) and
+ * without it, since a sweep that only counts outcomes skips it.
+ */
+function contentionStreaming(reps: number, hash: boolean): { eventsPerSec: Stat; outcome: string } {
+  const scenario = normalizeScenario(contentionScenario(), 'bench-contention');
+  runJob(scenario, scenario.seed, { hash }); // warm-up
+  const rates: number[] = [];
+  let outcome = '';
+  for (let i = 0; i < reps; i++) {
+    const t0 = performance.now();
+    const r = runJob(scenario, scenario.seed, { hash });
+    rates.push(r.stop.events / ((performance.now() - t0) / 1000));
+    outcome = r.outcome;
+  }
+  return { eventsPerSec: stat(rates), outcome };
+}
+
 /** Whole runs per second of a built-in scenario, each with a different seed, checker included; and the kernel events per run. */
 export function runsPerSec(name: string, reps: number, sets: readonly string[] = []): { runsPerSec: Stat; kernelEventsPerRun: number } {
   const scenario = applyOverrides(normalizeScenario(BUILTIN_SCENARIOS[name], name), sets.map(parseOverride));
@@ -57,6 +77,60 @@ export function runsPerSec(name: string, reps: number, sets: readonly string[] =
   return { runsPerSec: stat(rates), kernelEventsPerRun: Math.round(events / batch) };
 }
 
+const SIMPY_PYTHON = '/usr/bin/python3';
+
+/** One run of the workload in a fresh process: Locklab's modes through tsx, SimPy through Debian's Python. */
+function workloadOnce(impl: string, cycles: number): number | string {
+  const r =
+    impl === 'simpy'
+      ? spawnSync(SIMPY_PYTHON, [new URL('./peers/simpy_workload.py', import.meta.url).pathname, String(cycles)], { encoding: 'utf8' })
+      : spawnSync(process.execPath, ['--import', 'tsx', new URL('./workload-run.ts', import.meta.url).pathname, impl, String(cycles)], { encoding: 'utf8' });
+  if (r.status !== 0) return (r.stderr || r.error?.message || `exit ${r.status}`).trim().split('\n').slice(-1)[0]!;
+  return (JSON.parse(r.stdout) as { cyclesPerSec: number }).cyclesPerSec;
+}
+
+/**
+ * The workload of bench/workload.ts four ways, in fresh processes, taken in
+ * turn round after round so that the machine's drift hits all alike; the
+ * ratios are taken round by round, then their median.
+ */
+function workloadBench(rounds: number, cycles: number): Record<string, unknown> {
+  const impls = ['kept', 'streaming', 'simpy', 'bare'];
+  const rates = new Map<string, number[]>(impls.map((i) => [i, []]));
+  const missing = new Map<string, string>();
+  const haveSimpy = existsSync(SIMPY_PYTHON) && spawnSync(SIMPY_PYTHON, ['-c', 'import simpy'], { encoding: 'utf8' }).status === 0;
+  if (!haveSimpy) missing.set('simpy', `SimPy 3 is not installed for ${SIMPY_PYTHON} (Debian: apt-get install python3-simpy3)`);
+  for (let r = 0; r < rounds; r++) {
+    for (const impl of impls) {
+      if (missing.has(impl)) continue;
+      const v = workloadOnce(impl, cycles);
+      if (typeof v === 'string') missing.set(impl, v);
+      else rates.get(impl)!.push(v);
+    }
+  }
+  const med = (xs: number[]): number | null => (xs.length === 0 ? null : stat(xs).median);
+  const ratio = (a: string, b: string): number | null => {
+    const xs = rates.get(a)!;
+    const ys = rates.get(b)!;
+    if (xs.length === 0 || ys.length === 0) return null;
+    const rs = xs.map((x, i) => x / (ys[i] ?? ys[ys.length - 1]!)).sort((p, q) => p - q);
+    return Math.round(rs[rs.length >> 1]! * 100) / 100;
+  };
+  return {
+    workload:
+      'bench/workload.ts: 50 clients, one Redis key, TTL 1 s, latency 0.5–1.5 ms, polls 100 ± 10 ms, exponential work (mean 20 ms), 1 % pauses of 0–2 s',
+    cyclesPerRun: cycles,
+    rounds,
+    cyclesPerSec: Object.fromEntries(impls.map((i) => [i, missing.has(i) ? missing.get(i) : med(rates.get(i)!)])),
+    ratios: {
+      keptToSimpy: ratio('kept', 'simpy'),
+      streamingToSimpy: ratio('streaming', 'simpy'),
+      streamingToBare: ratio('streaming', 'bare'),
+    },
+    targets: { keptToSimpy: 2, streamingToSimpy: 4 },
+  };
+}
+
 async function main(): Promise<void> {
   const withBrowser = !process.argv.includes('--no-browser');
   const withReal = !process.argv.includes('--no-real');
@@ -67,7 +141,13 @@ async function main(): Promise<void> {
       targetEventsPerSec: 1_000_000,
       ...contention(7),
     },
+    kernelStreaming: {
+      workload: 'the same, judged by the streaming checker as it runs, no events kept',
+      withoutRunHash: contentionStreaming(7, false),
+      withRunHash: contentionStreaming(7, true),
+    },
     pausePastExpiry: { targetRunsPerSec: 20_000, ...runsPerSec('pause-past-expiry', 7) },
+    workload: workloadBench(5, 20_000),
   };
   // One line per store: whole runs per second of its hazard scenario, and the
   // ratio to Redis's (no model may run below half of it). Scenarios differ in

@@ -6,7 +6,7 @@ import { storeKind } from './stores/registry.js';
 import { msToUs } from './time.js';
 import { RunHasher } from './trace/hash.js';
 import { TRACE_SCHEMA, type StopInfo, type TraceDocument, type TraceEvent } from './trace/types.js';
-import { scheduleFaults, type SimClient } from './world/faults.js';
+import { scheduleFaults, scheduleRandomCrashes, type SimClient } from './world/faults.js';
 import { Resource } from './world/resource.js';
 import { World } from './world/world.js';
 
@@ -71,6 +71,7 @@ export function runJob(scenario: Scenario, seed: number = scenario.seed, want: J
     clients.set(spec.name, { client, process });
   }
   scheduleFaults(world, scenario.faults, { clients, store });
+  scheduleRandomCrashes(world, scenario.clients, clients);
 
   const stop = world.kernel.run({ maxEvents: scenario.budget.maxEvents, maxTimeUs: msToUs(scenario.budget.maxTimeMs) });
   const verdict = checker.finish();

@@ -1,8 +1,8 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BUILTIN_SCENARIOS } from '../sim/scenarios/index.js';
 import { runHash } from '../sim/trace/hash.js';
 import type { TraceDocument } from '../sim/trace/types.js';
@@ -24,6 +24,9 @@ function scenarioFile(name: string, edit: (s: Record<string, unknown>) => void):
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'locklab-cli-'));
 });
+
+// The tests leave nothing behind in the machine's temporary directory.
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /** A user's mistake: exit 2, one clear line per problem naming where, and no stack trace. */
 function expectBadInput(r: { code: number; out: string; err: string }, ...fragments: string[]): void {
@@ -280,12 +283,15 @@ describe('locklab stores', () => {
 });
 
 describe('the installed command', () => {
-  it('runs through its bin script: exit codes and streams as documented', () => {
-    const bin = new URL('../sim/cli/bin.mjs', import.meta.url).pathname;
-    const ok = spawnSync(process.execPath, [bin, 'run', 'crash-without-release'], { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
+  // The compiled command, as the package ships it, is tested from the packed tarball (test/package.test.ts).
+  it('runs through its entry script: exit codes and streams as documented', () => {
+    const start = new URL('../sim/cli/start.ts', import.meta.url).pathname;
+    const node = (...args: string[]) =>
+      spawnSync(process.execPath, ['--import', 'tsx', start, ...args], { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
+    const ok = node('run', 'crash-without-release');
     expect(ok.status).toBe(0);
     expect(ok.stdout).toContain('Verdict: SAFE');
-    const bad = spawnSync(process.execPath, [bin, 'run', 'pause-past-expiry', '--seed', 'x'], { encoding: 'utf8' });
+    const bad = node('run', 'pause-past-expiry', '--seed', 'x');
     expect(bad.status).toBe(2);
     expect(bad.stderr).not.toMatch(/\n\s+at /);
   });

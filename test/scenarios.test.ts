@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { replay } from 'locklab/testing';
 import { normalizeScenario } from '../sim/scenario/normalize.js';
 import { BUILTIN_NAMES, BUILTIN_SCENARIOS } from '../sim/scenarios/index.js';
 import { pinOutcomes, runBuiltin, type Pinned } from './support/pinned.js';
@@ -58,8 +59,8 @@ describe('the stories the scenarios tell', () => {
 
   it('the pause story is unsafe for every seed tried, and fenced with fencing on', () => {
     for (let seed = 0; seed < 30; seed++) {
-      expect(run('pause-past-expiry', [], seed).verdict.outcome).toBe('unsafe');
-      expect(run('pause-past-expiry', ['resource.fencing=true'], seed).verdict.outcome).toBe('fenced');
+      expect(replay('pause-past-expiry', { seed })).toBeUnsafe();
+      expect(replay('pause-past-expiry', { seed, set: { 'resource.fencing': true } })).toBeFenced();
     }
   });
 

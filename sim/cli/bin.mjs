@@ -1,14 +1,11 @@
 #!/usr/bin/env node
-// Entry point of the `locklab` command: loads the TypeScript CLI through tsx.
-import { register } from 'tsx/esm/api';
-
-register();
-// A reader that goes away early (`locklab stores | head`) is not an error.
-for (const stream of [process.stdout, process.stderr]) {
-  stream.on('error', (err) => {
-    if (err.code === 'EPIPE') process.exit(process.exitCode ?? 0);
-    throw err;
-  });
+// The `locklab` command: loads the compiled program, dist/lib/cli.js, which
+// `npm run build:lib` writes (`npm ci` runs it, and the published package
+// ships it). Plain JavaScript, so it needs nothing but Node to start.
+try {
+  await import('../../dist/lib/cli.js');
+} catch (err) {
+  if (err?.code !== 'ERR_MODULE_NOT_FOUND' || !String(err.message).includes('dist/lib/cli.js')) throw err;
+  process.stderr.write('locklab: the compiled command (dist/lib/cli.js) is missing: run `npm run build:lib` first.\n');
+  process.exitCode = 1;
 }
-const { main } = await import('./main.ts');
-process.exitCode = await main(process.argv.slice(2));

@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import pc from 'picocolors';
 import type { Colors } from 'picocolors/types.js';
 import { InputError } from '../errors.js';
+import { reproduceCommand } from '../reproduce.js';
 import { runScenario } from '../run.js';
 import { normalizeScenario } from '../scenario/normalize.js';
 import { applyOverrides, parseOverride, type Override } from '../scenario/set.js';
@@ -63,11 +64,6 @@ export function loadScenario(ref: string): { scenario: Scenario; source: string;
   return { scenario: normalizeScenario(raw, `built-in ${ref}`), source: ref, builtin: true };
 }
 
-function reproduce(ref: string, seed: number, overrides: readonly string[]): string {
-  const quote = (s: string): string => (/^[\w./:=@,-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);
-  return ['locklab run', quote(ref), `--seed ${seed}`, ...overrides.map((o) => `--set ${quote(o)}`)].join(' ');
-}
-
 function describeOutcome(stored: unknown): string {
   const o = (stored as { outcome?: unknown } | null)?.outcome;
   return typeof o === 'string' ? o : 'unknown';
@@ -123,8 +119,7 @@ Exit codes: 0 the run completed (whatever its outcome), 1 the outcome met --fail
         io.out(text);
       } else {
         io.out(`${formatTimeline(doc, c)}\n\n${formatVerdict(doc, c)}\n${formatStop(doc, c)}\n`);
-        const sets = opts.set.map((o) => `${o.path}=${typeof o.value === 'string' ? o.value : JSON.stringify(o.value)}`);
-        io.out(c.dim(`Reproduce: ${reproduce(ref, seed, sets)}\n`));
+        io.out(c.dim(`Reproduce: ${reproduceCommand(ref, seed, opts.set)}\n`));
         if (opts.out !== undefined) io.out(c.dim(`Trace written to ${opts.out}\n`));
       }
       code = exitFor(doc, opts.failOn);

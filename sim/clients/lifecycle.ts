@@ -1,3 +1,4 @@
+import { drawUs } from '../kernel/dist.js';
 import type { Rng } from '../kernel/rng.js';
 import type { ClientSpec } from '../scenario/types.js';
 import type { AcquireResult, Capabilities, ClientIo, LockDriver, LockOp, LockReply } from '../stores/protocol.js';
@@ -41,6 +42,8 @@ export class Client implements ClientIo {
   private lease: Lease | undefined;
   /** Made on first use: most clients never poll, and a stream costs a seeding. */
   private rngStream: Rng | undefined;
+  /** The stream of the client's random workload (work times, pauses), apart from its library's jitter. */
+  private workRng: Rng | undefined;
   readonly requestTimeoutUs: number;
 
   /**
@@ -77,6 +80,11 @@ export class Client implements ClientIo {
 
   localNow(): number {
     return this.rt.localNow();
+  }
+
+  private workload(): Rng {
+    this.workRng ??= this.rt.rng(`work:${this.spec.name}`);
+    return this.workRng;
   }
 
   newMsg(): number {
@@ -159,6 +167,14 @@ export class Client implements ClientIo {
       const owner = `${spec.name}:${iteration}`;
       const acquired = yield* this.acquire(owner);
       if (!acquired) continue;
+      const p = spec.pauseAfterAcquire;
+      if (p !== undefined && this.workload().chance(p.probability)) {
+        const us = drawUs(this.workload(), p.duration);
+        this.paused(us);
+        this.rt.stall(us);
+        // Yield once, so that the work starts only when the pause is over.
+        yield pause(0);
+      }
       const failure = yield* this.useLock();
       if (failure !== undefined && !spec.release.inFinally) {
         // Without a finally the error skips the release; the lock waits out its TTL (or the process).
@@ -258,7 +274,7 @@ export class Client implements ClientIo {
 
   private *work(): Script<string | undefined> {
     const spec = this.spec;
-    let remainingUs = msToUs(spec.workMs);
+    let remainingUs = spec.workTime === undefined ? msToUs(spec.workMs) : drawUs(this.workload(), spec.workTime);
     const everyUs = spec.refreshEveryMs === null ? 0 : msToUs(spec.refreshEveryMs);
     this.emit('work.start', { owner: this.lease!.owner, fence: this.lease!.fence, data: { workUs: remainingUs } });
     while (remainingUs > 0) {

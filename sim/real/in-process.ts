@@ -10,11 +10,13 @@ import { machineClocks, type RawEvent } from './runtime/real-runtime.js';
 
 /** Orders events by true time (ties keep their arrival order) and numbers them. */
 export function numberEvents(raw: readonly RawEvent[]): TraceEvent[] {
-  return raw
-    .map((e, i) => ({ e, i }))
-    .sort((a, b) => a.e.timeUs - b.e.timeUs || a.i - b.i)
-    // A timer can fire a few microseconds before the origin it was set for: nothing happens before time 0.
-    .map(({ e }, seq) => ({ seq, ...e, timeUs: Math.max(0, e.timeUs) }) as TraceEvent);
+  return (
+    raw
+      .map((e, i) => ({ e, i }))
+      .sort((a, b) => a.e.timeUs - b.e.timeUs || a.i - b.i)
+      // A timer can fire a few microseconds before the origin it was set for: nothing happens before time 0.
+      .map(({ e }, seq) => ({ seq, ...e, timeUs: Math.max(0, e.timeUs) }) as TraceEvent)
+  );
 }
 
 /**

@@ -71,4 +71,10 @@ export interface Runtime {
   rng(name: string): Rng;
   /** Runs another script in this process now: a lock library's background thread. */
   thread(script: Script<void>): void;
+  /**
+   * Stops this whole process for `durationUs` of true time, from now: a GC
+   * pause the workload itself draws. Whatever the script yields next waits
+   * until the pause is over.
+   */
+  stall(durationUs: number): void;
 }

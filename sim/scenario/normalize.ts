@@ -1,3 +1,4 @@
+import type { Distribution } from '../kernel/dist.js';
 import { InputError, show, type InputIssue } from '../errors.js';
 import { storeKind } from '../stores/registry.js';
 import { compileSchema } from './schema-check.js';
@@ -28,6 +29,9 @@ interface ClientInput {
   ttlMs?: number;
   acquire?: Partial<ClientSpec['acquire']>;
   workMs?: number;
+  workTime?: Distribution;
+  pauseAfterAcquire?: { probability: number; duration: Distribution };
+  crashRatePerS?: number;
   refreshEveryMs?: number | null;
   checkRemaining?: boolean;
   writes?: number;
@@ -72,6 +76,10 @@ export function normalizeScenario(data: unknown, source: string): Scenario {
       waitTimeoutMs: c.acquire?.waitTimeoutMs ?? null,
     },
     workMs: c.workMs ?? 100,
+    // Left out unless given, so that scenarios without them (and their run hashes) are unchanged.
+    ...(c.workTime === undefined ? {} : { workTime: c.workTime }),
+    ...(c.pauseAfterAcquire === undefined ? {} : { pauseAfterAcquire: c.pauseAfterAcquire }),
+    ...(c.crashRatePerS === undefined || c.crashRatePerS === 0 ? {} : { crashRatePerS: c.crashRatePerS }),
     refreshEveryMs: c.refreshEveryMs ?? null,
     checkRemaining: c.checkRemaining ?? false,
     writes: c.writes ?? 1,

@@ -444,6 +444,39 @@ const BASE = {
       exclusiveMinimum: 0,
       maximum: 31536000000,
     },
+    distribution: {
+      description: 'A duration drawn afresh each time it is used, from a seeded stream.',
+      type: 'object',
+      required: ['distribution'],
+      discriminator: { propertyName: 'distribution' },
+      oneOf: [
+        {
+          type: 'object',
+          additionalProperties: false,
+          required: ['distribution', 'ms'],
+          properties: { distribution: { const: 'fixed' }, ms: { $ref: '#/definitions/ms' } },
+        },
+        {
+          type: 'object',
+          additionalProperties: false,
+          required: ['distribution', 'minMs', 'maxMs'],
+          properties: { distribution: { const: 'uniform' }, minMs: { $ref: '#/definitions/ms' }, maxMs: { $ref: '#/definitions/ms' } },
+        },
+        {
+          type: 'object',
+          additionalProperties: false,
+          required: ['distribution', 'meanMs'],
+          properties: { distribution: { const: 'exponential' }, meanMs: { $ref: '#/definitions/positiveMs' } },
+        },
+        {
+          type: 'object',
+          additionalProperties: false,
+          required: ['distribution', 'minMs', 'maxMs'],
+          description: 'Mostly near minMs, a few up to maxMs (the mean is a fifth of the way).',
+          properties: { distribution: { const: 'long-tail' }, minMs: { $ref: '#/definitions/ms' }, maxMs: { $ref: '#/definitions/ms' } },
+        },
+      ],
+    },
     client: {
       type: 'object',
       additionalProperties: false,
@@ -516,6 +549,26 @@ const BASE = {
         workMs: {
           $ref: '#/definitions/ms',
           default: 100,
+        },
+        workTime: {
+          $ref: '#/definitions/distribution',
+          description: 'Work time drawn afresh for every acquisition (instead of the fixed workMs), e.g. {"distribution": "exponential", "meanMs": 20}.',
+        },
+        pauseAfterAcquire: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['probability', 'duration'],
+          description: 'A random GC pause: after each acquisition, with this probability, the process stops for a duration drawn from `duration`.',
+          properties: {
+            probability: { type: 'number', minimum: 0, maximum: 1 },
+            duration: { $ref: '#/definitions/distribution' },
+          },
+        },
+        crashRatePerS: {
+          type: 'number',
+          minimum: 0,
+          maximum: 1000,
+          description: 'Random crashes: the process is killed after a time drawn from an exponential distribution with this rate (0: never).',
         },
         refreshEveryMs: {
           type: ['number', 'null'],

@@ -42,7 +42,8 @@ function steps(path: string): string[] {
  */
 export function applyOverrides(scenario: Scenario, overrides: readonly Override[]): Scenario {
   if (overrides.length === 0) return scenario;
-  const doc = structuredClone(scenario) as unknown as Record<string, unknown>;
+  // A scenario is JSON data, so a JSON round trip copies it whole; it needs no host API beyond ES2023.
+  const doc = JSON.parse(JSON.stringify(scenario)) as Record<string, unknown>;
   for (const o of overrides) {
     const parts = steps(o.path);
     if (parts.length === 0) throw new InputError('--set', [{ path: o.path, message: 'is empty' }]);

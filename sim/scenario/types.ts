@@ -1,3 +1,5 @@
+import type { Distribution } from '../kernel/dist.js';
+
 /**
  * The scenario format, as the simulation sees it after defaults are filled
  * in. The JSON Schema (docs/schema/scenario.schema.json) describes what a
@@ -78,6 +80,12 @@ export interface ClientSpec {
   };
   /** Time spent working while holding the lock, before each write. */
   workMs: number;
+  /** When set, the work time is drawn afresh for every acquisition instead of `workMs`. */
+  workTime?: Distribution;
+  /** After each acquisition, with `probability`, the process pauses for a duration drawn from `duration`. */
+  pauseAfterAcquire?: { probability: number; duration: Distribution };
+  /** Random crashes at this rate (per second of true time); absent, never. */
+  crashRatePerS?: number;
   /** Refresh the lease this often while working; null never refreshes. */
   refreshEveryMs: number | null;
   /** Check the remaining lifetime by the client's own clock before writing. */

@@ -1,3 +1,4 @@
+import { utf8ToBytes } from '@noble/hashes/utils.js';
 import type { Scenario, StoreSpecBase } from '../scenario/types.js';
 import { machineRef } from './checks.js';
 import { CONNECTION_LOST, PostgresDriver, type PgOp } from './postgres-driver.js';
@@ -45,7 +46,7 @@ const CRC32_TABLE: readonly number[] = (() => {
  * pg_advisory_lock needs with it, which is why two names can share a lock.
  */
 export function crc32(text: string): number {
-  const bytes = new TextEncoder().encode(text);
+  const bytes = utf8ToBytes(text);
   let c = 0xffffffff;
   for (const b of bytes) c = CRC32_TABLE[(c ^ b) & 0xff]! ^ (c >>> 8);
   return (c ^ 0xffffffff) >>> 0;

@@ -1,5 +1,6 @@
 import type { Client } from '../clients/lifecycle.js';
-import type { FaultSpec } from '../scenario/types.js';
+import { drawUs } from '../kernel/dist.js';
+import type { ClientSpec, FaultSpec } from '../scenario/types.js';
 import type { JsonValue } from '../trace/types.js';
 import type { StoreInstance } from '../stores/types.js';
 import { msToUs } from '../time.js';
@@ -89,6 +90,19 @@ function inject(world: World, f: FaultSpec, index: number, targets: FaultTargets
       });
       return;
     }
+  }
+}
+
+/**
+ * Random crashes: each client with a crash rate is killed once, after a time
+ * drawn from an exponential distribution with that rate (its own stream).
+ */
+export function scheduleRandomCrashes(world: World, specs: readonly ClientSpec[], clients: ReadonlyMap<string, SimClient>): void {
+  for (const spec of specs) {
+    const rate = spec.crashRatePerS;
+    if (rate === undefined || rate <= 0) continue;
+    const atUs = msToUs(spec.startMs) + drawUs(world.rng.stream(`crash:${spec.name}`), { distribution: 'exponential', meanMs: 1000 / rate });
+    world.kernel.at(atUs, () => crash(clients.get(spec.name)));
   }
 }
 

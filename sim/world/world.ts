@@ -408,4 +408,8 @@ class SimRuntime implements Runtime {
   thread(script: Script<void>): void {
     this.p.thread(script);
   }
+
+  stall(durationUs: number): void {
+    this.p.pause(durationUs);
+  }
 }

@@ -37,10 +37,9 @@ describeBrowser('keyboard-only use', () => {
 
     // Play at a high speed runs to the end and stops by itself.
     for (let i = 0; i < 3; i++) await page.keyboard.press(']');
+    // At that speed the story may be over before the state is read, so only its end is asserted.
     await page.keyboard.press(' ');
-    expect((await state()).playing).toBe(true);
-    await expect.poll(() => state().then((s) => s.playing), { timeout: 10_000 }).toBe(false);
-    expect((await state()).cursor).toBe(31);
+    await expect.poll(() => state().then((s) => [s.playing, s.cursor]), { timeout: 10_000 }).toEqual([false, 31]);
     // Back to the slowest speed, so the 16 s story cannot play to its end between two key presses on a busy machine.
     for (let i = 0; i < 8; i++) await page.keyboard.press('[');
     await page.keyboard.press('Home');

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { replay } from 'locklab/testing';
 import { BUILTIN_SCENARIOS } from '../../sim/scenarios/index.js';
 import { storeKind } from '../../sim/stores/registry.js';
 import type { TraceDocument } from '../../sim/trace/types.js';
@@ -37,10 +38,10 @@ describe('session-store scenarios', () => {
 
   it('every seed tells the same stories', () => {
     for (let seed = 0; seed < 20; seed++) {
-      expect(run('postgres-connection-loss', [], seed).verdict.outcome).toBe('unsafe');
-      expect(run('zookeeper-session-expiry', [], seed).verdict.outcome).toBe('unsafe');
-      expect(run('zookeeper-session-expiry', ['store.kind=zookeeper-recipe', 'resource.fencing=true'], seed).verdict.outcome).toBe('fenced');
-      expect(run('etcd-revision-fencing', [], seed).verdict.outcome).toBe('fenced');
+      expect(replay('postgres-connection-loss', { seed })).toBeUnsafe();
+      expect(replay('zookeeper-session-expiry', { seed })).toBeUnsafe();
+      expect(replay('zookeeper-session-expiry', { seed, set: { 'store.kind': 'zookeeper-recipe', 'resource.fencing': true } })).toBeFenced();
+      expect(replay('etcd-revision-fencing', { seed })).toBeFenced();
     }
   });
 });

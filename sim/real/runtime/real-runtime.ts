@@ -58,6 +58,8 @@ export class RealRuntime implements Runtime {
   private readonly clockOf: LocalClock;
   /** False once the main script has ended: the process exits and its background threads stop. */
   private running = true;
+  /** True time until which the process is stalled (a GC pause the workload draws). */
+  private stalledUntilUs = 0;
 
   constructor(private readonly opts: RealRuntimeOptions) {
     this.process = opts.process;
@@ -89,6 +91,10 @@ export class RealRuntime implements Runtime {
 
   thread(script: Script<void>): void {
     void this.run(script);
+  }
+
+  stall(durationUs: number): void {
+    this.stalledUntilUs = Math.max(this.stalledUntilUs, this.opts.clock.nowUs() + durationUs);
   }
 
   /** Runs the client's main script; resolves when it has ended (its process then exits). */
@@ -167,6 +173,8 @@ export class RealRuntime implements Runtime {
   }
 
   private async perform(effect: Effect): Promise<unknown> {
+    // A stall holds up whatever any thread of the process does next, until it is over.
+    if (this.stalledUntilUs > this.opts.clock.nowUs()) await this.opts.clock.until(this.stalledUntilUs);
     switch (effect.k) {
       case 'sleep': {
         const ms = this.clockOf.trueDuration(effect.localUs) / 1000;

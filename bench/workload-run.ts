@@ -1,0 +1,30 @@
+/**
+ * Runs the bench workload once, in this fresh process, with one of the
+ * implementations, and prints {cycles, seconds, cyclesPerSec} as JSON:
+ * `kept` (Locklab, trace recorded and judged), `streaming` (Locklab's run job:
+ * judged as it runs, no events kept, no run hash) or `bare` (the typed-array
+ * heap). bench/run.ts starts it in turn with SimPy's peer.
+ */
+import { performance } from 'node:perf_hooks';
+import { runJob, runScenario } from '../sim/run.js';
+import { normalizeScenario } from '../sim/scenario/normalize.js';
+import { bareHeapCycles } from './peers/bare-heap.js';
+import { workloadScenario } from './workload.js';
+
+const mode = process.argv[2];
+const cycles = Number(process.argv[3] ?? 20_000);
+const t0 = performance.now();
+let done: number;
+if (mode === 'bare') done = bareHeapCycles(cycles);
+else {
+  const scenario = normalizeScenario(workloadScenario(cycles), 'bench-workload');
+  if (mode === 'kept') done = runScenario(scenario).events.reduce((n, e) => n + (e.kind === 'acquire.ok' ? 1 : 0), 0);
+  else if (mode === 'streaming') {
+    const r = runJob(scenario, scenario.seed, { hash: false });
+    // Every client completes each of its iterations (blocking acquires never give up), so the cycles are the iterations.
+    if (r.stop.reason !== 'completed') throw new Error(`the workload stopped at its ${r.stop.reason}`);
+    done = scenario.clients.reduce((n, c) => n + c.iterations, 0);
+  } else throw new Error(`mode must be kept, streaming or bare, got ${String(mode)}`);
+}
+const seconds = (performance.now() - t0) / 1000;
+process.stdout.write(`${JSON.stringify({ cycles: done, seconds, cyclesPerSec: done / seconds })}\n`);

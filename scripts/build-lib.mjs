@@ -1,0 +1,46 @@
+// `npm run build:lib` (and `prepare`, so `npm ci` runs it): compiles the
+// library and the `locklab` command to JavaScript in dist/lib, and the
+// library's declarations to dist/types. Dependencies stay imports, resolved
+// from the installing project; JSON (built-in scenarios, schemas) is inlined.
+// Everything is built beside dist/ first and moved in at the end, so a
+// failed build leaves the previous one whole and a running command never
+// sees half of one.
+import { build } from 'esbuild';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, renameSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+
+const root = new URL('..', import.meta.url).pathname;
+const staging = `dist/.build-${process.pid}`;
+const common = {
+  absWorkingDir: root,
+  bundle: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20',
+  packages: 'external',
+  legalComments: 'none',
+  logLevel: 'warning',
+};
+
+try {
+  // The entry points share chunks: `locklab` and `locklab/testing` see one copy of each class, and the command adds only itself.
+  await build({
+    ...common,
+    entryPoints: { index: 'sim/index.ts', testing: 'sim/testing/vitest.ts', cli: 'sim/cli/start.ts' },
+    outdir: `${staging}/lib`,
+    splitting: true,
+    chunkNames: 'chunks/[name]-[hash]',
+  });
+
+  const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
+  execFileSync(process.execPath, [tsc, '-p', 'tsconfig.lib.json', '--outDir', `${staging}/types`], { cwd: root, stdio: 'inherit' });
+
+  mkdirSync(`${root}dist`, { recursive: true });
+  for (const part of ['lib', 'types']) {
+    rmSync(`${root}dist/${part}`, { recursive: true, force: true });
+    renameSync(`${root}${staging}/${part}`, `${root}dist/${part}`);
+  }
+} finally {
+  rmSync(`${root}${staging}`, { recursive: true, force: true });
+}
