@@ -27,7 +27,7 @@ try {
   // The entry points share chunks: `locklab` and `locklab/testing` see one copy of each class, and the command adds only itself.
   await build({
     ...common,
-    entryPoints: { index: 'sim/index.ts', testing: 'sim/testing/vitest.ts', cli: 'sim/cli/start.ts' },
+    entryPoints: { index: 'sim/index.ts', testing: 'sim/testing/vitest.ts', cli: 'sim/cli/start.ts', 'real-child': 'sim/real/child.ts' },
     outdir: `${staging}/lib`,
     splitting: true,
     chunkNames: 'chunks/[name]-[hash]',

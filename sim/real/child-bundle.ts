@@ -1,9 +1,6 @@
-import { mkdirSync, renameSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-
-const here = dirname(fileURLToPath(import.meta.url));
-const root = join(here, '..', '..');
+import { existsSync, mkdirSync, renameSync } from 'node:fs';
+import { join } from 'node:path';
+import { CHILD_BUILT, CHILD_SOURCE, FROM_SOURCE, PACKAGE_ROOT } from './paths.js';
 
 /** How to start a client process: a script, and the Node flags it needs. */
 export interface ChildEntry {
@@ -18,14 +15,16 @@ let built: Promise<ChildEntry> | undefined;
  * file (the packages it uses stay in node_modules), so that starting a
  * client costs a Node start and not a TypeScript compile — a run starts
  * several, and their start must not steal the CPU from runs under way.
- * Without esbuild (a development dependency) it falls back to tsx.
+ * Without esbuild (a development dependency) it falls back to tsx. The built
+ * command (dist/lib) uses the client compiled beside it.
  */
 export function childEntry(): Promise<ChildEntry> {
   built ??= (async () => {
-    const source = join(here, 'child.ts');
+    if (!FROM_SOURCE && existsSync(CHILD_BUILT)) return { script: CHILD_BUILT, execArgv: [] };
+    const source = CHILD_SOURCE;
     try {
       const { build } = await import('esbuild');
-      const dir = join(root, 'node_modules', '.cache', 'locklab');
+      const dir = join(PACKAGE_ROOT, 'node_modules', '.cache', 'locklab');
       mkdirSync(dir, { recursive: true });
       const out = join(dir, 'real-child.mjs');
       const tmp = `${out}.${process.pid}.tmp.mjs`;
@@ -48,6 +47,3 @@ export function childEntry(): Promise<ChildEntry> {
   })();
   return built;
 }
-
-/** The PHP driver's path, which the bundled client cannot find from its own location. */
-export const PHP_DRIVER_PATH = join(here, 'symfony', 'driver.php');

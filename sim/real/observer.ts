@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
 import type pg from 'pg';
-import type { Redis } from 'ioredis';
 import type zookeeper from 'node-zookeeper-client';
 import type { Etcd3 } from 'etcd3';
 import type { EventFields } from '../trace/recorder.js';
@@ -8,7 +7,7 @@ import type { LocalClock } from '../world/clock.js';
 import { etcdClient } from './adapters/etcd.js';
 import { MemcachedNode } from './adapters/memcached.js';
 import { pgConnect } from './adapters/postgres.js';
-import { lockRedis } from './adapters/redis.js';
+import { RedisNode } from './adapters/redis.js';
 import { crc32 } from '../stores/postgres.js';
 import type { ServerNeed } from './nodes.js';
 import type { RawEvent } from './runtime/real-runtime.js';
@@ -183,10 +182,10 @@ export class TruthObserver {
     switch (need.protocol) {
       case 'redis':
       case 'redlock': {
-        const r: Redis = lockRedis(url);
-        await r.connect().catch(() => undefined);
-        this.closers.push(() => r.disconnect());
-        return async (h) => (await r.get(h.key)) === h.owner;
+        const n = new RedisNode(need.node, url);
+        await n.open().catch(() => undefined);
+        this.closers.push(() => n.close());
+        return (h) => n.holds(h.key, h.owner);
       }
       case 'memcached': {
         // The adapter makes itself a fresh connection after a refused request; one that hangs is replaced too.

@@ -4,7 +4,6 @@
 // simulation: recorded/<name>.json and recorded/index.json.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { normalizeScenario } from '../scenario/normalize.js';
 import { applyOverrides, parseOverride } from '../scenario/set.js';
 import { BUILTIN_SCENARIOS } from '../scenarios/index.js';
@@ -12,10 +11,11 @@ import { serializeTrace } from '../trace/io.js';
 import type { ClientLibrary } from './ipc.js';
 import { serverNeeds } from './nodes.js';
 import { REAL_STORIES } from './stories.js';
+import { PACKAGE_ROOT } from './paths.js';
 import { runReal } from './runner.js';
 import { serverVersion, symfonyVersion } from './versions.js';
 
-const out = fileURLToPath(new URL('../../recorded/', import.meta.url));
+const out = join(PACKAGE_ROOT, 'recorded');
 
 export interface RecordedEntry {
   readonly scenario: string;
@@ -32,6 +32,9 @@ async function main(): Promise<void> {
   mkdirSync(out, { recursive: true });
   const jobs = REAL_STORIES.flatMap((s) => s.libraries.map((library) => ({ ...s, library })));
   const entries: RecordedEntry[] = [];
+  // Asked once, before any run: asking a program its version blocks this process, and runs are timing-sensitive.
+  const versions = new Map((['redis', 'memcached', 'postgres', 'zookeeper', 'etcd'] as const).map((k) => [k, serverVersion(k)]));
+  const symfony = symfonyVersion();
   // A few at a time: each run is timing-sensitive.
   for (let i = 0; i < jobs.length; i += 4) {
     await Promise.all(
@@ -42,13 +45,13 @@ async function main(): Promise<void> {
         const doc = await runReal(scenario, { library: j.library });
         const file = `${j.scenario}${sets.length === 0 ? '' : `--${sets.join('--').replace(/[^\w.=-]/g, '_')}`}-${j.library}.json`;
         writeFileSync(join(out, file), serializeTrace(doc));
-        const servers = [...new Set(serverNeeds(scenario).map((n) => serverVersion(n.server)))].join(', ');
+        const servers = [...new Set(serverNeeds(scenario).map((n) => versions.get(n.server)!))].join(', ');
         entries.push({
           scenario: j.scenario,
           sets,
           client: j.library,
           file,
-          recordedOn: `recorded on ${servers} with ${j.library === 'symfony' ? symfonyVersion() : "Locklab's own lock code"}`,
+          recordedOn: `recorded on ${servers} with ${j.library === 'symfony' ? symfony : "Locklab's own lock code"}`,
           outcome: doc.verdict.outcome,
           recordedAt: new Date().toISOString().slice(0, 10),
         });

@@ -15,7 +15,7 @@ import { RealResource } from './resource.js';
 import { machineClocks, type RawEvent } from './runtime/real-runtime.js';
 import { RunClock } from './runtime/time.js';
 import { checkSymfonyStore } from './symfony/node.js';
-import { childEntry, PHP_DRIVER_PATH } from './child-bundle.js';
+import { childEntry } from './child-bundle.js';
 
 /** How long every client process has to connect before the run starts. */
 const READY_TIMEOUT_MS = 30_000;
@@ -215,7 +215,6 @@ export async function runReal(scenario: Scenario, opts: RealRunOptions = {}): Pr
         execArgv: [...entry.execArgv],
         detached: true,
         stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-        env: { ...process.env, LOCKLAB_PHP_DRIVER: PHP_DRIVER_PATH },
       });
       proc.on('error', () => undefined);
       if (proc.pid !== undefined) janitor.trackGroup(proc.pid, process.execPath);

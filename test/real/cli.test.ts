@@ -1,4 +1,5 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
@@ -47,6 +48,30 @@ describeReal('locklab real and locklab compare', () => {
     expect(r.err).toMatch(/127\.0\.0\.1:1/);
     expect(r.err.split('\n').filter((l) => l.startsWith('locklab:'))).toHaveLength(1);
     expect(Date.now() - t0).toBeLessThan(15_000);
+  });
+
+  it('on Ctrl-C stops every server and client it started and writes the partial trace, marked as such', async () => {
+    const out = join(dir, 'interrupted.json');
+    const root = new URL('../..', import.meta.url).pathname;
+    const before = new Set(readdirSync(tmpdir()).filter((d) => d.startsWith('locklab-redis-')));
+    const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'sim/cli/start.ts'), 'real', 'pause-past-expiry', '--out', out], {
+      cwd: root,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let err = '';
+    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    // Wait until A is at work under its lock, then press Ctrl-C.
+    for (let i = 0; i < 300 && !/A: (work\.start|process\.pause)/.test(err); i++) await new Promise((r) => setTimeout(r, 100));
+    child.kill('SIGINT');
+    expect(await exited).toBe(130);
+    expect(err).toMatch(/interrupted; partial trace written to/);
+    const doc = validateTrace(JSON.parse(readFileSync(out, 'utf8')), out);
+    expect(doc.partial).toBe(true);
+    expect(doc.source).toBe('real');
+    expect(doc.events.map((e) => e.kind)).toContain('acquire.ok');
+    const left = readdirSync(tmpdir()).filter((d) => d.startsWith('locklab-redis-') && !before.has(d));
+    expect(left.filter((d) => existsSync(join(tmpdir(), d)))).toEqual([]);
   });
 
   it('says which part of a scenario cannot be made real, and why', async () => {

@@ -56,6 +56,25 @@ redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
 return {redis.call('INCR', KEYS[2]), holder}
 `;
 
+/**
+ * Whether `owner` holds the lock now, whichever way it was written: our
+ * string key, or Symfony 5.4's RedisStore sorted set (each token scored with
+ * its expiry on the server's TIME, in seconds, beside "__write__").
+ */
+const HOLDS = `
+local kind = redis.call('TYPE', KEYS[1]).ok
+if kind == 'string' then
+  return redis.call('GET', KEYS[1]) == ARGV[1] and 1 or 0
+end
+if kind == 'zset' then
+  local score = redis.call('ZSCORE', KEYS[1], ARGV[1])
+  if not score then return 0 end
+  local t = redis.call('TIME')
+  return tonumber(score) > tonumber(t[1]) + tonumber(t[2]) / 1000000 and 1 or 0
+end
+return 0
+`;
+
 type Reply = [number, number | string | null | undefined, number?];
 
 interface LockCommands {
@@ -64,6 +83,7 @@ interface LockCommands {
   lockRelease(key: string, fence: string, owner: string): Promise<Reply>;
   lockPlainDel(key: string, fence: string): Promise<Reply>;
   lockPlainSet(key: string, fence: string, owner: string, ttlMs: number): Promise<Reply>;
+  lockHolds(key: string, owner: string): Promise<number>;
 }
 
 export type LockRedis = Redis & LockCommands;
@@ -93,6 +113,7 @@ export function lockRedis(url: string, opts: { autoPipelining?: boolean } = {}):
   r.defineCommand('lockRelease', { numberOfKeys: 2, lua: RELEASE });
   r.defineCommand('lockPlainDel', { numberOfKeys: 2, lua: PLAIN_DEL });
   r.defineCommand('lockPlainSet', { numberOfKeys: 2, lua: PLAIN_SET });
+  r.defineCommand('lockHolds', { numberOfKeys: 1, lua: HOLDS });
   return r as LockRedis;
 }
 
@@ -180,6 +201,11 @@ export class RedisNode implements RealNode {
         return answer({ ok: true, fence }, granted);
       }
     }
+  }
+
+  /** Whether `owner` holds `key` on this server now (ours or Symfony's way of writing it). */
+  async holds(key: string, owner: string): Promise<boolean> {
+    return (await this.redis.lockHolds(key, owner)) === 1;
   }
 
   async close(): Promise<void> {

@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { REAPER_SCRIPT } from '../paths.js';
 
 /**
  * Everything the harness started, so that it can all be stopped whatever
@@ -70,8 +70,7 @@ class Janitor {
   private install(): void {
     if (this.installed) return;
     this.installed = true;
-    const script = fileURLToPath(new URL('./reaper.mjs', import.meta.url));
-    this.reaper = spawn(process.execPath, [script], { detached: true, stdio: ['pipe', 'ignore', 'ignore'] });
+    this.reaper = spawn(process.execPath, [REAPER_SCRIPT], { detached: true, stdio: ['pipe', 'ignore', 'ignore'] });
     this.reaper.on('error', () => undefined);
     this.reaper.unref();
     const stdin = this.reaper.stdin as (NodeJS.WritableStream & { unref?: () => void; on(e: 'error', f: () => void): void }) | null;

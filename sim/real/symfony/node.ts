@@ -57,7 +57,7 @@ function nodeNamesOf(spec: StoreSpecBase): string[] {
 export class SymfonyNode implements RealNode {
   private readonly php = new PhpDriver();
   /** For a Combined store: each server's own adapter, to see which of them hold the token. */
-  private readonly probes: Array<{ node: string; adapter: RealNode }>;
+  private readonly probes: Array<{ node: string; holds: (key: string, owner: string) => Promise<boolean>; adapter: RealNode }>;
 
   constructor(
     readonly name: string,
@@ -69,10 +69,18 @@ export class SymfonyNode implements RealNode {
   ) {
     this.probes =
       spec.kind === 'combined'
-        ? (spec.stores as StoreSpecBase[]).map((s) => ({
-            node: s.name,
-            adapter: s.kind === 'memcached' ? new MemcachedNode(s.name, urls.get(s.name)!) : new RedisNode(s.name, urls.get(s.name)!),
-          }))
+        ? (spec.stores as StoreSpecBase[]).map((s) => {
+            if (s.kind === 'memcached') {
+              const m = new MemcachedNode(s.name, urls.get(s.name)!);
+              return {
+                node: s.name,
+                adapter: m,
+                holds: async (key: string, owner: string) => (await m.handle({ op: 'get', key }, { client: this.client, msg: 0 })).reply.holder === owner,
+              };
+            }
+            const r = new RedisNode(s.name, urls.get(s.name)!);
+            return { node: s.name, adapter: r, holds: (key: string, owner: string) => r.holds(key, owner) };
+          })
         : [];
   }
 

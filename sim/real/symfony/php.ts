@@ -1,6 +1,6 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
+import { PHP_DRIVER_PATH } from '../paths.js';
 import { findBinary } from '../harness/binaries.js';
 
 /** What Symfony threw, by class and message. */
@@ -23,9 +23,9 @@ export type PhpStore =
   | { readonly kind: 'redis' | 'memcached' | 'postgres' | 'sql'; readonly url: string }
   | { readonly kind: 'combined'; readonly strategy: 'consensus' | 'unanimous'; readonly stores: readonly PhpStore[] };
 
-/** The driver script: named by the runner when the client runs bundled elsewhere, else beside this file. */
+/** The driver script, shipped beside this module's source. */
 export function driverPhp(): string {
-  return process.env.LOCKLAB_PHP_DRIVER ?? fileURLToPath(new URL('./driver.php', import.meta.url));
+  return PHP_DRIVER_PATH;
 }
 
 /** The short class name of a Symfony exception (LockConflictedException). */
