@@ -6,6 +6,7 @@ import { ClientSession } from './client-session.js';
 import { isCut, type FromChild, type ToChild } from './ipc.js';
 import { machineClocks } from './runtime/real-runtime.js';
 import { RunClock } from './runtime/time.js';
+import type { Scenario } from '../scenario/types.js';
 import type { WriteReply } from '../world/resource.js';
 
 function send(m: FromChild): void {
@@ -13,13 +14,19 @@ function send(m: FromChild): void {
 }
 
 let session: ClientSession | undefined;
-let partitions: ReadonlyArray<ReadonlyArray<readonly string[]>> = [];
+/** The scenario's partitions by true time: each client applies them itself, by the run's clock, so none starts late. */
+let partitions: ReadonlyArray<{ fromUs: number; toUs: number; groups: readonly string[][] }> = [];
 const clock = new RunClock(process.hrtime.bigint());
 const pendingWrites = new Map<number, (r: WriteReply) => void>();
 let machines: ReturnType<typeof machineClocks> = new Map();
+let scenarioFaults: Scenario['faults'] = [];
 
 async function setup(m: Extract<ToChild, { t: 'setup' }>): Promise<void> {
   machines = machineClocks(m.scenario.machines);
+  scenarioFaults = m.scenario.faults;
+  partitions = m.scenario.faults.flatMap((f) =>
+    f.kind === 'partition' ? [{ fromUs: f.atMs * 1000, toUs: (f.atMs + f.durationMs) * 1000, groups: f.groups }] : [],
+  );
   const urls = new Map(Object.entries(m.urls));
   session = new ClientSession({
     scenario: m.scenario,
@@ -34,7 +41,12 @@ async function setup(m: Extract<ToChild, { t: 'setup' }>): Promise<void> {
         pendingWrites.set(msg, resolve);
         send({ t: 'write', msg, request: request as never });
       }),
-    cut: (machine, node) => partitions.length > 0 && isCut(partitions, machine, nodeMachine.get(node) ?? node),
+    cut: (machine, node) => {
+      if (partitions.length === 0) return false;
+      const now = clock.nowUs();
+      const active = partitions.filter((p) => p.fromUs <= now && now < p.toUs).map((p) => p.groups);
+      return active.length > 0 && isCut(active, machine, nodeMachine.get(node) ?? node);
+    },
     library: m.library,
   });
   const nodeMachine = new Map<string, string>([['resource', m.scenario.resource.machine]]);
@@ -52,6 +64,11 @@ process.on('message', (m: ToChild) => {
       return;
     case 'start':
       clock.setOrigin(BigInt(m.originNs));
+      // Clock jumps, like partitions, are applied here by the run's clock, so a client's own clock never jumps late.
+      for (const f of scenarioFaults) {
+        if (f.kind !== 'clock-jump') continue;
+        setTimeout(() => machines.get(f.machine)?.jump(clock.nowUs(), f.byMs * 1000), Math.max(0, Math.ceil(f.atMs - clock.nowUs() / 1000)));
+      }
       void session!
         .run()
         .then(
@@ -67,12 +84,6 @@ process.on('message', (m: ToChild) => {
     case 'written':
       pendingWrites.get(m.msg)?.(m.reply);
       pendingWrites.delete(m.msg);
-      return;
-    case 'cut':
-      partitions = m.partitions;
-      return;
-    case 'clock':
-      machines.get(m.machine)?.jump(clock.nowUs(), m.byUs);
       return;
   }
 });

@@ -16,10 +16,7 @@ export type ToChild =
       readonly msgBase: number;
     }
   | { readonly t: 'start'; readonly originNs: string }
-  | { readonly t: 'written'; readonly msg: number; readonly reply: WriteReply }
-  /** The partitions now in force: groups of machines that cannot reach each other. */
-  | { readonly t: 'cut'; readonly partitions: ReadonlyArray<ReadonlyArray<readonly string[]>> }
-  | { readonly t: 'clock'; readonly machine: string; readonly byUs: number };
+  | { readonly t: 'written'; readonly msg: number; readonly reply: WriteReply };
 
 /** What a client process tells the runner. */
 export type FromChild =

@@ -2,7 +2,7 @@
 // real servers, with Locklab's own clients and with Symfony Lock where it
 // has the store, and writes the traces the lab's Compare opens beside the
 // simulation: recorded/<name>.json and recorded/index.json.
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { normalizeScenario } from '../scenario/normalize.js';
 import { applyOverrides, parseOverride } from '../scenario/set.js';
@@ -30,8 +30,14 @@ export interface RecordedEntry {
 
 async function main(): Promise<void> {
   mkdirSync(out, { recursive: true });
-  const jobs = REAL_STORIES.flatMap((s) => s.libraries.map((library) => ({ ...s, library })));
-  const entries: RecordedEntry[] = [];
+  // With names (`npm run record-real -- memcached-restart`), only those are recorded again; the index keeps the rest.
+  const only = process.argv.slice(2);
+  const jobs = REAL_STORIES.flatMap((s) => s.libraries.map((library) => ({ ...s, library }))).filter((j) => only.length === 0 || only.includes(j.scenario));
+  const indexFile = join(out, 'index.json');
+  const entries: RecordedEntry[] =
+    only.length === 0 || !existsSync(indexFile)
+      ? []
+      : (JSON.parse(readFileSync(indexFile, 'utf8')) as RecordedEntry[]).filter((e) => !only.includes(e.scenario));
   // Asked once, before any run: asking a program its version blocks this process, and runs are timing-sensitive.
   const versions = new Map((['redis', 'memcached', 'postgres', 'zookeeper', 'etcd'] as const).map((k) => [k, serverVersion(k)]));
   const symfony = symfonyVersion();
@@ -60,7 +66,7 @@ async function main(): Promise<void> {
     );
   }
   entries.sort((a, b) => a.file.localeCompare(b.file));
-  writeFileSync(join(out, 'index.json'), `${JSON.stringify(entries, null, 2)}\n`);
+  writeFileSync(indexFile, `${JSON.stringify(entries, null, 2)}\n`);
 }
 
 await main();

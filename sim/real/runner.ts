@@ -298,10 +298,6 @@ export async function runReal(scenario: Scenario, opts: RealRunOptions = {}): Pr
         ),
       );
     };
-    const partitions = new Map<number, string[][]>();
-    const sendCuts = (): void => {
-      for (const c of children) if (!c.exited) tell(c.proc, { t: 'cut', partitions: [...partitions.values()] });
-    };
     const clientEvent = (c: Child, kind: string, data?: Record<string, number>): void => {
       const now = clock.nowUs();
       const local = machines.get(c.machine)!.read(now);
@@ -376,21 +372,13 @@ export async function runReal(scenario: Scenario, opts: RealRunOptions = {}): Pr
           at(f.atMs, () => {
             machines.get(f.machine)?.jump(clock.nowUs(), f.byMs * 1000);
             for (const n of needs) if (n.machine === f.machine) servers.get(n.node)?.stepClock(f.byMs);
-            for (const c of children) if (!c.exited) tell(c.proc, { t: 'clock', machine: f.machine, byUs: f.byMs * 1000 });
             faultEvent('clock.jump', f.machine, { fault: index, byUs: f.byMs * 1000 }, true);
           });
           return;
         case 'partition':
-          at(f.atMs, () => {
-            partitions.set(index, f.groups);
-            sendCuts();
-            faultEvent('partition.start', 'net', { fault: index, groups: f.groups });
-          });
-          at(f.atMs + f.durationMs, () => {
-            partitions.delete(index);
-            sendCuts();
-            faultEvent('partition.end', 'net', { fault: index, groups: f.groups });
-          });
+          // Each client process applies the partition itself, by the run's clock; the runner records it.
+          at(f.atMs, () => faultEvent('partition.start', 'net', { fault: index, groups: f.groups }));
+          at(f.atMs + f.durationMs, () => faultEvent('partition.end', 'net', { fault: index, groups: f.groups }));
           return;
         default:
           return;
