@@ -123,12 +123,9 @@ export class PostgresAdvisoryNode implements RealNode {
         return answer(rows.rowCount === 0 ? { ok: false, holder: null } : { ok: true });
       }
       case 'release': {
-        const held = await c.query<{ mode: string }>(
-          "SELECT mode FROM pg_locks WHERE locktype = 'advisory' AND classid = 0 AND objid = $1 AND objsubid = 1 AND pid = pg_backend_pid() AND granted",
-          [id],
-        );
-        const fn = held.rows[0]?.mode === 'ShareLock' ? 'pg_advisory_unlock_shared' : 'pg_advisory_unlock';
-        const ok = (await c.query<{ ok: boolean }>(`SELECT ${fn}($1) AS ok`, [id])).rows[0]?.ok === true;
+        // Exclusive first (the common case, one round trip); a shared lock answers false there, then true here.
+        let ok = (await c.query<{ ok: boolean }>('SELECT pg_advisory_unlock($1) AS ok', [id])).rows[0]?.ok === true;
+        if (!ok) ok = (await c.query<{ ok: boolean }>('SELECT pg_advisory_unlock_shared($1) AS ok', [id])).rows[0]?.ok === true;
         if (!ok) return answer({ ok: false, holder: null });
         return answer({ ok: true }, { kind: 'lock.released', key: req.key, owner: req.owner, reason: 'released' });
       }
