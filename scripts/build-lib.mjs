@@ -7,7 +7,7 @@
 // sees half of one.
 import { build } from 'esbuild';
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, renameSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdirSync, renameSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 
 const root = new URL('..', import.meta.url).pathname;
@@ -32,6 +32,11 @@ try {
     splitting: true,
     chunkNames: 'chunks/[name]-[hash]',
   });
+
+  // What the real runner starts as it is: the reaper of servers left behind, and the Symfony driver in PHP.
+  mkdirSync(`${root}${staging}/lib/real`, { recursive: true });
+  copyFileSync(`${root}sim/real/harness/reaper.mjs`, `${root}${staging}/lib/real/reaper.mjs`);
+  copyFileSync(`${root}sim/real/symfony/driver.php`, `${root}${staging}/lib/real/driver.php`);
 
   const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
   execFileSync(process.execPath, [tsc, '-p', 'tsconfig.lib.json', '--outDir', `${staging}/types`], { cwd: root, stdio: 'inherit' });

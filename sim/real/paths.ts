@@ -29,9 +29,11 @@ export const PACKAGE_ROOT = findRoot();
 /** Whether this module runs from its TypeScript source (tsx, Vitest) rather than the built bundle. */
 export const FROM_SOURCE = import.meta.url.endsWith('.ts');
 
-/** Files the real runner starts or reads, shipped as they are. */
-export const REAPER_SCRIPT = join(PACKAGE_ROOT, 'sim', 'real', 'harness', 'reaper.mjs');
-export const PHP_DRIVER_PATH = join(PACKAGE_ROOT, 'sim', 'real', 'symfony', 'driver.php');
+/** Files the real runner starts as they are: beside their sources, or copied into dist/lib/real by `npm run build:lib`. */
+export const REAPER_SCRIPT = FROM_SOURCE ? join(PACKAGE_ROOT, 'sim', 'real', 'harness', 'reaper.mjs') : join(PACKAGE_ROOT, 'dist', 'lib', 'real', 'reaper.mjs');
+export const PHP_DRIVER_PATH = FROM_SOURCE
+  ? join(PACKAGE_ROOT, 'sim', 'real', 'symfony', 'driver.php')
+  : join(PACKAGE_ROOT, 'dist', 'lib', 'real', 'driver.php');
 export const CHILD_SOURCE = join(PACKAGE_ROOT, 'sim', 'real', 'child.ts');
 /** The client process, compiled by `npm run build:lib`. */
 export const CHILD_BUILT = join(PACKAGE_ROOT, 'dist', 'lib', 'real-child.js');
