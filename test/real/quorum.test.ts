@@ -76,7 +76,8 @@ describeReal('Redlock and Combined on three real Redis servers', () => {
   it('with one of three servers down both still reach a majority; with two down neither does', async () => {
     await servers[2]!.kill();
     try {
-      const oneDown = await runInProcess(scenario(redlockStore(), 'q4'), urls(), { downAllowed: true });
+      // A few rounds, as node-redlock retries: one slow reply on a busy machine must not decide it.
+      const oneDown = await runInProcess(scenario(redlockStore(3), 'q4'), urls(), { downAllowed: true });
       expect(oneDown.events.map((e) => e.kind)).toContain('acquire.ok');
       const theirs = await redlock.lock('q5', 1000);
       await theirs.unlock();
