@@ -104,6 +104,18 @@ export async function runBrowserBench(): Promise<Record<string, number>> {
       scrubFps.push(fps);
       await page.close();
     }
+    // The Odds view's sweep: 11 points × 2,000 seeds of pause-past-expiry in the page's Web Workers.
+    const sweepRate: number[] = [];
+    for (let i = 0; i < RUNS; i++) {
+      const page = await lab.context.newPage();
+      await page.goto(`${lab.url}#/odds`);
+      await page.getByTestId('odds-runs').fill('2000');
+      await page.getByTestId('odds-run').click();
+      await page.getByTestId('odds-status').filter({ hasText: /done$/ }).waitFor({ timeout: 120_000 });
+      const status = (await page.getByTestId('odds-status').textContent()) ?? '';
+      sweepRate.push(Number(/· ([\d,]+) runs\/s/.exec(status)![1]!.replace(/,/g, '')));
+      await page.close();
+    }
     if (lab.errors.length > 0) throw new Error(`the lab reported errors during the bench:\n${lab.errors.join('\n')}`);
     return {
       'browser.firstRenderMs': round(median(firstRender)),
@@ -112,6 +124,13 @@ export async function runBrowserBench(): Promise<Record<string, number>> {
       'browser.trace100kRenderMs': round(median(render100k)),
       'browser.scrub100kFps': round(median(scrubFps)),
       'browser.initialJsGzipKb': round(initialJsGzipKb(outDir)),
+      'browser.sweepRunsPerSec': round(median(sweepRate)),
+      'browser.sweepWorkers': await (async () => {
+        const page = await lab.context.newPage();
+        const n = await page.evaluate(() => Math.max(1, Math.min(8, navigator.hardwareConcurrency || 2)));
+        await page.close();
+        return n;
+      })(),
     };
   } finally {
     await lab.close();

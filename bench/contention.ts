@@ -1,4 +1,5 @@
 import { makeRng } from '../sim/kernel/rng.js';
+import { LIMITS } from '../sim/scenario/limits.js';
 
 /**
  * The benchmark's contention workload: many clients on several machines
@@ -14,7 +15,7 @@ export function contentionScenario(clients = 40, iterations = 200, pauses = 60):
     name: 'bench-contention',
     summary: `${clients} clients × ${iterations} acquisitions of one key, blocking, with ${pauses} random pauses.`,
     seed: 1,
-    budget: { maxEvents: 50_000_000, maxTimeMs: horizonMs * 20 },
+    budget: { maxEvents: LIMITS.maxTraceEvents, maxTimeMs: horizonMs * 20 },
     machines: [...machines, { name: 'db' }],
     network: { latencyMinMs: 0.2, latencyMaxMs: 1.5, loss: 0 },
     store: { kind: 'redis', machine: 'db' },

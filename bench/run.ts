@@ -13,6 +13,7 @@ import { runJob, runScenario } from '../sim/run.js';
 import { BUILTIN_SCENARIOS } from '../sim/scenarios/index.js';
 import { STORE_KINDS } from '../sim/stores/registry.js';
 import { contentionScenario } from './contention.js';
+import { runSweepBench } from './sweep.js';
 
 interface Stat {
   median: number;
@@ -174,6 +175,7 @@ async function main(): Promise<void> {
     };
   }
   report.stores = { target: 'each at least 0.5 × Redis', ...stores };
+  report.sweep = await runSweepBench();
   const browserBench = new URL('./browser.ts', import.meta.url);
   if (withBrowser && existsSync(browserBench)) {
     const mod = (await import(browserBench.href)) as { runBrowserBench: () => Promise<Record<string, unknown>> };

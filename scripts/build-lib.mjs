@@ -27,7 +27,14 @@ try {
   // The entry points share chunks: `locklab` and `locklab/testing` see one copy of each class, and the command adds only itself.
   await build({
     ...common,
-    entryPoints: { index: 'sim/index.ts', testing: 'sim/testing/vitest.ts', cli: 'sim/cli/start.ts', 'real-child': 'sim/real/child.ts' },
+    // sweep-worker is what the sweep's worker threads load (sim/sweep/pool.ts finds it beside cli.js); real-child is one real-run client process.
+    entryPoints: {
+      index: 'sim/index.ts',
+      testing: 'sim/testing/vitest.ts',
+      cli: 'sim/cli/start.ts',
+      'sweep-worker': 'sim/sweep/batch-task.ts',
+      'real-child': 'sim/real/child.ts',
+    },
     outdir: `${staging}/lib`,
     splitting: true,
     chunkNames: 'chunks/[name]-[hash]',

@@ -1,4 +1,5 @@
 import { Checker } from './check/checker.js';
+import type { IntervalTracker } from './check/intervals.js';
 import type { Verdict } from './check/verdict.js';
 import { Client } from './clients/lifecycle.js';
 import type { Scenario } from './scenario/types.js';
@@ -16,6 +17,8 @@ export interface JobWants {
   readonly trace?: boolean;
   /** Compute the run hash (default true); a sweep that only counts outcomes may skip it. */
   readonly hash?: boolean;
+  /** Sees every event as it is recorded, after the checker: for measures of a run that are not findings (a sweep's lock-out time). */
+  readonly observe?: (e: TraceEvent) => void;
 }
 
 /** The result of one run: its fingerprint, its verdict, why it stopped, and its events when they were wanted. */
@@ -27,6 +30,8 @@ export interface JobResult {
   readonly stop: StopInfo;
   readonly eventCount: number;
   readonly events: readonly TraceEvent[] | undefined;
+  /** The holding and belief intervals the checker derived. */
+  readonly intervals: IntervalTracker;
 }
 
 /**
@@ -47,12 +52,14 @@ export function runJob(scenario: Scenario, seed: number = scenario.seed, want: J
   );
   const checker = new Checker();
   const hasher = want.hash === false ? undefined : new RunHasher({ schema: TRACE_SCHEMA, source: 'sim', scenario, seed });
+  const observe = want.observe;
   world.trace.onEvent =
-    hasher === undefined
+    hasher === undefined && observe === undefined
       ? (e) => checker.push(e)
       : (e) => {
           checker.push(e);
-          hasher.push(e);
+          hasher?.push(e);
+          observe?.(e);
         };
   for (const m of scenario.machines) world.addMachine(m.name, msToUs(m.clockOffsetMs), m.clockDriftPpm);
 
@@ -82,6 +89,7 @@ export function runJob(scenario: Scenario, seed: number = scenario.seed, want: J
     stop,
     eventCount: world.trace.count,
     events: want.trace === true ? world.trace.events : undefined,
+    intervals: checker.intervals,
   };
 }
 

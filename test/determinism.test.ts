@@ -12,7 +12,7 @@ describe('determinism', () => {
         const scenario = normalizeScenario(raw, 'random');
         const first = runScenario(scenario);
         // Run something else in between: no state may leak from one run into the next.
-        runScenario(normalizeScenario({ ...raw, seed: (raw.seed + 1) % 2 ** 32 }, 'random'));
+        runScenario(normalizeScenario({ ...raw, seed: ((raw.seed as number) + 1) % 2 ** 32 }, 'random'));
         const second = runScenario(normalizeScenario(structuredClone(raw), 'random'));
         expect(traceHash(second), `Reproduce with seed=${scenario.seed}: ${JSON.stringify(raw)}`).toBe(traceHash(first));
       }),

@@ -97,6 +97,17 @@ describe('the installed package', () => {
     expect(bad.stderr).toMatch(/^locklab: no-such-scenario: no such file, and no built-in scenario of that name/);
   });
 
+  it('sweeps on two worker threads from its bin, counting what the sources count', async () => {
+    const bin = join(app, 'node_modules/.bin/locklab');
+    const args = ['sweep', 'pause-past-expiry', '--seeds', '1..300', '--vary', 'faults[0].durationMs=8500..9500:500', '--workers', '2', '--json'];
+    const installed = JSON.parse(run(bin, args, { cwd: app })) as { codeVersion: string; combinations: unknown[] };
+    const { cli } = await import('./support/cli.js');
+    const sources = JSON.parse((await cli(...args)).out) as { combinations: unknown[] };
+    expect(installed.combinations).toEqual(sources.combinations);
+    // No sources ship, so the code version hashes the compiled command.
+    expect(installed.codeVersion).toMatch(/^0\.1\.0\+[0-9a-f]{12}$/);
+  });
+
   it('imports from plain Node: run, run jobs, check, validate, the builder and the schemas', () => {
     const script = `
       import { createRequire } from 'node:module';

@@ -44,6 +44,26 @@ const BUILT: Record<string, ScenarioBuilder> = {
     .client('B', { startMs: 1000, ttlMs: 30_000, workMs: 1000, ...retry(10, 1000) })
     .redis({ machine: 'cache', persistence: 'none' })
     .restart({ at: 2500, for: 500 }),
+  'redis-aof-token-reuse': scenario('redis-aof-token-reuse')
+    .seed(5)
+    .client('A', { startMs: 300, ttlMs: 10_000, workMs: 800, writes: 2 })
+    .client('B', { startMs: 1100, ttlMs: 10_000, workMs: 100 })
+    .redis({ persistence: 'aof-everysec' })
+    .resource({ fencing: true })
+    .restart({ at: 800, for: 100 }),
+  'fencing-newer-token-unseen': scenario('fencing-newer-token-unseen')
+    .seed(7)
+    .client('A', { ttlMs: 10_000, workMs: 3000 })
+    .client('B', { startMs: 5000, ttlMs: 20_000, workMs: 10_000, ...retry(10, 2000) })
+    .redis({ fencingTokenStart: 33 })
+    .resource({ fencing: true })
+    .pause('A', { at: 1000, for: 15_000 }),
+  'deploy-splits-fencing-counter': scenario('deploy-splits-fencing-counter')
+    .client('A', { ttlMs: 10_000, workMs: 3000 })
+    .client('B', { startMs: 1000, ttlMs: 10_000, workMs: 500 })
+    .redis({ keyPrefix: 'v1:', fencingTokenStart: 33 })
+    .resource({ fencing: true })
+    .deploy(['B'], { keyPrefix: 'v2:' }, { at: 500 }),
   'flock-across-servers': scenario('flock-across-servers')
     .client('A', { workMs: 1000, ...blocking })
     .client('B', { startMs: 200, workMs: 1000, ...blocking })

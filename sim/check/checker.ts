@@ -12,7 +12,8 @@ import type { Finding, Verdict } from './verdict.js';
  * are never kept is judged exactly like a trace read from a file.
  */
 export class Checker {
-  private readonly intervals: IntervalTracker;
+  /** The intervals the verdict was derived from, for measures of a run that are not findings (a sweep's lock-out time). */
+  readonly intervals: IntervalTracker;
   private readonly lost: LostLocks;
   private readonly stale: StaleWrites;
 

@@ -52,9 +52,15 @@ export function formatTimeline(doc: TraceDocument, c: Colors): string {
     // Per-machine store nodes are already named actor@machine.
     who: e.actor.endsWith(`@${e.machine}`) ? e.actor : `${e.actor}@${e.machine}`,
   }));
-  const wTime = Math.max('true time'.length, ...rows.map((r) => r.time.length));
-  const wLocal = Math.max('local clock'.length, ...rows.map((r) => r.local.length));
-  const wWho = Math.max('actor'.length, ...rows.map((r) => r.who.length));
+  // A loop, not Math.max(...rows): spreading a long trace would pass more arguments than the engine allows.
+  let wTime = 'true time'.length;
+  let wLocal = 'local clock'.length;
+  let wWho = 'actor'.length;
+  for (const r of rows) {
+    if (r.time.length > wTime) wTime = r.time.length;
+    if (r.local.length > wLocal) wLocal = r.local.length;
+    if (r.who.length > wWho) wWho = r.who.length;
+  }
   const indent = ' '.repeat(wTime + wLocal + wWho + 6);
 
   const out: string[] = [];

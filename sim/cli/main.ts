@@ -3,6 +3,8 @@ import { existsSync } from 'node:fs';
 import pc from 'picocolors';
 import type { Colors } from 'picocolors/types.js';
 import { InputError } from '../errors.js';
+import { keptTraceIssue, LIMITS, limitText } from '../scenario/limits.js';
+import { readSeed } from '../scenario/seed.js';
 import { reproduceCommand } from '../reproduce.js';
 import { runScenario } from '../run.js';
 import { normalizeScenario } from '../scenario/normalize.js';
@@ -19,6 +21,7 @@ import type { TraceDocument } from '../trace/types.js';
 import { readJsonFile, writeFileAtomic } from './files.js';
 import { formatStop, formatTimeline, formatVerdict } from './format.js';
 import { registerRealCommands } from './real.js';
+import { addSweepCommands } from './sweep-commands.js';
 
 /** Exit codes, as the README documents them. */
 export const EXIT = { ok: 0, failOn: 1, badInput: 2, budget: 3 } as const;
@@ -41,17 +44,25 @@ const processIo: Io = {
 };
 
 function parseSeed(value: string): number {
-  if (!/^\d+$/.test(value.trim()) || Number(value) > 4294967295)
-    throw new InvalidArgumentError(`expected a whole number from 0 to 4294967295, got "${value}".`);
-  return Number(value);
+  const r = readSeed(value);
+  if (!r.ok) throw new InvalidArgumentError(`${r.expected}, got "${value}".`);
+  return r.seed;
 }
 
 function collect(value: string, previous: Override[]): Override[] {
+  if (previous.length >= LIMITS.maxOverrides)
+    throw new InputError('--set', [{ path: '', message: `is given more than ${LIMITS.maxOverrides} times; ${limitText('maxOverrides')}` }]);
   return [...previous, parseOverride(value)];
+}
+
+function parseOutFile(value: string): string {
+  if (value === '') throw new InvalidArgumentError('expected a file name, got an empty one.');
+  return value;
 }
 
 /** Finds a scenario by file path or built-in name and returns it normalized, with its source name. */
 export function loadScenario(ref: string): { scenario: Scenario; source: string; builtin: boolean } {
+  if (ref === '') throw new InputError('scenario', [{ path: '', message: 'expected a file or a built-in name, got an empty one' }]);
   if (existsSync(ref) || /[/\\]|\.json$/i.test(ref)) {
     return { scenario: normalizeScenario(readJsonFile(ref), ref), source: ref, builtin: false };
   }
@@ -67,6 +78,30 @@ export function loadScenario(ref: string): { scenario: Scenario; source: string;
 function describeOutcome(stored: unknown): string {
   const o = (stored as { outcome?: unknown } | null)?.outcome;
   return typeof o === 'string' ? o : 'unknown';
+}
+
+/**
+ * The trace document as text, or a clear refusal when it is too large to be
+ * one string or larger than `locklab check` reads back: a trace written here
+ * must always be readable again.
+ */
+function traceText(doc: TraceDocument, ref: string): string {
+  const tooLarge = (): InputError =>
+    new InputError(ref, [
+      {
+        path: 'budget.maxEvents',
+        message: `the run recorded ${doc.events.length} trace events, too many for one trace file (${limitText('maxTraceBytes')}); lower budget.maxEvents`,
+      },
+    ]);
+  let text: string;
+  try {
+    text = serializeTrace(doc);
+  } catch (err) {
+    if (err instanceof RangeError) throw tooLarge();
+    throw err;
+  }
+  if (Buffer.byteLength(text, 'utf8') > LIMITS.maxTraceBytes) throw tooLarge();
+  return text;
 }
 
 function exitFor(doc: TraceDocument, failOn: string | undefined): number {
@@ -95,7 +130,7 @@ export async function main(argv: readonly string[], io: Io = processIo): Promise
     .option('--seed <n>', 'seed for every random draw (default: the scenario\'s "seed")', parseSeed)
     .option('--set <path=value>', 'override a scenario field, e.g. resource.fencing=true or clients.B.ttlMs=500 (repeatable)', collect, [] as Override[])
     .option('--json', 'print the trace document (JSON) instead of the timeline')
-    .option('--out <file>', 'also write the trace document to this file')
+    .option('--out <file>', 'also write the trace document to this file (a regular file; written whole or not at all)', parseOutFile)
     .addOption(failOn)
     .addHelpText(
       'after',
@@ -111,9 +146,12 @@ Exit codes: 0 the run completed (whatever its outcome), 1 the outcome met --fail
     .action((ref: string, opts: { seed?: number; set: Override[]; json?: boolean; out?: string; failOn?: string }) => {
       const loaded = loadScenario(ref);
       const scenario = applyOverrides(loaded.scenario, opts.set);
+      // The timeline needs the whole trace, so the run keeps it: hold the budget to what a kept trace may be.
+      const tooLong = keptTraceIssue(scenario.budget);
+      if (tooLong !== undefined) throw new InputError(ref, [tooLong]);
       const seed = opts.seed ?? scenario.seed;
       const doc = runScenario(scenario, seed);
-      const text = serializeTrace(doc);
+      const text = opts.out !== undefined || opts.json === true ? traceText(doc, ref) : '';
       if (opts.out !== undefined) writeFileAtomic(opts.out, text);
       if (opts.json === true) {
         io.out(text);
@@ -132,7 +170,7 @@ Exit codes: 0 the run completed (whatever its outcome), 1 the outcome met --fail
     .option('--json', 'print the verdict as JSON')
     .addOption(failOn)
     .action((file: string, opts: { json?: boolean; failOn?: string }) => {
-      const doc = validateTrace(readJsonFile(file), file);
+      const doc = validateTrace(readJsonFile(file, 'trace'), file);
       let verdict: Verdict;
       try {
         verdict = check(doc.events);
@@ -208,6 +246,7 @@ Exit codes: 0 the run completed (whatever its outcome), 1 the outcome met --fail
     });
 
   registerRealCommands(program, { io, c, loadScenario, collect, setCode: (n) => (code = n) });
+  addSweepCommands(program, io, c, loadScenario, (next) => (code = next));
 
   try {
     await program.parseAsync([...argv], { from: 'user' });

@@ -12,5 +12,6 @@ export function pointerToPath(pointer: string): string {
 
 export function joinPath(parent: string, child: string): string {
   if (parent === '') return child;
+  if (child === '') return parent;
   return /^\[/.test(child) ? parent + child : `${parent}.${child}`;
 }

@@ -1,6 +1,8 @@
 import type { Distribution } from '../kernel/dist.js';
 import { InputError, show, type InputIssue } from '../errors.js';
+import { checkJsonValue } from '../json.js';
 import { storeKind } from '../stores/registry.js';
+import { canonicalFault, canonicalPatch } from './canonical.js';
 import { compileSchema } from './schema-check.js';
 import { scenarioSchema } from './schema.js';
 import { GENERIC_FAULTS, type ClientSpec, type FaultSpec, type LatencyDistribution, type MachineSpec, type Scenario, type StoreSpecBase } from './types.js';
@@ -49,6 +51,8 @@ export const DEFAULT_SEED = 1;
  * InputError naming `source` and each bad path.
  */
 export function normalizeScenario(data: unknown, source: string): Scenario {
+  // The rules of the JSON reader hold for values from code too (the library, the lab's forms).
+  checkJsonValue(data, source, 'scenario');
   // Compiled on first use: the store registry must be complete by then.
   checkShape ??= compileSchema(scenarioSchema());
   const shapeIssues = checkShape(data);
@@ -88,7 +92,8 @@ export function normalizeScenario(data: unknown, source: string): Scenario {
     thinkMs: c.thinkMs ?? 0,
     requestTimeoutMs: c.requestTimeoutMs ?? 1000,
   }));
-  const faults = (input.faults ?? []).map((f) => normalizeFault(f));
+  // Faults are rebuilt in the schema's field order, so the trace does not depend on the input's key order.
+  const faults = (input.faults ?? []).map((f) => canonicalFault(f));
 
   const kind = storeKind(input.store.kind)!;
   const rest = {
@@ -128,13 +133,8 @@ export function normalizeScenario(data: unknown, source: string): Scenario {
   };
   const refIssues = checkReferences(scenario);
   if (refIssues.length > 0) throw new InputError(source, refIssues);
+  scenario.faults = faults.map((f) => (f.kind === 'deploy' ? { ...f, store: canonicalPatch(f.store, store) } : f));
   return scenario;
-}
-
-function normalizeFault(f: Record<string, unknown> & { kind: FaultSpec['kind'] }): FaultSpec {
-  if (f.kind === 'latency-spike')
-    return { ...(f as Omit<Extract<FaultSpec, { kind: 'latency-spike' }>, 'machines'>), machines: (f.machines as string[] | null | undefined) ?? null };
-  return f as unknown as FaultSpec;
 }
 
 /** Every name a scenario uses must be defined, once. */
@@ -242,7 +242,7 @@ const storeShapes = new Map<string, (data: unknown) => InputIssue[]>();
 function checkDeployPatch(patch: Record<string, unknown>, at: string, store: StoreSpecBase, issues: InputIssue[]): void {
   let ok = true;
   for (const field of Object.keys(patch)) {
-    if (field === 'kind' || field === 'name' || !(field in store)) {
+    if (field === 'kind' || field === 'name' || !Object.hasOwn(store, field)) {
       const fields = Object.keys(store).filter((f) => f !== 'kind' && f !== 'name');
       issues.push({ path: `${at}.${field}`, message: `a deploy cannot change ${show(field)} of the ${store.kind} store (fields: ${fields.join(', ')})` });
       ok = false;

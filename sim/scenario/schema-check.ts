@@ -1,6 +1,7 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { show, type InputIssue } from '../errors.js';
 import { joinPath, pointerToPath } from './jsonpath.js';
+import { grouped, LIMITS, limitText, type LimitName } from './limits.js';
 
 /**
  * Compiles a JSON Schema with Ajv and turns Ajv's errors into issues that
@@ -12,6 +13,36 @@ export function compileSchema(schema: object): (data: unknown) => InputIssue[] {
   return (data) => {
     if (validate(data)) return [];
     return describeErrors(validate.errors ?? [], schema);
+  };
+}
+
+/**
+ * Like compileSchema, for documents with one long list (a trace's events):
+ * the list's items are checked one at a time, and once `maxIssuesShown`
+ * issues are found the rest of the list is only counted, so a large bad
+ * document costs no more memory than a good one.
+ */
+export function compileListSchema(schema: Record<string, unknown>, list: string): (data: unknown) => { issues: InputIssue[]; more: number } {
+  const props = schema.properties as Record<string, { items?: object }>;
+  const itemSchema = { ...props[list]!.items, definitions: schema.definitions };
+  const outer = compileSchema({ ...schema, properties: { ...props, [list]: { type: 'array' } } });
+  const ajv = new Ajv({ allErrors: true, verbose: true, discriminator: true, strict: false });
+  const item: ValidateFunction = ajv.compile(itemSchema);
+  const quick: ValidateFunction = new Ajv({ allErrors: false, discriminator: true, strict: false }).compile(itemSchema);
+  return (data) => {
+    const issues = outer(data);
+    let more = 0;
+    const items = (data as Record<string, unknown> | null)?.[list];
+    if (!Array.isArray(items)) return { issues, more };
+    for (let i = 0; i < items.length; i++) {
+      if (issues.length >= LIMITS.maxIssuesShown) {
+        if (!quick(items[i])) more++;
+        continue;
+      }
+      if (item(items[i])) continue;
+      for (const issue of describeErrors(item.errors ?? [], itemSchema)) issues.push({ path: joinPath(`${list}[${i}]`, issue.path), message: issue.message });
+    }
+    return { issues, more };
   };
 }
 
@@ -58,8 +89,16 @@ function describe(e: ErrorObject, root: object): InputIssue | undefined {
     case 'minimum':
     case 'maximum':
     case 'exclusiveMinimum':
-    case 'exclusiveMaximum':
-      return { path, message: `must be ${String(p.comparison)} ${String(p.limit)}, got ${show(e.data)}` };
+    case 'exclusiveMaximum': {
+      // The smallest duration is the clock's resolution; say so, or 0.0001 ms looks like a fine value.
+      const why = e.keyword === 'minimum' && p.limit === 0.001 ? " (1 µs: the simulation's time resolution)" : '';
+      return { path, message: `must be ${String(p.comparison)} ${String(p.limit)}${why}, got ${show(e.data)}` };
+    }
+    case 'maxItems': {
+      const name = (e.parentSchema as { 'x-limit'?: LimitName } | undefined)?.['x-limit'];
+      const count = Array.isArray(e.data) ? `has ${grouped(e.data.length)} items; ` : '';
+      return { path, message: name === undefined ? `${count}must have at most ${String(p.limit)} items` : `${count}${limitText(name)}` };
+    }
     case 'minItems':
       return { path, message: `needs at least ${String(p.limit)} item${p.limit === 1 ? '' : 's'}` };
     case 'minLength':

@@ -1,4 +1,14 @@
 import { STORE_KINDS } from '../stores/registry.js';
+import { LIMITS, type LimitName } from './limits.js';
+
+/** `maxItems` from a named limit; the `x-limit` annotation lets the error message name it. */
+function maxItems(name: LimitName): { maxItems: number; 'x-limit': LimitName } {
+  return { maxItems: LIMITS[name], 'x-limit': name };
+}
+
+/** The smallest positive duration: the simulation counts whole microseconds, so anything shorter would silently become 0. */
+const RESOLUTION_MS = 0.001;
+const YEAR_MS = 31536000000;
 
 /*
  * The scenario schema, built from parts: the core below, one branch per store
@@ -82,9 +92,11 @@ const FAULTS: Record<string, Record<string, unknown>> = {
       groups: {
         type: 'array',
         minItems: 2,
+        ...maxItems('maxMachines'),
         items: {
           type: 'array',
           minItems: 1,
+          ...maxItems('maxMachines'),
           items: {
             $ref: '#/definitions/name',
           },
@@ -157,6 +169,7 @@ const FAULTS: Record<string, Record<string, unknown>> = {
       machines: {
         type: ['array', 'null'],
         minItems: 1,
+        ...maxItems('maxMachines'),
         items: {
           $ref: '#/definitions/name',
         },
@@ -282,6 +295,7 @@ const FAULTS: Record<string, Record<string, unknown>> = {
       clients: {
         type: 'array',
         minItems: 1,
+        ...maxItems('maxClients'),
         items: {
           $ref: '#/definitions/name',
         },
@@ -309,10 +323,12 @@ const BASE = {
     name: {
       type: 'string',
       minLength: 1,
+      maxLength: LIMITS.maxTextChars,
       description: 'Short identifier, shown in traces and listings.',
     },
     summary: {
       type: 'string',
+      maxLength: LIMITS.maxTextChars,
       description: 'One line saying what the scenario shows.',
     },
     seed: {
@@ -327,7 +343,7 @@ const BASE = {
         maxEvents: {
           type: 'integer',
           minimum: 1,
-          maximum: 100000000,
+          maximum: LIMITS.maxEvents,
           default: 1000000,
         },
         maxTimeMs: {
@@ -339,6 +355,7 @@ const BASE = {
     machines: {
       type: 'array',
       minItems: 1,
+      ...maxItems('maxMachines'),
       items: {
         type: 'object',
         additionalProperties: false,
@@ -349,6 +366,8 @@ const BASE = {
           },
           clockOffsetMs: {
             type: 'number',
+            minimum: -YEAR_MS,
+            maximum: YEAR_MS,
             default: 0,
             description: "How far this machine's clock reads ahead of true time at the start (negative: behind).",
           },
@@ -413,12 +432,14 @@ const BASE = {
     clients: {
       type: 'array',
       minItems: 1,
+      ...maxItems('maxClients'),
       items: {
         $ref: '#/definitions/client',
       },
     },
     faults: {
       type: 'array',
+      ...maxItems('maxFaults'),
       items: {
         $ref: '#/definitions/fault',
       },
@@ -441,7 +462,7 @@ const BASE = {
     },
     positiveMs: {
       type: 'number',
-      exclusiveMinimum: 0,
+      minimum: RESOLUTION_MS,
       maximum: 31536000000,
     },
     distribution: {
@@ -529,7 +550,7 @@ const BASE = {
             },
             waitTimeoutMs: {
               type: ['number', 'null'],
-              exclusiveMinimum: 0,
+              minimum: RESOLUTION_MS,
               maximum: 31536000000,
               default: null,
               description: "Blocking mode: give up after this long; null waits until the run's budget.",
@@ -572,7 +593,7 @@ const BASE = {
         },
         refreshEveryMs: {
           type: ['number', 'null'],
-          exclusiveMinimum: 0,
+          minimum: RESOLUTION_MS,
           maximum: 31536000000,
           default: null,
           description: 'Refresh the lease this often while working; null never refreshes.',
@@ -621,6 +642,15 @@ const BASE = {
     },
   },
 };
+
+/** The schema branch of one fault kind, found by its `kind` constant. */
+export function faultSchema(kind: string): { properties: Record<string, { default?: unknown }> } | undefined {
+  for (const branch of Object.values(FAULTS)) {
+    const props = branch.properties as Record<string, { const?: unknown; default?: unknown }>;
+    if (props.kind?.const === kind) return { properties: props };
+  }
+  return undefined;
+}
 
 /** The JSON Schema of a scenario document, with every registered store kind. */
 export function scenarioSchema(): Record<string, unknown> {

@@ -1,4 +1,7 @@
 import { InputError, show } from '../errors.js';
+import { checkJsonValue } from '../json.js';
+import { joinPath } from './jsonpath.js';
+import { LIMITS, limitText } from './limits.js';
 import { normalizeScenario } from './normalize.js';
 import type { Scenario } from './types.js';
 
@@ -10,18 +13,33 @@ export interface Override {
 
 /**
  * Parses `path=value`. The value is read as JSON when it is JSON (numbers,
- * true/false, null, arrays, objects) and as a plain string otherwise.
+ * true/false, null, arrays, objects) and as a plain string otherwise. JSON
+ * values are held to the rules of every other JSON Locklab reads, so
+ * `1e999` or a `__proto__` field is refused here as it is in a file.
  */
 export function parseOverride(text: string): Override {
   const eq = text.indexOf('=');
   if (eq <= 0) throw new InputError('--set', [{ path: '', message: `expected path=value (e.g. resource.fencing=true), got ${show(text)}` }]);
   const path = text.slice(0, eq).trim();
   const raw = text.slice(eq + 1);
-  let value: unknown = raw;
+  if (raw.length > LIMITS.maxScenarioBytes) {
+    throw new InputError('--set', [{ path, message: `the value is ${raw.length} characters long; ${limitText('maxScenarioBytes')}` }]);
+  }
+  let value: unknown;
   try {
     value = JSON.parse(raw);
   } catch {
     // Not JSON: keep it as a string, so `--set store.persistence=none` works unquoted.
+    return { path, value: raw };
+  }
+  try {
+    checkJsonValue(value, '--set');
+  } catch (err) {
+    if (!(err instanceof InputError)) throw err;
+    throw new InputError(
+      '--set',
+      err.issues.map((i) => ({ path: joinPath(path, i.path), message: i.message })),
+    );
   }
   return { path, value };
 }

@@ -13,15 +13,20 @@ import semaphoreTwoContainers from './semaphore-two-containers.json';
 import memcachedEviction from './memcached-eviction.json';
 import memcachedRestart from './memcached-restart.json';
 import mongodbClientClockSkew from './mongodb-client-clock-skew.json';
+import redisAofTokenReuse from './redis-aof-token-reuse.json';
+import fencingNewerTokenUnseen from './fencing-newer-token-unseen.json';
+import deploySplitsFencingCounter from './deploy-splits-fencing-counter.json';
 import redisRestartWithoutPersistence from './redis-restart-without-persistence.json';
 import sqlClockSkew from './sql-clock-skew.json';
 import zookeeperSessionExpiry from './zookeeper-session-expiry.json';
 
 /**
  * The built-in scenarios, as written (before defaults), by name. Each file's
- * `name` equals its key here; a test keeps it so.
+ * `name` equals its key here; a test keeps it so. The table has no
+ * prototype, so a name someone types (`constructor`, `__proto__`) finds
+ * nothing rather than something of Object's.
  */
-export const BUILTIN_SCENARIOS: Readonly<Record<string, unknown>> = {
+export const BUILTIN_SCENARIOS: Readonly<Record<string, unknown>> = Object.assign(Object.create(null) as Record<string, unknown>, {
   'pause-past-expiry': pausePastExpiry,
   'crash-without-release': crashWithoutRelease,
   'exists-then-set-race': existsThenSetRace,
@@ -37,9 +42,12 @@ export const BUILTIN_SCENARIOS: Readonly<Record<string, unknown>> = {
   'sql-clock-skew': sqlClockSkew,
   'mongodb-client-clock-skew': mongodbClientClockSkew,
   'redis-restart-without-persistence': redisRestartWithoutPersistence,
+  'redis-aof-token-reuse': redisAofTokenReuse,
+  'fencing-newer-token-unseen': fencingNewerTokenUnseen,
+  'deploy-splits-fencing-counter': deploySplitsFencingCounter,
   'postgres-connection-loss': postgresConnectionLoss,
   'zookeeper-session-expiry': zookeeperSessionExpiry,
   'etcd-revision-fencing': etcdRevisionFencing,
-};
+});
 
 export const BUILTIN_NAMES: readonly string[] = Object.keys(BUILTIN_SCENARIOS);

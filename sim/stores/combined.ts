@@ -1,3 +1,4 @@
+import { LIMITS } from '../scenario/limits.js';
 import { show } from '../errors.js';
 import { GENERIC_FAULTS, type ClientSpec, type FaultSpec, type Scenario, type StoreSpecBase } from '../scenario/types.js';
 import type { World } from '../world/world.js';
@@ -74,7 +75,8 @@ export function combinedKind(kinds: (kind: string) => StoreKind | undefined): St
         stores: {
           type: 'array',
           minItems: 1,
-          maxItems: 99,
+          maxItems: LIMITS.maxStoreNodes,
+          'x-limit': 'maxStoreNodes',
           description:
             'The stores, asked in this order; each is a store of another kind with exactly one node. A store without a name is named after its kind and position (redis1, redis2, ...).',
           items: { $ref: '#/definitions/store' },

@@ -1,3 +1,4 @@
+import { LIMITS } from '../scenario/limits.js';
 import type { ClientSpec, Scenario, StoreSpecBase } from '../scenario/types.js';
 import { machineRef } from './checks.js';
 import { SessionLockNode } from './session.js';
@@ -64,7 +65,7 @@ export const ETCD: StoreKind = {
       revisionStart: {
         type: 'integer',
         minimum: 1,
-        maximum: 9007199254740991,
+        maximum: LIMITS.maxCounterStart,
         default: 1,
         description: "The revision of the run's first write: other keys in a real cluster move it too.",
       },

@@ -1,3 +1,4 @@
+import { LIMITS } from '../scenario/limits.js';
 import type { RedisSpec, Scenario, StoreSpecBase } from '../scenario/types.js';
 import { machineRef } from './checks.js';
 import { SingleNodeDriver } from './single-node-driver.js';
@@ -16,6 +17,9 @@ export const REDIS_CAPABILITIES: Capabilities = {
   fencingToken: 'INCR counter beside the key',
   losesLockWhen: ['TTL expires', 'restart without persistence', 'server clock jumps forward', 'another client DELs it'],
 };
+
+/** Redis's own words when INCR would pass its largest integer. */
+export const INCR_OVERFLOW = 'ERR increment or decrement would overflow';
 
 interface Version {
   /** Server clock when this version was written (for AOF fsync loss). */
@@ -103,9 +107,11 @@ export class RedisNode implements StoreNode {
         }
         const reader = this.firstReader(req.key);
         if (reader !== undefined) return { ok: false, holder: reader };
+        if (this.counterFull(req.key)) return { ok: false, error: INCR_OVERFLOW };
         return { ok: true, fence: this.grant(req.key, req.owner, req.ttlUs, caller, false) };
       }
       case 'set':
+        if (this.counterFull(req.key)) return { ok: false, error: INCR_OVERFLOW };
         if (entry !== undefined && entry.owner !== req.owner) {
           this.drop(entry, 'lock.overwritten', `SET by ${caller.process} overwrote it`, { peer: caller.process, msg: caller.msg });
         }
@@ -179,6 +185,16 @@ export class RedisNode implements StoreNode {
       this.counterHistory.set(key, durable);
     }
     return lost;
+  }
+
+  /**
+   * Whether the key's counter is at 2^53 − 1, past which a JavaScript number
+   * no longer counts one by one (two grants would get the same token). Real
+   * INCR refuses at 2^63 − 1 the same way: the script fails before SET, so
+   * no lock is granted without a fresh token.
+   */
+  private counterFull(key: string): boolean {
+    return (this.counters.get(key)?.value ?? this.spec.fencingTokenStart - 1) >= Number.MAX_SAFE_INTEGER;
   }
 
   private nextFence(key: string): number {
@@ -322,7 +338,7 @@ export const REDIS: StoreKind = {
       name: { $ref: '#/definitions/name', default: 'redis' },
       machine: { $ref: '#/definitions/name' },
       persistence: { enum: ['none', 'aof-everysec', 'aof-always'], default: 'none' },
-      fencingTokenStart: { type: 'integer', minimum: 0, maximum: 9007199254740991, default: 1 },
+      fencingTokenStart: { type: 'integer', minimum: 0, maximum: LIMITS.maxCounterStart, default: 1 },
       keyPrefix: { type: 'string', maxLength: 200, default: '', description: 'Prepended to every key the store sees; a deploy may change it.' },
     },
   },

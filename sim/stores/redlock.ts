@@ -1,3 +1,4 @@
+import { LIMITS } from '../scenario/limits.js';
 import { show } from '../errors.js';
 import type { RedisSpec, Scenario, StoreSpecBase } from '../scenario/types.js';
 import { msToUs, US_PER_MS } from '../time.js';
@@ -73,7 +74,8 @@ export const REDLOCK: StoreKind = {
       nodes: {
         type: 'array',
         minItems: 1,
-        maxItems: 99,
+        maxItems: LIMITS.maxStoreNodes,
+        'x-limit': 'maxStoreNodes',
         description: 'The independent Redis servers, one per machine as redis.io recommends (five is the usual number).',
         items: {
           type: 'object',

@@ -142,6 +142,8 @@ export class SessionLockNode implements StoreNode {
     }
     const line = this.keys.get(req.key) ?? [];
     if (!this.opts.queue && line.length > 0) return { ok: false, holder: this.holderOf(req.key) };
+    // Past 2^53 − 1 a number no longer counts one by one, and two keys would share a token: refuse instead.
+    if (this.counter >= Number.MAX_SAFE_INTEGER) return { ok: false, error: 'the write counter is exhausted (2^53 − 1)' };
     const key: LockKey = { key: req.key, owner: req.owner, session, created: ++this.counter, held: false, waiter: undefined };
     line.push(key);
     this.keys.set(req.key, line);

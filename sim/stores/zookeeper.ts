@@ -1,3 +1,4 @@
+import { LIMITS } from '../scenario/limits.js';
 import type { ClientSpec, Scenario, StoreSpecBase } from '../scenario/types.js';
 import { machineRef } from './checks.js';
 import { SessionLockNode } from './session.js';
@@ -68,7 +69,7 @@ function schema(kind: string, description: string): Record<string, unknown> {
       zxidStart: {
         type: 'integer',
         minimum: 1,
-        maximum: 9007199254740991,
+        maximum: LIMITS.maxCounterStart,
         default: 1,
         description: 'The zxid of the first write in the run (lock nodes are created and deleted by writes).',
       },

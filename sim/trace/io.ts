@@ -1,10 +1,11 @@
 import { InputError, type InputIssue } from '../errors.js';
-import { compileSchema } from '../scenario/schema-check.js';
+import { LIMITS } from '../scenario/limits.js';
+import { compileListSchema } from '../scenario/schema-check.js';
 import { runHash } from './hash.js';
 import { traceSchema } from './schema.js';
 import type { TraceDocument } from './types.js';
 
-let checkShape: ((data: unknown) => InputIssue[]) | undefined;
+let checkShape: ((data: unknown) => { issues: InputIssue[]; more: number }) | undefined;
 
 const TOP_LEVEL = ['schema', 'source', 'scenario', 'seed', 'stop', 'partial', 'events', 'verdict'] as const;
 
@@ -42,18 +43,23 @@ export function validateTrace(data: unknown, source: string): TraceDocument {
   if (data !== null && typeof data === 'object' && schemaVersion !== undefined && schemaVersion !== 'locklab.trace/1') {
     throw new InputError(source, [{ path: 'schema', message: `this Locklab reads trace schema "locklab.trace/1", got ${JSON.stringify(schemaVersion)}` }]);
   }
-  // Compiled on first use: a run that never reads a trace never pays for it.
-  checkShape ??= compileSchema(traceSchema());
-  const issues = checkShape(data);
-  if (issues.length > 0) throw new InputError(source, issues.slice(0, 20));
+  // Compiled on first use: a run that never reads a trace never pays for it. Events are checked one at a time, so a huge bad trace costs no more memory than a good one.
+  checkShape ??= compileListSchema(traceSchema(), 'events');
+  const { issues, more } = checkShape(data);
+  if (issues.length > 0) throw new InputError(source, issues, more);
   const doc = data as TraceDocument;
   const order: InputIssue[] = [];
+  let unlisted = 0;
+  const add = (issue: InputIssue): void => {
+    if (order.length < LIMITS.maxIssuesShown) order.push(issue);
+    else unlisted++;
+  };
   let prev = 0;
   doc.events.forEach((e, i) => {
-    if (e.seq !== i) order.push({ path: `events[${i}].seq`, message: `expected ${i} (events are numbered in order), got ${e.seq}` });
-    if (e.timeUs < prev) order.push({ path: `events[${i}].timeUs`, message: `goes back in time (${e.timeUs} after ${prev})` });
+    if (e.seq !== i) add({ path: `events[${i}].seq`, message: `expected ${i} (events are numbered in order), got ${e.seq}` });
+    if (e.timeUs < prev) add({ path: `events[${i}].timeUs`, message: `goes back in time (${e.timeUs} after ${prev})` });
     prev = Math.max(prev, e.timeUs);
   });
-  if (order.length > 0) throw new InputError(source, order.slice(0, 20));
+  if (order.length > 0) throw new InputError(source, order, unlisted);
   return doc;
 }

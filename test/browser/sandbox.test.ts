@@ -74,7 +74,7 @@ describeBrowser('the sandbox', () => {
     await page.getByTestId('sandbox-run').click();
     const issues = page.getByTestId('sandbox-issues');
     await expect.poll(() => issues.textContent()).toContain('clients[0].ttlMs');
-    expect(await issues.textContent()).toContain('must be > 0');
+    expect(await issues.textContent()).toContain('must be >= 0.001');
     expect(await page.getByTestId('verdict').count()).toBe(0);
   });
 

@@ -1,4 +1,4 @@
-import { useCallback, useEffect } from 'react';
+import { lazy, Suspense, useCallback, useEffect } from 'react';
 import { usePlayback } from '../state/playback.js';
 import { loadTraceFile } from '../state/session.js';
 import { useShortcuts } from '../state/shortcuts.js';
@@ -13,11 +13,15 @@ import { HelpDialog } from './HelpDialog.js';
 import { Icon } from './Icon.js';
 import { NoticeBar } from './NoticeBar.js';
 
+// The Odds view brings the sweep machinery; it loads when first opened, so the first paint does not wait for it.
+const OddsView = lazy(() => import('../views/OddsView.js'));
+
 const TABS: readonly { view: View; label: string }[] = [
   { view: 'lab', label: 'Lab' },
   { view: 'sandbox', label: 'Sandbox' },
   { view: 'compare', label: 'Compare' },
   { view: 'stores', label: 'Stores' },
+  { view: 'odds', label: 'Odds' },
 ];
 
 /** A trace declares its schema near the top; anything else dropped is taken for a scenario. */
@@ -43,7 +47,16 @@ export function App() {
   }, [theme]);
 
   const onDrop = useCallback(async (f: File) => {
-    const head = await f.slice(0, 4096).text();
+    // Only the head is read here, to tell a trace from a scenario; the worker reads the whole file.
+    let head: string;
+    try {
+      head = await f.slice(0, 4096).text();
+    } catch (err) {
+      useUi.getState().set({
+        notice: { title: `Could not read ${f.name}`, source: f.name, issues: [{ path: '', message: String((err as Error).message ?? err) }], tone: 'error' },
+      });
+      return;
+    }
     if (looksLikeTrace(head)) await loadTraceFile(f, useUi.getState().view === 'compare' ? 'secondary' : 'primary');
     else {
       useUi.getState().set({ view: 'sandbox' });
@@ -99,6 +112,11 @@ export function App() {
         {view === 'sandbox' && <SandboxView />}
         {view === 'compare' && <CompareView />}
         {view === 'stores' && <StoresView />}
+        {view === 'odds' && (
+          <Suspense fallback={<p className="muted">Loading…</p>}>
+            <OddsView />
+          </Suspense>
+        )}
       </main>
       <footer className="foot muted small">Drop a trace or scenario JSON file anywhere on the page to open it. Press ? for keys.</footer>
       {dragging && (

@@ -1,3 +1,7 @@
+import { InputError } from '../../sim/errors.js';
+import { parseJson } from '../../sim/json.js';
+import { LIMITS, limitText } from '../../sim/scenario/limits.js';
+
 /*
  * Scenarios that are not built in travel in links as deflated JSON in
  * base64url. CompressionStream is built into browsers and Node 18+, so
@@ -23,6 +27,30 @@ async function pipe(bytes: Uint8Array, stream: CompressionStream | Decompression
   return new Uint8Array(await new Response(body).arrayBuffer());
 }
 
+/** Inflates, stopping as soon as the output passes `maxBytes`: a short link must not inflate to gigabytes. */
+async function inflate(bytes: Uint8Array, maxBytes: number): Promise<Uint8Array | 'too-large'> {
+  const reader = new Blob([bytes as BlobPart]).stream().pipeThrough(new DecompressionStream('deflate-raw')).getReader();
+  const chunks: Uint8Array[] = [];
+  let length = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    length += value.length;
+    if (length > maxBytes) {
+      await reader.cancel();
+      return 'too-large';
+    }
+    chunks.push(value);
+  }
+  const out = new Uint8Array(length);
+  let at = 0;
+  for (const c of chunks) {
+    out.set(c, at);
+    at += c.length;
+  }
+  return out;
+}
+
 export async function packJson(value: unknown): Promise<string> {
   const bytes = new TextEncoder().encode(JSON.stringify(value));
   return toBase64Url(await pipe(bytes, new CompressionStream('deflate-raw')));
@@ -36,15 +64,28 @@ export async function unpackJson(text: string): Promise<unknown> {
   } catch (err) {
     throw new Error(`is not base64url: ${(err as Error).message}`, { cause: err });
   }
-  let inflated: Uint8Array;
+  let inflated: Uint8Array | 'too-large';
   try {
-    inflated = await pipe(raw, new DecompressionStream('deflate-raw'));
+    inflated = await inflate(raw, LIMITS.maxScenarioBytes);
   } catch {
     throw new Error('is damaged: it does not inflate (was the link cut short?)');
   }
+  if (inflated === 'too-large') throw new Error(`inflates to more than ${LIMITS.maxScenarioBytes} bytes; ${limitText('maxScenarioBytes')}`);
+  let json: string;
   try {
-    return JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(inflated)) as unknown;
+    json = new TextDecoder('utf-8', { fatal: true }).decode(inflated);
   } catch {
-    throw new Error('is damaged: it inflates, but not to JSON');
+    throw new Error('is damaged: it inflates, but not to UTF-8 text');
+  }
+  // The one JSON reader, so a link's scenario gets the answers a file would.
+  try {
+    return parseJson(json, 'sc');
+  } catch (err) {
+    if (!(err instanceof InputError)) throw err;
+    const first = err.issues[0];
+    throw new Error(
+      `is damaged: it inflates, but not to a scenario the lab reads: ${first === undefined ? '' : first.path === '' ? first.message : `${first.path}: ${first.message}`}`,
+      { cause: err },
+    );
   }
 }

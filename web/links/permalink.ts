@@ -1,10 +1,12 @@
 import type { InputIssue } from '../../sim/errors.js';
+import { LIMITS, limitText } from '../../sim/scenario/limits.js';
+import { readSeed } from '../../sim/scenario/seed.js';
 import { packJson, unpackJson } from './compress.js';
 
 /** Links longer than this are refused, by us and by the servers and chat tools that would carry them. */
 export const MAX_LINK_CHARS = 8000;
 
-const VIEWS = ['lab', 'sandbox', 'compare', 'stores'] as const;
+const VIEWS = ['lab', 'sandbox', 'compare', 'stores', 'odds'] as const;
 export type LinkView = (typeof VIEWS)[number];
 
 /** Everything a link restores. The scenario is a built-in's name or a full document. */
@@ -88,7 +90,15 @@ export async function parseLink(hash: string): Promise<LinkResult> {
     if (n === null) issues.push({ path: name, message: `expected a whole number, got ${JSON.stringify(v.slice(0, 40))}` });
     return n;
   };
-  state.seed = number('seed');
+  // Seeds follow the CLI's rule, so a link never carries a seed `locklab run --seed` refuses.
+  const seedOf = (name: string): number | null => {
+    const v = p.get(name);
+    if (v === null) return null;
+    const r = readSeed(v);
+    if (!r.ok) issues.push({ path: name, message: `${r.expected}, got ${JSON.stringify(v.slice(0, 40))}` });
+    return r.ok ? r.seed : null;
+  };
+  state.seed = seedOf('seed');
   state.cursor = number('t');
   const z = p.get('z');
   if (z !== null) {
@@ -97,7 +107,11 @@ export async function parseLink(hash: string): Promise<LinkResult> {
       issues.push({ path: 'z', message: `expected from-to in microseconds with from < to, got ${JSON.stringify(z.slice(0, 40))}` });
     else state.domain = [Number(m[1]), Number(m[2])];
   }
-  if (p.get('b') === '1') state.compare = { overrides: p.getAll('bset'), seed: number('bseed') };
+  if (p.get('b') === '1') state.compare = { overrides: p.getAll('bset'), seed: seedOf('bseed') };
+  for (const name of ['set', 'bset']) {
+    const n = p.getAll(name).length;
+    if (n > LIMITS.maxOverrides) issues.push({ path: name, message: `is given ${n} times; ${limitText('maxOverrides')}` });
+  }
   if ((state.cursor !== null || state.compare !== null || state.overrides.length > 0) && state.scenario === null && !issues.some((i) => i.path === 'sc'))
     issues.push({ path: 's', message: 'the link names no scenario (s or sc)' });
   return issues.length > 0 ? { ok: false, view, issues } : { ok: true, state };

@@ -48,7 +48,7 @@ export async function openRecording(r: Recording): Promise<LoadedTrace | null> {
   const ui = useUi.getState();
   ui.set({ busy: `Opening ${r.file}…` });
   try {
-    const p = await sim().loadTrace(await load(), r.file);
+    const p = await sim().loadTrace(new Blob([await load()], { type: 'application/json' }), r.file);
     const t = registerTrace({
       label: `${r.scenario} (real servers)`,
       origin: { kind: 'file', fileName: r.file },

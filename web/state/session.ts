@@ -68,8 +68,7 @@ export async function loadTraceFile(file: File, slot: 'primary' | 'secondary'): 
   const ui = useUi.getState();
   ui.set({ busy: `Reading ${file.name}…` });
   try {
-    const text = await file.text();
-    const p = await sim().loadTrace(text, file.name);
+    const p = await sim().loadTrace(file, file.name);
     const t = registerTrace({
       label: `${file.name} (${p.doc.source === 'real' ? 'real servers' : 'simulated'})`,
       origin: { kind: 'file', fileName: file.name },

@@ -24,13 +24,13 @@ export const SHORTCUTS: readonly Shortcut[] = [
   { keys: ['a'], does: 'Show or hide request/response arrows' },
   { keys: ['f'], does: 'Turn fencing on or off and run again (Lab)' },
   { keys: ['x'], does: 'Fork from here (Lab)' },
-  { keys: ['1', '2', '3', '4'], does: 'Lab, Sandbox, Compare, Stores' },
+  { keys: ['1', '2', '3', '4', '5'], does: 'Lab, Sandbox, Compare, Stores, Odds' },
   { keys: ['t'], does: 'Light or dark theme' },
   { keys: ['?'], does: 'This help' },
   { keys: ['Esc'], does: 'Close a dialog' },
 ];
 
-const VIEWS: readonly View[] = ['lab', 'sandbox', 'compare', 'stores'];
+const VIEWS: readonly View[] = ['lab', 'sandbox', 'compare', 'stores', 'odds'];
 
 function typingIn(target: EventTarget | null): boolean {
   const el = target as HTMLElement | null;
@@ -113,6 +113,7 @@ export function useShortcuts(): void {
         case '2':
         case '3':
         case '4':
+        case '5':
           ui.set({ view: VIEWS[Number(ev.key) - 1]! });
           break;
         default:

@@ -3,7 +3,7 @@ import type { InputIssue } from '../../sim/errors.js';
 import { countAtOrBefore } from '../model/search.js';
 import { getTrace } from './traces.js';
 
-export type View = 'lab' | 'sandbox' | 'compare' | 'stores';
+export type View = 'lab' | 'sandbox' | 'compare' | 'stores' | 'odds';
 export type Theme = 'light' | 'dark';
 
 /** A problem to show at the top of the page: what went wrong, where, and what the lab did instead. */

@@ -1,4 +1,5 @@
 import { useEffect, useState } from 'react';
+import { serializeChromeTrace } from '../../sim/export/chrome.js';
 import { BUILTIN_NAMES } from '../../sim/scenarios/index.js';
 import { EventLog } from '../components/EventLog.js';
 import { download, FilePicker } from '../components/FilePicker.js';
@@ -101,6 +102,14 @@ export function LabView() {
         <FilePicker label="Open trace…" onFile={(f) => void loadTraceFile(f, 'primary')} testId="open-trace" />
         <button type="button" onClick={() => download(`${trace.doc.scenario.name}-seed${trace.doc.seed}.trace.json`, trace.text)}>
           Export trace
+        </button>
+        <button
+          type="button"
+          onClick={() => download(`${trace.doc.scenario.name}-seed${trace.doc.seed}.chrome.json`, serializeChromeTrace(trace.doc))}
+          title="Chrome's trace-event format: open it in Perfetto (ui.perfetto.dev) or chrome://tracing"
+          data-testid="export-chrome"
+        >
+          Export for Perfetto
         </button>
       </div>
       {trace.doc.scenario.summary !== '' && <p className="summary">{trace.doc.scenario.summary}</p>}

@@ -17,12 +17,11 @@ import { useUi } from '../state/ui.js';
 import { Timeline } from '../timeline/Timeline.js';
 import { fullDomainOf } from '../state/zoom.js';
 import { sim, WorkerInputError } from '../worker/client.js';
-import { InputError } from '../../sim/errors.js';
-import { parseJson } from '../../sim/json.js';
+import type { ScenarioInput } from '../worker/protocol.js';
 import { starterStore } from '../../sim/stores/registry.js';
 
 /** Loads a scenario (built-in or a user's document) into the form, with every default filled in by the worker. */
-export async function loadDraft(input: { builtin: string } | { raw: unknown; sourceName: string }): Promise<boolean> {
+export async function loadDraft(input: ScenarioInput): Promise<boolean> {
   const d = useDraft.getState();
   try {
     d.setDraft((await sim().normalize(input)) as Scenario);
@@ -34,17 +33,13 @@ export async function loadDraft(input: { builtin: string } | { raw: unknown; sou
   }
 }
 
-/** Reads a scenario file and loads it into the form; a bad file's issues are listed beside the form. */
+/**
+ * Loads a scenario file into the form; a bad file's issues are listed beside
+ * the form. The worker reads and parses the file, so a large one never
+ * freezes the page, and every failure ends as a listed issue.
+ */
 export async function importScenarioFile(f: File): Promise<void> {
-  let raw: unknown;
-  try {
-    raw = parseJson(await f.text(), f.name);
-  } catch (err) {
-    if (!(err instanceof InputError)) throw err;
-    useDraft.getState().setIssues({ source: err.source, issues: [...err.issues] });
-    return;
-  }
-  await loadDraft({ raw, sourceName: f.name });
+  await loadDraft({ file: f, sourceName: f.name });
 }
 
 /** Build a scenario from forms, run it in the worker, and see the verdict and the timeline. */

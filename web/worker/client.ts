@@ -18,26 +18,52 @@ type Body<T> = T extends unknown ? Omit<T, 'id'> : never;
 /**
  * A promise-shaped handle on the simulation worker. One worker serves the
  * whole page; requests are answered in order, so a long run delays the next.
+ * Every request is answered: should the worker itself die (out of memory,
+ * say), each waiting request gets that as its answer and the next request
+ * starts a fresh worker.
  */
 export class SimClient {
-  private readonly worker: Worker;
+  private worker: Worker | null = null;
   private readonly pending = new Map<number, Pending>();
   private nextId = 1;
 
-  constructor() {
-    this.worker = new Worker(new URL('./sim.worker.ts', import.meta.url), { type: 'module', name: 'locklab-sim' });
-    this.worker.onmessage = (ev: MessageEvent<WorkerReply>) => {
+  private start(): Worker {
+    const worker = new Worker(new URL('./sim.worker.ts', import.meta.url), { type: 'module', name: 'locklab-sim' });
+    worker.onmessage = (ev: MessageEvent<WorkerReply>) => {
       const p = this.pending.get(ev.data.id);
       this.pending.delete(ev.data.id);
       p?.resolve(ev.data);
     };
+    const died = (what: string) => {
+      worker.terminate();
+      if (this.worker === worker) this.worker = null;
+      for (const [id, p] of this.pending) p.resolve({ id, ok: false, source: 'simulation', issues: [{ path: '', message: what }] });
+      this.pending.clear();
+    };
+    worker.onerror = (ev: ErrorEvent) => {
+      ev.preventDefault();
+      died(`the simulation stopped unexpectedly${ev.message ? `: ${ev.message}` : ''}; try again, or with a smaller input`);
+    };
+    worker.onmessageerror = () => died('the simulation sent an answer the page could not read');
+    return worker;
   }
 
   private call(body: Body<WorkerRequest>): Promise<WorkerReply> {
     const id = this.nextId++;
     return new Promise((resolve) => {
       this.pending.set(id, { resolve });
-      this.worker.postMessage({ ...body, id } as WorkerRequest);
+      try {
+        this.worker ??= this.start();
+        this.worker.postMessage({ ...body, id } as WorkerRequest);
+      } catch (err) {
+        this.pending.delete(id);
+        resolve({
+          id,
+          ok: false,
+          source: 'lab',
+          issues: [{ path: '', message: `cannot hand this to the simulation: ${String((err as Error).message ?? err)}` }],
+        });
+      }
     });
   }
 
@@ -55,8 +81,8 @@ export class SimClient {
     return r.scenario;
   }
 
-  async loadTrace(text: string, fileName: string): Promise<TracePayload> {
-    const r = await this.call({ type: 'load-trace', text, fileName });
+  async loadTrace(file: Blob, fileName: string): Promise<TracePayload> {
+    const r = await this.call({ type: 'load-trace', file, fileName });
     if (!r.ok) throw new WorkerInputError(r.source, r.issues);
     if (r.type !== 'trace') throw new Error('worker answered a load with something else');
     return r.trace;

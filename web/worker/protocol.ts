@@ -7,10 +7,15 @@ export type WorkerRequest =
   | { id: number; type: 'run'; scenario: ScenarioInput; seed: number | null; overrides: readonly string[] }
   /** Check a scenario document and return it with every default filled in, without running it. */
   | { id: number; type: 'normalize'; scenario: ScenarioInput }
-  /** Parse and validate a trace file's text. */
-  | { id: number; type: 'load-trace'; text: string; fileName: string };
+  /** Read, parse and validate a trace file (the worker reads the file, so the page never holds its text). */
+  | { id: number; type: 'load-trace'; file: Blob; fileName: string };
 
-export type ScenarioInput = { builtin: string } | { raw: unknown; sourceName: string };
+/**
+ * A scenario: a built-in's name, a document the page already holds (the
+ * sandbox's form, a link's), or a file, which the worker reads and parses so
+ * a large file never blocks the page.
+ */
+export type ScenarioInput = { builtin: string } | { raw: unknown; sourceName: string } | { file: Blob; sourceName: string };
 
 /** A trace the worker produced or checked: the document, its serialized bytes and their sha256. */
 export interface TracePayload {

@@ -1,0 +1,267 @@
+import { Command, InvalidArgumentError, Option } from 'commander';
+import cliProgress from 'cli-progress';
+import type { Colors } from 'picocolors/types.js';
+import { InputError } from '../errors.js';
+import { serializeChromeTrace } from '../export/chrome.js';
+import type { SweepAggregate } from '../odds/aggregate.js';
+import { defaultBatchSize, planSweep, type SweepPlan } from '../odds/plan.js';
+import { parseSeedRange, parseVary, type Vary } from '../odds/range.js';
+import { reportCsv, reportJson, reportText, sweepReport, type SweepReport } from '../odds/report.js';
+import { shrinkScenario } from '../odds/shrink.js';
+import { parseOverride, applyOverrides, type Override } from '../scenario/set.js';
+import type { Scenario } from '../scenario/types.js';
+import { runScenario } from '../run.js';
+import { validateTrace } from '../trace/io.js';
+import { serializeScenario } from '../odds/scenario-file.js';
+import { sweepLocally } from '../sweep/local.js';
+import { allCores } from '../sweep/pool.js';
+import { sweepOnQueue } from '../sweep/queue-coordinator.js';
+import { startQueueWorker } from '../sweep/queue-worker.js';
+import { parseRedisUrl } from '../sweep/redis-url.js';
+import { codeVersion } from '../sweep/version.js';
+import { readJsonFile, writeFileAtomic } from './files.js';
+import type { Io } from './main.js';
+
+/** Exit code of a sweep stopped by Ctrl-C: the partial aggregate was printed. */
+export const EXIT_INTERRUPTED = 130;
+
+function positive() {
+  return (value: string): number => {
+    if (!/^\d+$/.test(value.trim()) || Number(value) < 1) throw new InvalidArgumentError(`expected a whole number above zero, got "${value}".`);
+    return Number(value);
+  };
+}
+
+function collectOverride(value: string, previous: Override[]): Override[] {
+  return [...previous, parseOverride(value)];
+}
+
+function collectVary(value: string, previous: Vary[]): Vary[] {
+  return [...previous, parseVary(value)];
+}
+
+function setText(o: Override): string {
+  return `${o.path}=${typeof o.value === 'string' ? o.value : JSON.stringify(o.value)}`;
+}
+
+/** A progress bar on stderr, only for a person at a terminal. */
+function progressBar(show: boolean): { update(done: number, total: number): void; stop(): void } {
+  if (!show) return { update: () => undefined, stop: () => undefined };
+  const bar = new cliProgress.SingleBar(
+    { stream: process.stderr, format: 'sweep [{bar}] {percentage}% · {value}/{total} runs · {eta_formatted} left', hideCursor: true, clearOnComplete: true },
+    cliProgress.Presets.shades_classic,
+  );
+  let started = false;
+  return {
+    update(done, total) {
+      if (!started) {
+        bar.start(total, 0);
+        started = true;
+      }
+      bar.update(done);
+    },
+    stop() {
+      if (started) bar.stop();
+    },
+  };
+}
+
+interface SweepOpts {
+  seeds: string;
+  vary: Vary[];
+  set: Override[];
+  workers?: number;
+  batch?: number;
+  queue?: string;
+  json?: boolean;
+  csv?: boolean;
+  out?: string;
+  shrink?: string;
+}
+
+type LoadScenario = (ref: string) => { scenario: Scenario; source: string; builtin: boolean };
+
+/** The `sweep`, `worker`, `shrink` and `export` commands. */
+export function addSweepCommands(program: Command, io: Io, c: Colors, loadScenario: LoadScenario, setCode: (code: number) => void): void {
+  const format = new Option('--format <format>', 'the output format').choices(['chrome']).makeOptionMandatory();
+
+  program
+    .command('sweep')
+    .description('Run a scenario over many seeds (and a grid of varied parameters) and report how often it breaks, with 95 % intervals.')
+    .argument('<scenario>', 'scenario file, or built-in name (see `locklab scenarios`)')
+    .option('--seeds <from..to>', 'the seeds to run, both included', '1..1000')
+    .option('--vary <path=a..b:step>', 'vary a field over a range (or a list: path=v1,v2); repeatable, one grid axis each', collectVary, [] as Vary[])
+    .option('--set <path=value>', 'override a scenario field for every run (repeatable)', collectOverride, [] as Override[])
+    .option('--workers <n>', 'worker threads on this machine (default: every core)', positive())
+    .option('--batch <n>', 'seeds per batch (default: about 16 batches per worker)', positive())
+    .option('--queue <redis-url>', 'put the batches on a BullMQ queue for `locklab worker` processes instead, e.g. redis://127.0.0.1:6379')
+    .option('--json', 'print the report as JSON')
+    .option('--csv', 'print the report as CSV, one row per combination')
+    .option('--out <file>', 'write the report to a file (JSON, or CSV with --csv or a .csv name) instead of printing it')
+    .option('--shrink <file>', 'shrink the first unsafe run found and write the smallest scenario to this file')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  locklab sweep pause-past-expiry --seeds 1..100000
+  locklab sweep pause-past-expiry --vary faults[0].durationMs=5000..15000:1000 --vary resource.fencing=false,true
+  locklab sweep my-scenario.json --vary clients.A.ttlMs=10000..60000:10000 --csv --out odds.csv
+  locklab sweep pause-past-expiry --queue redis://10.0.0.5:6379     # with \`locklab worker\` running elsewhere
+
+Exit codes: 0 the sweep completed, 2 bad input, ${EXIT_INTERRUPTED} stopped with Ctrl-C (the partial report is printed, marked partial).`,
+    )
+    .action(async (ref: string, opts: SweepOpts) => {
+      if (opts.json === true && opts.csv === true) throw new InputError('--json', [{ path: '', message: 'choose one of --json and --csv' }]);
+      const seeds = parseSeedRange(opts.seeds);
+      const target = opts.queue === undefined ? undefined : parseRedisUrl(opts.queue);
+      if (target !== undefined && opts.workers !== undefined)
+        throw new InputError('--workers', [
+          { path: '', message: 'sets threads on this machine; with --queue, start `locklab worker --threads N` where the work should run' },
+        ]);
+      const loaded = loadScenario(ref);
+      const base = applyOverrides(loaded.scenario, opts.set);
+      const threads = opts.workers ?? allCores();
+      const seedCount = seeds.to - seeds.from + 1;
+      const combos = opts.vary.reduce((n, v) => n * v.values.length, 1);
+      const plan: SweepPlan = planSweep({
+        scenarioRef: ref,
+        base,
+        sets: opts.set.map(setText),
+        varies: opts.vary,
+        seeds,
+        codeVersion: codeVersion(),
+        batchSize: opts.batch ?? defaultBatchSize(seedCount, combos, target === undefined ? threads : 4 * threads),
+      });
+
+      const abort = new AbortController();
+      const onSigint = (): void => abort.abort();
+      process.once('SIGINT', onSigint);
+      const bar = progressBar(process.stderr.isTTY === true && opts.json !== true && opts.csv !== true);
+      const started = performance.now();
+      let agg: SweepAggregate;
+      try {
+        if (target === undefined) agg = await sweepLocally(plan, threads, (d, t) => bar.update(d, t), abort.signal);
+        else {
+          const q = await sweepOnQueue(plan, target, (d, t) => bar.update(d, t), abort.signal);
+          agg = q.aggregate;
+          bar.stop();
+          for (const w of q.workers)
+            io.err(
+              c.dim(
+                `worker ${w.worker}: ${w.seeds} runs in ${w.batches} batch${w.batches === 1 ? '' : 'es'}, ${w.ms === 0 ? '∞' : Math.round((w.seeds / w.ms) * 1000)} runs/s while busy\n`,
+              ),
+            );
+          if (q.stalled > 0) io.err(c.dim(`${q.stalled} batch${q.stalled === 1 ? '' : 'es'} retried after a worker stopped mid-batch\n`));
+          if (q.duplicates > 0) io.err(c.dim(`${q.duplicates} batch result${q.duplicates === 1 ? '' : 's'} arrived twice and counted once\n`));
+        }
+      } finally {
+        bar.stop();
+        process.removeListener('SIGINT', onSigint);
+      }
+      const seconds = (performance.now() - started) / 1000;
+      const report: SweepReport = sweepReport(agg, loaded.scenario.name);
+      const text = opts.csv === true || opts.out?.toLowerCase().endsWith('.csv') === true ? reportCsv(report) : reportJson(report);
+      if (opts.out !== undefined) {
+        writeFileAtomic(opts.out, text);
+        if (opts.json !== true && opts.csv !== true) io.out(reportText(report));
+      } else if (opts.json === true || opts.csv === true) io.out(text);
+      else io.out(reportText(report));
+      if (opts.json !== true && opts.csv !== true)
+        io.err(c.dim(`${report.runs} runs in ${seconds.toFixed(1)} s (${Math.round(report.runs / seconds)} runs/s)\n`));
+      if (opts.out !== undefined) io.err(c.dim(`Report written to ${opts.out}\n`));
+      if (report.partial) {
+        io.err(`locklab: sweep stopped early: the report covers the ${report.runs} runs counted so far and is marked partial\n`);
+        setCode(EXIT_INTERRUPTED);
+        return;
+      }
+      if (opts.shrink !== undefined) {
+        const first = report.combinations.findIndex((cr) => cr.unsafe.k > 0);
+        if (first === -1) {
+          io.err('locklab: --shrink: no run of this sweep was unsafe, so there is nothing to shrink\n');
+        } else {
+          const combo = plan.combinations[first]!;
+          const seed = report.combinations[first]!.failing[0]!.seed;
+          const r = shrinkScenario(combo.scenario, seed);
+          writeFileAtomic(opts.shrink, serializeScenario(r.scenario));
+          io.err(
+            c.dim(
+              `Smallest failure of seed ${seed} written to ${opts.shrink} (${r.changes.length} change${r.changes.length === 1 ? '' : 's'}, ${r.runs} runs)\n`,
+            ),
+          );
+        }
+      }
+    });
+
+  program
+    .command('worker')
+    .description('Take sweep batches from a BullMQ queue and run them on this machine until stopped (Ctrl-C).')
+    .requiredOption('--queue <redis-url>', 'the Redis server the sweeps put their batches on, e.g. redis://10.0.0.5:6379')
+    .option('--threads <n>', 'worker threads (default: every core)', positive())
+    .option('--lock-ms <ms>', 'how long a batch stays locked without a heartbeat before another worker may take it over', positive(), 10000)
+    .action(async (opts: { queue: string; threads?: number; lockMs: number }) => {
+      const target = parseRedisUrl(opts.queue);
+      const w = await startQueueWorker(target, {
+        threads: opts.threads ?? allCores(),
+        codeVersion: codeVersion(),
+        lockMs: opts.lockMs,
+        log: (l) => io.err(`${l}\n`),
+      });
+      const stop = (): void => void w.close();
+      process.once('SIGINT', stop);
+      process.once('SIGTERM', stop);
+      const how = await w.stopped;
+      process.removeListener('SIGINT', stop);
+      process.removeListener('SIGTERM', stop);
+      if (how === 'refused') {
+        io.err(`locklab: --queue ${target.url}: this worker refused a sweep of another code version (see above)\n`);
+        setCode(2);
+      }
+    });
+
+  program
+    .command('shrink')
+    .description('Find the smallest variant of an unsafe run (fewest faults and clients, shortest durations, fewest writes) and write it as a scenario.')
+    .argument('<scenario>', 'scenario file, or built-in name')
+    .option('--seed <n>', 'the seed whose run is unsafe (default: the scenario\'s "seed")', (v) => parseSeedRange(v, '--seed').from)
+    .option('--set <path=value>', 'override a scenario field first (repeatable)', collectOverride, [] as Override[])
+    .option('--out <file>', 'where to write the smallest scenario (default: print it)')
+    .action((ref: string, opts: { seed?: number; set: Override[]; out?: string }) => {
+      const loaded = loadScenario(ref);
+      const scenario = applyOverrides(loaded.scenario, opts.set);
+      const seed = opts.seed ?? scenario.seed;
+      const r = shrinkScenario(scenario, seed);
+      const text = serializeScenario(r.scenario);
+      if (opts.out === undefined) io.out(text);
+      else writeFileAtomic(opts.out, text);
+      io.err(
+        `${c.bold(`${r.changes.length === 0 ? 'Already minimal' : `${r.changes.length} change${r.changes.length === 1 ? '' : 's'}`}`)} in ${r.runs} runs; still ${r.outcome} at seed ${seed}\n`,
+      );
+      for (const ch of r.changes) io.err(`  • ${ch}\n`);
+      if (opts.out !== undefined) io.err(c.dim(`Reproduce: locklab run ${opts.out}\n`));
+    });
+
+  program
+    .command('export')
+    .description("Convert a trace (a file, or a scenario run now) to another format: Chrome's trace-event JSON, which Perfetto opens.")
+    .argument('<input>', 'a trace JSON file (from `locklab run --json`), or a scenario file or built-in name to run first')
+    .addOption(format)
+    .option('--seed <n>', 'when running a scenario: its seed', (v) => parseSeedRange(v, '--seed').from)
+    .option('--set <path=value>', 'when running a scenario: override a field (repeatable)', collectOverride, [] as Override[])
+    .option('--out <file>', 'write to this file instead of printing')
+    .action((input: string, opts: { format: 'chrome'; seed?: number; set: Override[]; out?: string }) => {
+      let doc;
+      const data = /\.json$/i.test(input) ? readJsonFile(input) : undefined;
+      if (data !== undefined && typeof data === 'object' && data !== null && 'events' in data) doc = validateTrace(data, input);
+      else {
+        const loaded = loadScenario(input);
+        const scenario = applyOverrides(loaded.scenario, opts.set);
+        doc = runScenario(scenario, opts.seed ?? scenario.seed);
+      }
+      const text = serializeChromeTrace(doc);
+      if (opts.out === undefined) io.out(text);
+      else {
+        writeFileAtomic(opts.out, text);
+        io.err(c.dim(`Chrome trace written to ${opts.out}: open it at ui.perfetto.dev or chrome://tracing\n`));
+      }
+    });
+}

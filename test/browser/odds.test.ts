@@ -1,0 +1,142 @@
+import { readFileSync } from 'node:fs';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { SweepAggregate } from '../../sim/odds/aggregate.js';
+import { runBatch } from '../../sim/odds/batch.js';
+import { planSweep } from '../../sim/odds/plan.js';
+import { parseSeedRange, parseVary } from '../../sim/odds/range.js';
+import { formatShare, sweepReport, type SweepReport } from '../../sim/odds/report.js';
+import { normalizeScenario } from '../../sim/scenario/normalize.js';
+import { BUILTIN_SCENARIOS } from '../../sim/scenarios/index.js';
+import { axeViolations, describeBrowser, ready, screenshot, startLab, type Lab } from './harness.js';
+
+/** The Odds view's default sweep, computed under Node with the same modules. */
+function nodeReport(): SweepReport {
+  const base = normalizeScenario(BUILTIN_SCENARIOS['pause-past-expiry'], 'pause-past-expiry');
+  const plan = planSweep({
+    scenarioRef: 'pause-past-expiry',
+    base,
+    sets: [],
+    varies: [parseVary('faults[0].durationMs=7000..17000:1000')],
+    seeds: parseSeedRange('1..1000'),
+    codeVersion: 'lab',
+    batchSize: 1000,
+  });
+  const agg = new SweepAggregate(plan);
+  for (const b of plan.batches) agg.accept(b.key, runBatch(plan.combinations[b.combo]!.scenario, b.from, b.to));
+  return sweepReport(agg, 'pause-past-expiry');
+}
+
+describeBrowser('the Odds view', () => {
+  let lab: Lab;
+  beforeAll(async () => {
+    lab = await startLab();
+  });
+  afterAll(async () => {
+    await lab?.close();
+  });
+
+  it('sweeps in Web Workers and plots the same counts Node computes, with the scenario’s own value marked', async () => {
+    const page = await lab.page('#/odds', { width: 1440, height: 900 });
+    await page.getByTestId('odds-run').click();
+    await expect.poll(() => page.getByTestId('odds-status').textContent(), { timeout: 60_000 }).toMatch(/11,000 of 11,000 runs .* done$/);
+    const expected = nodeReport();
+    const points = page.locator('[data-testid="odds-plot"] g.odds-point[data-metric="unsafe"]');
+    expect(await points.count()).toBe(11);
+    for (let i = 0; i < 11; i++) {
+      const label = await page.locator(`g.odds-point[data-metric="unsafe"][data-combo="${i}"]`).getAttribute('aria-label');
+      expect(label).toContain(`stale write accepted ${formatShare(expected.combinations[i]!.unsafe)} of 1,000 runs`);
+      const dbl = await page.locator(`g.odds-point[data-metric="doubleOwnership"][data-combo="${i}"]`).getAttribute('aria-label');
+      expect(dbl).toContain(`double ownership ${formatShare(expected.combinations[i]!.doubleOwnership)} of 1,000 runs`);
+    }
+    // The built-in story pauses A for 15 s: that value is marked on the axis.
+    expect(await page.getByTestId('odds-chosen').textContent()).toBe('scenario: 15,000');
+    // Each series has its interval drawn as a band.
+    expect(await page.locator('path.odds-band').count()).toBe(2);
+    await screenshot(page, 'odds-1440');
+    expect(await axeViolations(page, 'odds')).toEqual([]);
+
+    // A point with failures opens one of its failing runs on the timeline.
+    await page.locator('g.odds-point[data-metric="unsafe"][data-combo="2"]').click();
+    const details = page.getByTestId('odds-details');
+    await expect.poll(() => details.locator('h3').textContent()).toMatch(/^pause of A at 1 s \(ms\) = 9,000/);
+    await screenshot(page, 'odds-details-1440');
+    const firstSeed = expected.combinations[2]!.failing[0]!.seed;
+    await details.getByTestId('odds-open-run').first().click();
+    await ready(page);
+    await expect.poll(() => page.getByTestId('verdict').getAttribute('data-outcome')).toBe('unsafe');
+    expect(await page.locator('.seed-input').inputValue()).toBe(String(firstSeed));
+    expect(lab.errors).toEqual([]);
+  });
+
+  it('shows the smallest run that breaks it beside the original in Compare', async () => {
+    const page = await lab.page('#/odds', { width: 1280, height: 900 });
+    await page.getByTestId('odds-runs').fill('200');
+    await page.getByTestId('odds-run').click();
+    await expect.poll(() => page.getByTestId('odds-status').textContent(), { timeout: 60_000 }).toMatch(/done$/);
+    await page.locator('g.odds-point[data-metric="unsafe"][data-combo="8"]').click();
+    await page.getByTestId('odds-smallest').click();
+    await expect.poll(() => page.locator('main').getAttribute('data-view'), { timeout: 30_000 }).toBe('compare');
+    await expect.poll(() => page.locator('main').textContent()).toContain('smallest run that breaks it: ');
+    await expect.poll(() => page.locator('main').textContent()).toMatch(/pause of A at 1000 ms: durationMs 15000 → \d+/);
+    await screenshot(page, 'odds-smallest-compare');
+    expect(lab.errors).toEqual([]);
+  });
+
+  it('reads well on a phone: the form stacks and the plot fits the screen', async () => {
+    const page = await lab.page('#/odds', { width: 390, height: 844 });
+    await page.getByTestId('odds-runs').fill('300');
+    await page.getByTestId('odds-run').click();
+    await expect.poll(() => page.getByTestId('odds-status').textContent(), { timeout: 60_000 }).toMatch(/done$/);
+    const box = await page.getByTestId('odds-plot').boundingBox();
+    expect(box!.width).toBeLessThanOrEqual(390);
+    await screenshot(page, 'odds-390');
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    expect(overflow).toBeLessThanOrEqual(0);
+    expect(lab.errors).toEqual([]);
+  });
+
+  it('sweeps two parameters: a line per value of the second, for each odds', async () => {
+    const page = await lab.page('#/odds', { width: 1440, height: 900 });
+    await page.getByTestId('odds-runs').fill('100');
+    await page.getByTestId('vary-spec').fill('9000..15000:3000');
+    await page.getByTestId('and-optionally-a-second-parameter-select').selectOption('resource.fencing');
+    expect(await page.getByTestId('and-optionally-a-second-parameter-spec').inputValue()).toBe('false,true');
+    await page.getByTestId('odds-run').click();
+    await expect.poll(() => page.getByTestId('odds-status').textContent(), { timeout: 60_000 }).toMatch(/600 of 600 runs .* done$/);
+    const series = await page.locator('[data-testid="odds-plot"] g[data-series]').evaluateAll((gs) => gs.map((g) => g.getAttribute('data-series')));
+    expect(series).toEqual([
+      'double ownership, fencing = false',
+      'stale write accepted, fencing = false',
+      'double ownership, fencing = true',
+      'stale write accepted, fencing = true',
+    ]);
+    // With a 12 s pause B writes before A wakes, and fencing turns A's late write away; with 9 s A writes first and fencing cannot help.
+    expect(await page.locator('g.odds-point[data-metric="unsafe"][data-combo="5"]').getAttribute('aria-label')).toContain(
+      'stale write accepted 0 % (0–3.7) of 100 runs',
+    );
+    expect(await page.locator('g.odds-point[data-metric="unsafe"][data-combo="4"]').getAttribute('aria-label')).toContain(
+      'stale write accepted 100 % (96.3–100) of 100 runs',
+    );
+    await screenshot(page, 'odds-two-parameters');
+    expect(lab.errors).toEqual([]);
+  });
+
+  it('refuses a range with a step of zero in one line naming the field', async () => {
+    const page = await lab.page('#/odds');
+    await page.getByTestId('vary-spec').fill('7000..17000:0');
+    await page.getByTestId('odds-run').click();
+    await expect
+      .poll(() => page.getByRole('alert').textContent())
+      .toBe('first parameter: faults[0].durationMs: the step of 7000..17000:0 is zero: give a step above zero (e.g. 7000..17000:1)');
+  });
+
+  it('exports the trace on the timeline in Chrome’s trace-event format', async () => {
+    const page = await lab.page('#/lab');
+    await ready(page);
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('export-chrome').click()]);
+    expect(download.suggestedFilename()).toBe('pause-past-expiry-seed7.chrome.json');
+    const t = JSON.parse(readFileSync((await download.path())!, 'utf8')) as { traceEvents: Array<{ name: string; args?: { name?: string } }> };
+    const threads = t.traceEvents.filter((e) => e.name === 'thread_name').map((e) => e.args!.name);
+    expect(threads).toEqual(expect.arrayContaining(['A', 'B', 'redis', 'resource']));
+  });
+});

@@ -1,0 +1,223 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { InputError } from '../sim/errors.js';
+import { SweepAggregate } from '../sim/odds/aggregate.js';
+import { runBatch } from '../sim/odds/batch.js';
+import { planSweep, type SweepPlan } from '../sim/odds/plan.js';
+import { parseSeedRange, parseVary } from '../sim/odds/range.js';
+import { reportCsv, reportJson, sweepReport } from '../sim/odds/report.js';
+import { emptyTally, FAILING_SEEDS_KEPT, mergeTally, type Tally } from '../sim/odds/tally.js';
+import { wilson } from '../sim/odds/wilson.js';
+import { normalizeScenario } from '../sim/scenario/normalize.js';
+import { applyOverrides, parseOverride } from '../sim/scenario/set.js';
+import { BUILTIN_SCENARIOS } from '../sim/scenarios/index.js';
+import { runScenario } from '../sim/run.js';
+
+const pause = normalizeScenario(BUILTIN_SCENARIOS['pause-past-expiry'], 'pause-past-expiry');
+
+function plan(varies: string[], seeds: string, batchSize: number, base = pause): SweepPlan {
+  return planSweep({
+    scenarioRef: 'pause-past-expiry',
+    base,
+    sets: [],
+    varies: varies.map((v) => parseVary(v)),
+    seeds: parseSeedRange(seeds),
+    codeVersion: 'test',
+    batchSize,
+  });
+}
+
+function inputMessage(f: () => unknown): string {
+  try {
+    f();
+  } catch (err) {
+    expect(err).toBeInstanceOf(InputError);
+    return (err as InputError).message;
+  }
+  throw new Error('expected an InputError');
+}
+
+describe('Wilson intervals', () => {
+  it('match the textbook values for 5 of 10 and 0 of 10', () => {
+    const half = wilson(5, 10);
+    expect(half.p).toBe(0.5);
+    expect(half.lo).toBeCloseTo(0.2366, 4);
+    expect(half.hi).toBeCloseTo(0.7634, 4);
+    const none = wilson(0, 10);
+    expect(none.lo).toBe(0);
+    expect(none.hi).toBeCloseTo(0.2775, 4);
+    expect(wilson(10, 10).hi).toBe(1);
+  });
+
+  it('always contain the observed share and narrow as runs grow', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 1_000_000 }), fc.double({ min: 0, max: 1, noNaN: true }), (n, f) => {
+        const k = Math.floor(f * n);
+        const s = wilson(k, n);
+        expect(s.lo).toBeLessThanOrEqual(s.p);
+        expect(s.hi).toBeGreaterThanOrEqual(s.p);
+        const wider = wilson(Math.floor(k / 10), Math.max(1, Math.floor(n / 10)));
+        if (n >= 100) expect(s.hi - s.lo).toBeLessThanOrEqual(wider.hi - wider.lo + 1e-12);
+      }),
+    );
+  });
+
+  it('refuse counts that are not whole numbers with k <= n', () => {
+    expect(() => wilson(3, 2)).toThrow(RangeError);
+    expect(() => wilson(0.5, 2)).toThrow(RangeError);
+  });
+});
+
+describe('tallies', () => {
+  const tally = fc.record({
+    runs: fc.nat(1000),
+    unsafe: fc.nat(1000),
+    fenced: fc.nat(1000),
+    doubleOwnership: fc.nat(1000),
+    lostLock: fc.nat(1000),
+    lockout: fc.nat(1000),
+    lockoutUs: fc.nat(1e9),
+    lockoutMaxUs: fc.nat(1e7),
+    budgetStops: fc.nat(10),
+    unsafeSeeds: fc.uniqueArray(fc.nat(1e6), { maxLength: FAILING_SEEDS_KEPT }).map((a) => a.sort((x, y) => x - y)),
+    doubleSeeds: fc.uniqueArray(fc.nat(1e6), { maxLength: FAILING_SEEDS_KEPT }).map((a) => a.sort((x, y) => x - y)),
+  }) as fc.Arbitrary<Tally>;
+
+  it('merge in any order and grouping to the same counts', () => {
+    fc.assert(
+      fc.property(tally, tally, tally, (a, b, c) => {
+        expect(mergeTally(a, b)).toEqual(mergeTally(b, a));
+        expect(mergeTally(mergeTally(a, b), c)).toEqual(mergeTally(a, mergeTally(b, c)));
+        expect(mergeTally(a, emptyTally())).toEqual({ ...a, unsafeSeeds: [...a.unsafeSeeds], doubleSeeds: [...a.doubleSeeds] });
+      }),
+    );
+  });
+
+  it('keep the smallest failing seeds, whichever batch found them', () => {
+    const late = { ...emptyTally(), runs: 3, unsafe: 3, unsafeSeeds: [900, 901, 902] };
+    const early = { ...emptyTally(), runs: 3, unsafe: 3, unsafeSeeds: [3, 950, 960] };
+    expect(mergeTally(late, early).unsafeSeeds).toEqual([3, 900, 901, 902, 950]);
+  });
+
+  it('a batch of pause-past-expiry runs counts every run unsafe with double ownership and a lost lock', () => {
+    const t = runBatch(pause, 1, 20);
+    expect(t).toMatchObject({ runs: 20, unsafe: 20, doubleOwnership: 20, lostLock: 20, lockout: 0, budgetStops: 0, unsafeSeeds: [1, 2, 3, 4, 5] });
+  });
+});
+
+describe('lock-out time', () => {
+  it('counts the time a crashed holder keeps the lock until its lease expires', () => {
+    const crash = normalizeScenario(BUILTIN_SCENARIOS['crash-without-release'], 'crash-without-release');
+    const doc = runScenario(crash, 3);
+    const crashedUs = doc.events.find((e) => e.kind === 'process.crash')!.timeUs;
+    const expiredUs = doc.events.find((e) => e.kind === 'lock.expired')!.timeUs;
+    const t = runBatch(crash, 3, 3);
+    expect(t.lockout).toBe(1);
+    expect(t.lockoutMaxUs).toBe(expiredUs - crashedUs);
+    expect(t.lockoutUs).toBe(expiredUs - crashedUs);
+  });
+
+  it('is zero when the holder is only paused: it still believes it holds the lock', () => {
+    expect(runBatch(pause, 7, 7).lockoutUs).toBe(0);
+  });
+
+  it('grows with the TTL a crashed holder leaves behind', () => {
+    const crash = normalizeScenario(BUILTIN_SCENARIOS['crash-without-release'], 'crash-without-release');
+    const short = runBatch(crash, 1, 5);
+    const long = runBatch(applyOverrides(crash, [parseOverride('clients.A.ttlMs=8000')]), 1, 5);
+    expect(long.lockoutUs - short.lockoutUs).toBe(5 * 3_000_000);
+  });
+});
+
+describe('--seeds and --vary', () => {
+  it('read ranges, steps and lists', () => {
+    expect(parseSeedRange('1..100000')).toEqual({ from: 1, to: 100000 });
+    expect(parseSeedRange('42')).toEqual({ from: 42, to: 42 });
+    expect(parseVary('clients.A.ttlMs=5000..30000:5000')).toEqual({ path: 'clients.A.ttlMs', values: [5000, 10000, 15000, 20000, 25000, 30000] });
+    expect(parseVary('network.loss=0..0.3:0.1').values).toEqual([0, 0.1, 0.2, 0.3]);
+    expect(parseVary('machines.app1.clockOffsetMs=-200..200:200').values).toEqual([-200, 0, 200]);
+    expect(parseVary('resource.fencing=false,true').values).toEqual([false, true]);
+    expect(parseVary('store.persistence=none,aof-always').values).toEqual(['none', 'aof-always']);
+  });
+
+  it('refuse a seed range in the wrong order, an empty range and a step of zero, each in one line', () => {
+    expect(inputMessage(() => parseSeedRange('100..1'))).toBe('--seeds: the seed range 100..1 is in the wrong order: write the smaller seed first (1..100)');
+    expect(inputMessage(() => parseVary('clients.A.ttlMs=30000..5000:5000'))).toMatch(/^--vary: clients\.A\.ttlMs: the range 30000\.\.5000:5000 is empty/);
+    expect(inputMessage(() => parseVary('clients.A.ttlMs=1..10:0'))).toMatch(/^--vary: clients\.A\.ttlMs: the step of 1\.\.10:0 is zero/);
+    expect(inputMessage(() => parseVary('clients.A.ttlMs'))).toMatch(/^--vary: expected path=from\.\.to:step/);
+  });
+
+  it('refuse a path that does not exist the way --set does, naming the fields that do', () => {
+    const m = inputMessage(() => plan(['clients.A.ttlMx=1..2'], '1..2', 10));
+    expect(m).toMatch(/^--vary: clients\.A\.ttlMx: unknown path: clients\[0\] has no field "ttlMx" \(fields: .*ttlMs/);
+    expect(inputMessage(() => plan(['clients.Z.ttlMs=1..2'], '1..2', 10))).toMatch(/^--vary: clients\.Z\.ttlMs: .*no item "Z"/);
+  });
+
+  it('refuse a value the scenario rules refuse, as the --vary that gave it', () => {
+    expect(inputMessage(() => plan(['clients.A.ttlMs=-5..0:5'], '1..2', 10))).toMatch(/^--vary/);
+  });
+});
+
+describe('the sweep plan and its aggregate', () => {
+  it('makes one combination per grid point, the first --vary outermost, batches covering every seed', () => {
+    const p = plan(['faults[0].durationMs=8000..9000:1000', 'resource.fencing=false,true'], '1..25', 10);
+    expect(p.combinations.map((c) => c.params.map((x) => x.value))).toEqual([
+      [8000, false],
+      [8000, true],
+      [9000, false],
+      [9000, true],
+    ]);
+    expect(p.combinations[3]!.scenario.resource.fencing).toBe(true);
+    expect(p.combinations[3]!.sets).toEqual(['faults[0].durationMs=9000', 'resource.fencing=true']);
+    expect(p.batches.filter((b) => b.combo === 0).map((b) => [b.from, b.to])).toEqual([
+      [1, 10],
+      [11, 20],
+      [21, 25],
+    ]);
+    expect(new Set(p.combinations.map((c) => c.scenarioHash)).size).toBe(4);
+  });
+
+  it('gives the same report bytes whatever the batch size and the order results arrive in', () => {
+    const reports = [1, 7, 40].map((size) => {
+      const p = plan(['faults[0].durationMs=8500..9500:500'], '1..40', size);
+      const agg = new SweepAggregate(p);
+      const results = p.batches.map((b) => [b.key, runBatch(p.combinations[b.combo]!.scenario, b.from, b.to)] as const);
+      for (const [key, t] of size === 7 ? [...results].reverse() : results) agg.accept(key, t);
+      expect(agg.complete).toBe(true);
+      return reportJson(sweepReport(agg, 'pause-past-expiry'));
+    });
+    expect(reports[1]).toBe(reports[0]);
+    expect(reports[2]).toBe(reports[0]);
+  });
+
+  it('counts a batch that comes back twice once, and refuses one that disagrees', () => {
+    const p = plan([], '1..4', 2);
+    const agg = new SweepAggregate(p);
+    const b = p.batches[0]!;
+    const t = runBatch(pause, b.from, b.to);
+    expect(agg.accept(b.key, t)).toBe('counted');
+    expect(agg.accept(b.key, structuredClone(t))).toBe('duplicate');
+    expect(agg.tally(0).runs).toBe(2);
+    expect(() => agg.accept(b.key, { ...t, unsafe: 1, unsafeSeeds: [1] })).toThrow(/twice with different counts/);
+    expect(() => agg.accept(p.batches[1]!.key, { ...t, runs: 3 })).toThrow(/not a tally of 2 runs/);
+    expect(agg.complete).toBe(false);
+    expect(sweepReport(agg, 'x').partial).toBe(true);
+  });
+
+  it('reports shares with intervals and the commands that reproduce the first failing seeds', () => {
+    const p = plan(['faults[0].durationMs=9000'], '1..30', 30);
+    const agg = new SweepAggregate(p);
+    agg.accept(p.batches[0]!.key, runBatch(p.combinations[0]!.scenario, 1, 30));
+    const r = sweepReport(agg, 'pause-past-expiry');
+    const c = r.combinations[0]!;
+    expect(c.unsafe.k).toBeGreaterThan(0);
+    expect(c.unsafe.k).toBeLessThan(30);
+    expect(c.unsafe).toEqual(wilson(c.unsafe.k, 30));
+    expect(c.failing[0]!.command).toBe(`locklab run pause-past-expiry --seed ${c.failing[0]!.seed} --set 'faults[0].durationMs=9000'`);
+    const csv = reportCsv(r).split('\n');
+    expect(csv[0]).toMatch(/^faults\[0\]\.durationMs,runs,unsafe_runs,unsafe_rate,unsafe_lo95,unsafe_hi95,/);
+    expect(csv[1]).toMatch(new RegExp(`^9000,30,${c.unsafe.k},`));
+    expect(csv[1]!.endsWith(`,${c.failing[0]!.seed},locklab run pause-past-expiry --seed ${c.failing[0]!.seed} --set 'faults[0].durationMs=9000'`)).toBe(true);
+    expect(csv).toHaveLength(3);
+  });
+});

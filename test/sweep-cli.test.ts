@@ -1,0 +1,265 @@
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { createServer, type Server, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { SweepReport } from '../sim/odds/report.js';
+import { cli, type CliResult } from './support/cli.js';
+
+let dir: string;
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'locklab-sweep-'));
+});
+
+/** A user's mistake: exit 2, one line naming the option, no stack trace, nothing on stdout. */
+function expectBadInput(r: CliResult, ...fragments: string[]): void {
+  expect(r.code).toBe(2);
+  expect(r.out).toBe('');
+  for (const f of fragments) expect(r.err).toContain(f);
+  expect(r.err).not.toMatch(/\n\s+at /);
+  expect(r.err.trim().split('\n')).toHaveLength(1);
+}
+
+const GRID = ['pause-past-expiry', '--seeds', '1..600', '--vary', 'faults[0].durationMs=8500..9500:500', '--vary', 'resource.fencing=false,true'];
+
+describe('locklab sweep', () => {
+  it('prints the same JSON report with one worker thread and with two', async () => {
+    const one = await cli('sweep', ...GRID, '--workers', '1', '--json');
+    const two = await cli('sweep', ...GRID, '--workers', '2', '--batch', '37', '--json');
+    expect(one.code).toBe(0);
+    expect(two.code).toBe(0);
+    expect(two.out).toBe(one.out);
+    const r = JSON.parse(one.out) as SweepReport;
+    expect(r).toMatchObject({ schema: 'locklab.sweep/1', scenario: 'pause-past-expiry', partial: false, runs: 3600, seeds: { from: 1, to: 600 } });
+    expect(r.combinations.map((c) => c.params)).toEqual([
+      { 'faults[0].durationMs': 8500, 'resource.fencing': false },
+      { 'faults[0].durationMs': 8500, 'resource.fencing': true },
+      { 'faults[0].durationMs': 9000, 'resource.fencing': false },
+      { 'faults[0].durationMs': 9000, 'resource.fencing': true },
+      { 'faults[0].durationMs': 9500, 'resource.fencing': false },
+      { 'faults[0].durationMs': 9500, 'resource.fencing': true },
+    ]);
+    // A's pause at 1 s outlasts its 10 s lease once it reaches about 9 s: the odds climb with the pause.
+    const unsafe = r.combinations.map((c) => c.unsafe.p);
+    expect(unsafe[0]).toBe(0);
+    expect(unsafe[2]).toBeGreaterThan(0);
+    expect(unsafe[2]).toBeLessThan(1);
+    expect(unsafe[4]).toBe(1);
+    // Fencing cannot help here: A wakes and writes before B has taken the lock, so the resource has seen no newer token.
+    expect(r.combinations[5]!.unsafe.k).toBe(600);
+  });
+
+  it('names the exact command that reproduces each of the first failing seeds, and that command reproduces it', async () => {
+    const r = JSON.parse(
+      (await cli('sweep', 'pause-past-expiry', '--seeds', '1..200', '--vary', 'faults[0].durationMs=9000', '--workers', '1', '--json')).out,
+    ) as SweepReport;
+    const f = r.combinations[0]!.failing[0]!;
+    expect(f.command).toMatch(/^locklab run pause-past-expiry --seed \d+ --set 'faults\[0\]\.durationMs=9000'$/);
+    const run = await cli('run', 'pause-past-expiry', '--seed', String(f.seed), '--set', 'faults[0].durationMs=9000');
+    expect(run.out).toContain('Verdict: UNSAFE');
+    const safeSeed = [...Array(200).keys()].map((i) => i + 1).find((s) => !r.combinations[0]!.failing.some((x) => x.seed === s) && s < f.seed);
+    if (safeSeed !== undefined)
+      expect((await cli('run', 'pause-past-expiry', '--seed', String(safeSeed), '--set', 'faults[0].durationMs=9000')).out).not.toContain('UNSAFE');
+  });
+
+  it('prints text with intervals by default and writes CSV with --csv --out', async () => {
+    const text = await cli('sweep', 'pause-past-expiry', '--seeds', '1..50', '--workers', '1');
+    expect(text.code).toBe(0);
+    expect(text.out).toContain('pause-past-expiry · seeds 1..50 · 1 combination · 50 runs');
+    expect(text.out).toContain('unsafe (stale write accepted)  100 % (92.9–100)');
+    expect(text.out).toContain('unsafe at seed 1: locklab run pause-past-expiry --seed 1');
+    const out = join(dir, 'odds.csv');
+    const csv = await cli('sweep', 'pause-past-expiry', '--seeds', '1..50', '--workers', '1', '--csv', '--out', out);
+    expect(csv.code).toBe(0);
+    expect(csv.out).toBe('');
+    const rows = readFileSync(out, 'utf8').trim().split('\n');
+    expect(rows).toHaveLength(2);
+    expect(rows[1]).toMatch(/^50,50,1,0\.92865\d*,1,0,0,0,0\.071/);
+  });
+
+  it('--shrink writes the smallest scenario of the first unsafe run it found', async () => {
+    const out = join(dir, 'sweep-smallest.json');
+    const r = await cli(
+      'sweep',
+      'pause-past-expiry',
+      '--seeds',
+      '1..20',
+      '--vary',
+      'faults[0].durationMs=8000..9000:1000',
+      '--workers',
+      '1',
+      '--json',
+      '--shrink',
+      out,
+    );
+    expect(r.code).toBe(0);
+    const report = JSON.parse(r.out) as SweepReport;
+    const seed = report.combinations[1]!.failing[0]!.seed;
+    expect(report.combinations[0]!.unsafe.k).toBe(0);
+    expect(r.err).toContain(`Smallest failure of seed ${seed} written to ${out}`);
+    const small = JSON.parse(readFileSync(out, 'utf8')) as { seed: number; faults: Array<{ durationMs: number }> };
+    expect(small.seed).toBe(seed);
+    expect(small.faults[0]!.durationMs).toBeLessThanOrEqual(9000);
+    expect((await cli('run', out)).out).toContain('Verdict: UNSAFE');
+  });
+
+  it('refuses a --vary path that does not exist, naming the fields that do', async () => {
+    expectBadInput(
+      await cli('sweep', 'pause-past-expiry', '--vary', 'clients.A.ttl=1..2'),
+      '--vary: clients.A.ttl: unknown path: clients[0] has no field "ttl" (fields: name, machine',
+    );
+  });
+
+  it('refuses an empty range, a step of zero and a seed range in the wrong order', async () => {
+    expectBadInput(
+      await cli('sweep', 'pause-past-expiry', '--vary', 'clients.A.ttlMs=9000..1000:1000'),
+      '--vary: clients.A.ttlMs: the range 9000..1000:1000 is empty',
+    );
+    expectBadInput(
+      await cli('sweep', 'pause-past-expiry', '--vary', 'clients.A.ttlMs=1000..9000:0'),
+      '--vary: clients.A.ttlMs: the step of 1000..9000:0 is zero',
+    );
+    expectBadInput(await cli('sweep', 'pause-past-expiry', '--seeds', '500..1'), '--seeds: the seed range 500..1 is in the wrong order');
+  });
+
+  it('leaves no file behind when the report cannot be written', async () => {
+    const target = join(dir, 'missing', 'odds.json');
+    expectBadInput(
+      await cli('sweep', 'pause-past-expiry', '--seeds', '1..5', '--workers', '1', '--json', '--out', target),
+      'cannot write: its directory does not exist',
+    );
+    expect(existsSync(join(dir, 'missing'))).toBe(false);
+  });
+
+  describe('with a queue that does not answer', () => {
+    let silent: Server;
+    let port: number;
+    const sockets = new Set<Socket>();
+    beforeAll(async () => {
+      // Accepts connections and never says a word, like a server that hangs.
+      silent = createServer((s) => void sockets.add(s));
+      await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
+      port = (silent.address() as { port: number }).port;
+    });
+    afterAll(async () => {
+      for (const s of sockets) s.destroy();
+      await new Promise<void>((r) => silent.close(() => r()));
+    });
+
+    it('gives up within a few seconds, naming the URL', async () => {
+      const started = Date.now();
+      const r = await cli('sweep', 'pause-past-expiry', '--seeds', '1..10', '--queue', `redis://127.0.0.1:${port}`);
+      expect(Date.now() - started).toBeLessThan(8000);
+      expectBadInput(r, `--queue: redis://127.0.0.1:${port} does not answer (no answer within 3 s)`);
+    });
+
+    it('refuses a URL that is not redis://', async () => {
+      expectBadInput(await cli('sweep', 'pause-past-expiry', '--queue', 'http://127.0.0.1:1'), '--queue: expected a redis:// URL');
+    });
+  });
+
+  it('shows a progress bar on a terminal, and none with --json', () => {
+    // util-linux's script(1) gives the command a terminal, as a person at a shell would have.
+    const onTty = (extra: string): string =>
+      spawnSync(
+        'script',
+        ['-qfec', `${process.execPath} --import tsx sim/cli/start.ts sweep pause-past-expiry --seeds 1..1500 --workers 1 --batch 250 ${extra}`, '/dev/null'],
+        {
+          encoding: 'utf8',
+          timeout: 60_000,
+        },
+      ).stdout;
+    const text = onTty('');
+    expect(text).toMatch(/sweep \[[█░]+\] \d+% · \d+\/1500 runs/);
+    expect(text).toContain('pause-past-expiry · seeds 1..1500');
+    const json = onTty('--json');
+    expect(json).not.toContain('sweep [');
+    expect(json).toContain('"schema": "locklab.sweep/1"');
+  });
+
+  it('prints the partial report, marked partial, when stopped with Ctrl-C', async () => {
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', 'sim/cli/start.ts', 'sweep', 'pause-past-expiry', '--seeds', '1..5000000', '--workers', '1', '--batch', '200', '--json'],
+      {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    const killer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+    // Let it start and count some batches, then interrupt it as a person at the terminal would.
+    await new Promise((r) => setTimeout(r, 6000));
+    child.kill('SIGINT');
+    const code = await new Promise<number | null>((r) => child.on('exit', (c) => r(c)));
+    clearTimeout(killer);
+    expect(code).toBe(130);
+    const r = JSON.parse(out) as SweepReport;
+    expect(r.partial).toBe(true);
+    expect(r.runs).toBeGreaterThan(0);
+    expect(r.runs).toBeLessThan(5_000_000);
+    expect(r.runs % 200).toBe(0);
+    expect(r.combinations[0]!.unsafe.k).toBe(r.runs);
+    expect(err).toContain('sweep stopped early');
+  });
+});
+
+describe('locklab shrink', () => {
+  it('writes a smaller scenario that is still unsafe, with the changes it made', async () => {
+    const noisy = join(dir, 'noisy.json');
+    const base = JSON.parse(readFileSync('sim/scenarios/pause-past-expiry.json', 'utf8')) as Record<string, unknown> & { faults: unknown[] };
+    base.faults.push(
+      { kind: 'clock-jump', machine: 'app2', atMs: 2000, byMs: 300 },
+      { kind: 'latency-spike', atMs: 500, durationMs: 4000, extraMs: 20, machines: null },
+    );
+    (base.faults[0] as { durationMs: number }).durationMs = 20000;
+    const { writeFileSync } = await import('node:fs');
+    writeFileSync(noisy, JSON.stringify(base));
+    const out = join(dir, 'smallest.json');
+    const r = await cli('shrink', noisy, '--out', out);
+    expect(r.code).toBe(0);
+    expect(r.err).toContain('removed the clock-jump on app2 at 2000 ms');
+    expect(r.err).toContain('removed the latency-spike at 500 ms');
+    expect(r.err).toMatch(/pause of A at 1000 ms: durationMs 20000 → \d+/);
+    const small = JSON.parse(readFileSync(out, 'utf8')) as { faults: Array<{ durationMs: number }>; name: string };
+    expect(small.name).toBe('pause-past-expiry-smallest');
+    expect(small.faults).toHaveLength(1);
+    expect(small.faults[0]!.durationMs).toBeLessThan(10000);
+    expect((await cli('run', out)).out).toContain('Verdict: UNSAFE');
+  });
+
+  it('refuses a run that is not unsafe', async () => {
+    expectBadInput(await cli('shrink', 'pause-past-expiry', '--set', 'resource.fencing=true'), 'is not unsafe: there is no failure to shrink');
+  });
+});
+
+describe('locklab export --format chrome', () => {
+  it("writes Chrome's trace-event JSON with a track per client, store node and the resource", async () => {
+    const out = join(dir, 'pause.chrome.json');
+    const r = await cli('export', 'pause-past-expiry', '--format', 'chrome', '--out', out);
+    expect(r.code).toBe(0);
+    const t = JSON.parse(readFileSync(out, 'utf8')) as {
+      traceEvents: Array<{ ph: string; name: string; pid: number; tid: number; ts: number; dur?: number; args?: { name?: string } }>;
+    };
+    const threads = t.traceEvents.filter((e) => e.name === 'thread_name').map((e) => e.args!.name);
+    expect(threads).toEqual(expect.arrayContaining(['A', 'B', 'redis', 'resource', 'double ownership']));
+    const beliefs = t.traceEvents.filter((e) => e.ph === 'X' && e.name.startsWith('believes it holds job'));
+    expect(beliefs).toHaveLength(2);
+    expect(beliefs.every((e) => e.dur! > 0 && Number.isInteger(e.ts))).toBe(true);
+    const window = t.traceEvents.find((e) => e.name === 'A and B both believe they hold job')!;
+    expect(window.dur).toBeGreaterThan(0);
+    expect(t.traceEvents.filter((e) => e.ph === 'i').length).toBe(JSON.parse((await cli('run', 'pause-past-expiry', '--json')).out).events.length);
+    expect(readdirSync(dir).some((f) => f.includes('.tmp'))).toBe(false);
+  });
+
+  it('converts a trace file as well as a scenario', async () => {
+    const trace = join(dir, 'trace.json');
+    await cli('run', 'crash-without-release', '--out', trace);
+    const r = await cli('export', trace, '--format', 'chrome');
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.out).otherData).toEqual({ scenario: 'crash-without-release', seed: 3, source: 'sim', outcome: 'safe' });
+  });
+});

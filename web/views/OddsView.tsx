@@ -1,0 +1,408 @@
+import { useMemo, useState } from 'react';
+import { InputError } from '../../sim/errors.js';
+import { defaultBatchSize, planSweep } from '../../sim/odds/plan.js';
+import { parseSeedRange, parseVary, showValue, type Vary } from '../../sim/odds/range.js';
+import { formatShare, reportCsv, reportJson, sweepReport } from '../../sim/odds/report.js';
+import { normalizeScenario } from '../../sim/scenario/normalize.js';
+import type { Scenario } from '../../sim/scenario/types.js';
+import { BUILTIN_NAMES, BUILTIN_SCENARIOS } from '../../sim/scenarios/index.js';
+import { formatDuration } from '../../sim/time.js';
+import { download } from '../components/FilePicker.js';
+import { OddsPlot, METRICS, type MetricKey } from '../odds/OddsPlot.js';
+import { defaultRange, paramChoices, type ParamChoice } from '../odds/params.js';
+import { browserCores, OddsSweep, shrinkInWorker } from '../odds/pool.js';
+import { useOdds } from '../odds/store.js';
+import { runOrigin, showPrimary } from '../state/session.js';
+import { useUi } from '../state/ui.js';
+import '../odds/odds.css';
+
+/** The most runs one sweep in the browser may take: beyond this, use `locklab sweep`. */
+const MAX_RUNS = 2_000_000;
+
+function scenarioOf(name: string): Scenario {
+  return normalizeScenario(BUILTIN_SCENARIOS[name], name);
+}
+
+function specFor(c: ParamChoice | undefined): string {
+  if (c === undefined) return '';
+  if (c.kind === 'boolean') return 'false,true';
+  const r = defaultRange(c.value as number);
+  return `${r.from}..${r.to}:${r.step}`;
+}
+
+/** The value at a path of the choices offered, if it is one of them. */
+function valueAt(choices: readonly ParamChoice[], path: string): unknown {
+  return choices.find((c) => c.path === path)?.value;
+}
+
+let current: OddsSweep | null = null;
+
+async function startSweep(): Promise<void> {
+  const odds = useOdds.getState();
+  const f = odds.form;
+  let plan;
+  try {
+    const base = scenarioOf(f.scenario);
+    const varies: Vary[] = [parseVary(`${f.path1.trim()}=${f.spec1.trim()}`, 'first parameter')];
+    if (f.path2.trim() !== '') varies.push(parseVary(`${f.path2.trim()}=${f.spec2.trim()}`, 'second parameter'));
+    const runs = Number(f.runs);
+    if (!Number.isInteger(runs) || runs < 1)
+      throw new InputError('runs per point', [{ path: '', message: `expected a whole number above zero, got ${JSON.stringify(f.runs)}` }]);
+    const points = varies.reduce((n, v) => n * v.values.length, 1);
+    if (runs * points > MAX_RUNS)
+      throw new InputError('sweep', [
+        {
+          path: '',
+          message: `${points} points × ${runs} runs is ${(runs * points).toLocaleString('en-US')} runs, more than the lab takes (${MAX_RUNS.toLocaleString('en-US')}); use \`locklab sweep\``,
+        },
+      ]);
+    const threads = browserCores();
+    plan = planSweep({
+      scenarioRef: f.scenario,
+      base,
+      sets: [],
+      varies,
+      seeds: parseSeedRange(`1..${runs}`, 'runs per point'),
+      codeVersion: 'lab',
+      batchSize: defaultBatchSize(runs, points, threads),
+    });
+    odds.set({ threads });
+  } catch (err) {
+    odds.set({ error: err instanceof InputError ? err.message.replace('--set: ', '').replace('--vary: ', '') : String(err) });
+    return;
+  }
+  const sweep = new OddsSweep(useOdds.getState().threads);
+  current = sweep;
+  odds.set({ running: true, plan, report: null, selected: null, error: null, elapsedMs: 0 });
+  let frame = 0;
+  try {
+    const done = await sweep.run(plan, (p) => {
+      // Redraw at most once a frame however fast counts arrive.
+      if (frame !== 0) return;
+      frame = requestAnimationFrame(() => {
+        frame = 0;
+        if (current === sweep) useOdds.getState().set({ report: sweepReport(p.agg, plan.combinations[0]!.scenario.name), elapsedMs: p.elapsedMs });
+      });
+    });
+    cancelAnimationFrame(frame);
+    if (current === sweep) useOdds.getState().set({ report: sweepReport(done.agg, plan.combinations[0]!.scenario.name), elapsedMs: done.elapsedMs });
+    performance.mark('locklab:odds-done');
+  } catch (err) {
+    if (current === sweep) useOdds.getState().set({ error: String((err as Error).message ?? err) });
+  } finally {
+    if (current === sweep) {
+      useOdds.getState().set({ running: false });
+      current = null;
+    }
+  }
+}
+
+function stopSweep(): void {
+  const s = current;
+  current = null;
+  s?.stop();
+  const odds = useOdds.getState();
+  odds.set({ running: false, report: odds.report === null ? null : { ...odds.report, partial: true } });
+}
+
+/** Opens one run of a combination on the Lab's timeline. */
+async function openRun(name: string, sets: readonly string[], seed: number): Promise<void> {
+  const t = await runOrigin({ kind: 'builtin', name, seed, overrides: [...sets] });
+  if (t === null) return;
+  showPrimary(t);
+  useUi.getState().set({ view: 'lab' });
+}
+
+/** Shrinks a failing run and shows it beside the original in Compare. */
+async function openSmallest(name: string, sets: readonly string[], scenario: Scenario, seed: number): Promise<void> {
+  useOdds.getState().set({ shrinking: true, error: null });
+  try {
+    const small = await shrinkInWorker(scenario, seed);
+    const original = await runOrigin({ kind: 'builtin', name, seed, overrides: [...sets] });
+    const smallest = await runOrigin({ kind: 'scenario', raw: small.scenario, seed, overrides: [] }, `smallest run that breaks ${name} · seed ${seed}`);
+    if (original === null || smallest === null) return;
+    showPrimary(original);
+    useUi.getState().set({
+      secondaryId: smallest.id,
+      secondaryNote: `smallest run that breaks it: ${small.changes.length === 0 ? 'nothing could be removed' : small.changes.join('; ')}`,
+      view: 'compare',
+    });
+  } catch (err) {
+    useOdds.getState().set({ error: String((err as Error).message ?? err) });
+  } finally {
+    useOdds.getState().set({ shrinking: false });
+  }
+}
+
+function ParamPicker(props: {
+  label: string;
+  choices: readonly ParamChoice[];
+  path: string;
+  spec: string;
+  optional: boolean;
+  onChange(path: string, spec: string): void;
+}) {
+  const known = props.choices.some((c) => c.path === props.path);
+  const [custom, setCustom] = useState(!known && props.path !== '');
+  const id = props.label.replace(/\W+/g, '-').toLowerCase();
+  return (
+    <fieldset className="card odds-param">
+      <legend>{props.label}</legend>
+      <div className="fields">
+        <label className="field" htmlFor={`${id}-path`}>
+          Parameter
+          <select
+            id={`${id}-path`}
+            value={custom ? '*' : props.path}
+            onChange={(ev) => {
+              const v = ev.target.value;
+              if (v === '*') {
+                setCustom(true);
+                return;
+              }
+              setCustom(false);
+              props.onChange(v, v === '' ? props.spec : specFor(props.choices.find((c) => c.path === v)));
+            }}
+            data-testid={`${id}-select`}
+          >
+            {props.optional && <option value="">none</option>}
+            {props.choices.map((c) => (
+              <option key={c.path} value={c.path}>
+                {c.label}
+              </option>
+            ))}
+            <option value="*">another path…</option>
+          </select>
+        </label>
+        {custom && (
+          <label className="field">
+            Path
+            <input
+              value={props.path}
+              onChange={(ev) => props.onChange(ev.target.value, props.spec)}
+              placeholder="clients.A.ttlMs"
+              spellCheck={false}
+              className="mono"
+            />
+          </label>
+        )}
+        {(props.path !== '' || custom) && (
+          <label className="field">
+            Values <span className="muted small">from..to:step, or a list a,b</span>
+            <input
+              value={props.spec}
+              onChange={(ev) => props.onChange(props.path, ev.target.value)}
+              spellCheck={false}
+              className="mono"
+              data-testid={`${id}-spec`}
+            />
+          </label>
+        )}
+      </div>
+    </fieldset>
+  );
+}
+
+function PointDetails({ name, labels }: { name: string; labels: ReadonlyMap<string, string> }) {
+  const report = useOdds((s) => s.report);
+  const plan = useOdds((s) => s.plan);
+  const selected = useOdds((s) => s.selected);
+  const shrinking = useOdds((s) => s.shrinking);
+  if (report === null || plan === null || selected === null) return null;
+  const c = report.combinations[selected];
+  const combo = plan.combinations[selected];
+  if (c === undefined || combo === undefined) return null;
+  const firstUnsafe = c.failing.find((f) => f.outcome === 'unsafe');
+  const rows: Array<[string, string]> = [
+    ['stale write accepted (unsafe)', formatShare(c.unsafe)],
+    ['double ownership', formatShare(c.doubleOwnership)],
+    ['fenced (every stale write refused)', formatShare(c.fenced)],
+    ['lost a lock', formatShare(c.lostLock)],
+    ['locked out for nothing', `${formatShare(c.lockout)}, ${formatDuration(c.lockoutMeanUs)} a run on average`],
+  ];
+  return (
+    <section className="odds-details card" aria-labelledby="odds-details-title" data-testid="odds-details">
+      <h3 id="odds-details-title">
+        {Object.entries(c.params)
+          .map(([k, v]) => `${labels.get(k) ?? k} = ${typeof v === 'number' ? v.toLocaleString('en-US') : showValue(v)}`)
+          .join(', ')}{' '}
+        <span className="muted small">· {c.runs.toLocaleString('en-US')} runs</span>
+      </h3>
+      <table className="odds-shares">
+        <tbody>
+          {rows.map(([k, v]) => (
+            <tr key={k}>
+              <th scope="row">{k}</th>
+              <td className="mono">{v}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {c.failing.length === 0 ? (
+        <p className="muted">No run at this point had double ownership or an accepted stale write.</p>
+      ) : (
+        <>
+          <p className="small">Failing runs (the smallest seeds):</p>
+          <ul className="odds-failing">
+            {c.failing.map((f) => (
+              <li key={f.seed}>
+                <button type="button" onClick={() => void openRun(name, combo.sets, f.seed)} data-testid="odds-open-run">
+                  Open seed {f.seed} on the timeline
+                </button>{' '}
+                <span className="muted small">{f.outcome === 'unsafe' ? 'stale write accepted' : 'double ownership'}</span>
+                <code className="odds-command">{f.command}</code>
+              </li>
+            ))}
+          </ul>
+          {firstUnsafe !== undefined && (
+            <button
+              type="button"
+              onClick={() => void openSmallest(name, combo.sets, combo.scenario, firstUnsafe.seed)}
+              disabled={shrinking}
+              data-testid="odds-smallest"
+            >
+              {shrinking ? 'Shrinking…' : `Smallest run that breaks it (seed ${firstUnsafe.seed})`}
+            </button>
+          )}
+        </>
+      )}
+    </section>
+  );
+}
+
+/** Odds: how often a scenario breaks as a parameter changes, swept over many seeds in Web Workers. */
+export function OddsView() {
+  const form = useOdds((s) => s.form);
+  const running = useOdds((s) => s.running);
+  const report = useOdds((s) => s.report);
+  const plan = useOdds((s) => s.plan);
+  const error = useOdds((s) => s.error);
+  const elapsedMs = useOdds((s) => s.elapsedMs);
+  const threads = useOdds((s) => s.threads);
+  const selected = useOdds((s) => s.selected);
+  const setForm = useOdds((s) => s.setForm);
+  const [metrics, setMetrics] = useState<MetricKey[]>(['doubleOwnership', 'unsafe']);
+  const choices = useMemo(() => paramChoices(scenarioOf(form.scenario)), [form.scenario]);
+  const total = plan === null ? 0 : plan.batches.reduce((n, b) => n + b.to - b.from + 1, 0);
+  const reportChoices = report === null ? [] : paramChoices(scenarioOf(report.scenario));
+  const chosen = report === null ? undefined : valueAt(reportChoices, report.vary[0]!.path);
+  const axisLabel = report === null ? '' : (reportChoices.find((c) => c.path === report.vary[0]!.path)?.label ?? report.vary[0]!.path);
+
+  return (
+    <section className="odds" aria-labelledby="odds-title">
+      <h2 id="odds-title">Odds</h2>
+      <p className="odds-intro">
+        How often does it break? Pick a parameter and a range: every value is run with many seeds, and the plot shows the share of runs in which two clients
+        both owned the lock, and in which a stale write reached the resource. The band around each line is its 95 % confidence interval. Click a point to open
+        one of its failing runs.
+      </p>
+      <form
+        className="odds-form"
+        onSubmit={(ev) => {
+          ev.preventDefault();
+          if (running) stopSweep();
+          else {
+            void startSweep();
+          }
+        }}
+      >
+        <fieldset className="card odds-param">
+          <legend>Scenario</legend>
+          <div className="fields">
+            <label className="field">
+              Scenario
+              <select
+                value={form.scenario}
+                onChange={(ev) => {
+                  const next = paramChoices(scenarioOf(ev.target.value));
+                  const keep = next.find((c) => c.path === form.path1) ?? next.find((c) => c.path.endsWith('.durationMs')) ?? next[0];
+                  setForm({ scenario: ev.target.value, path1: keep?.path ?? '', spec1: specFor(keep), path2: '' });
+                }}
+                data-testid="odds-scenario"
+              >
+                {BUILTIN_NAMES.map((n) => (
+                  <option key={n} value={n}>
+                    {n}
+                  </option>
+                ))}
+              </select>
+            </label>
+            <label className="field">
+              Runs per point
+              <input type="number" min={1} step={1} value={form.runs} onChange={(ev) => setForm({ runs: ev.target.value })} data-testid="odds-runs" />
+            </label>
+          </div>
+        </fieldset>
+        <ParamPicker
+          label="Vary"
+          choices={choices}
+          path={form.path1}
+          spec={form.spec1}
+          optional={false}
+          onChange={(path1, spec1) => setForm({ path1, spec1 })}
+        />
+        <ParamPicker
+          label="And, optionally, a second parameter"
+          choices={choices}
+          path={form.path2}
+          spec={form.spec2}
+          optional
+          onChange={(path2, spec2) => setForm({ path2, spec2 })}
+        />
+        <div className="odds-actions">
+          <button type="submit" className="primary" data-testid="odds-run">
+            {running ? 'Stop' : 'Run sweep'}
+          </button>
+          <span className="odds-status" role="status" aria-live="polite" data-testid="odds-status">
+            {report !== null &&
+              `${report.runs.toLocaleString('en-US')} of ${total.toLocaleString('en-US')} runs · ${(elapsedMs / 1000).toFixed(1)} s · ${
+                elapsedMs > 0 ? Math.round((report.runs / elapsedMs) * 1000).toLocaleString('en-US') : '–'
+              } runs/s on ${threads} worker${threads === 1 ? '' : 's'}${running ? '…' : report.partial ? ' · stopped early' : ' · done'}`}
+          </span>
+        </div>
+        {error !== null && (
+          <p className="odds-error" role="alert">
+            {error}
+          </p>
+        )}
+      </form>
+
+      {report !== null && (
+        <>
+          <div className="odds-toolbar" role="group" aria-label="What to plot">
+            {METRICS.map((m) => (
+              <label key={m.key} className="check">
+                <input
+                  type="checkbox"
+                  checked={metrics.includes(m.key)}
+                  onChange={() => setMetrics(metrics.includes(m.key) ? metrics.filter((k) => k !== m.key) : [...metrics, m.key])}
+                />{' '}
+                {m.label}
+              </label>
+            ))}
+            <span className="spacer" />
+            <button type="button" onClick={() => download(`${report.scenario}-odds.csv`, reportCsv(report))}>
+              Download CSV
+            </button>
+            <button type="button" onClick={() => download(`${report.scenario}-odds.json`, reportJson(report))}>
+              Download JSON
+            </button>
+          </div>
+          <OddsPlot
+            report={report}
+            metrics={metrics}
+            chosen={chosen}
+            selected={selected}
+            axisLabel={axisLabel}
+            labels={new Map(reportChoices.map((c) => [c.path, c.label]))}
+            onSelect={(i) => useOdds.getState().set({ selected: i })}
+          />
+          {selected === null && <p className="muted small">Click or tab to a point for its figures and failing runs.</p>}
+          <PointDetails name={report.scenario} labels={new Map(reportChoices.map((c) => [c.path, c.label]))} />
+        </>
+      )}
+    </section>
+  );
+}
+
+export default OddsView;
