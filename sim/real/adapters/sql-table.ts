@@ -29,7 +29,10 @@ export class SqlTableNode implements RealNode {
   async open(): Promise<void> {
     await connectWithin(this.name, this.url, 3_000, async () => {
       const c = await this.connection();
-      await c.query(LOCK_TABLE_DDL);
+      // Clients connect at once: two CREATE TABLE IF NOT EXISTS can race in PostgreSQL's catalog, and the loser is told the type exists.
+      await c.query(LOCK_TABLE_DDL).catch((err: { code?: string }) => {
+        if (err.code !== '23505' && err.code !== '42P07') throw err;
+      });
     });
   }
 
