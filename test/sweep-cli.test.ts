@@ -191,8 +191,8 @@ describe('locklab sweep', () => {
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
     child.stderr.on('data', (d: Buffer) => (err += d.toString()));
     const killer = setTimeout(() => child.kill('SIGKILL'), 60_000);
-    // Let it start and count some batches, then interrupt it as a person at the terminal would.
-    await new Promise((r) => setTimeout(r, 6000));
+    // Let it start and count some batches, then interrupt it as a person at the terminal would (long enough for a busy machine).
+    await new Promise((r) => setTimeout(r, 15_000));
     child.kill('SIGINT');
     const code = await new Promise<number | null>((r) => child.on('exit', (c) => r(c)));
     clearTimeout(killer);
