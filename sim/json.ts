@@ -87,10 +87,11 @@ export function parseJson(text: string, source: string, kind: JsonKind = 'scenar
  * structured clone from the page) by the rules parseJson applies after
  * parsing: nesting within `maxDepth`, only finite numbers, no `__proto__`
  * field, only JSON's types, and for a scenario, arrays within their limits.
- * Throws an InputError naming the first bad path.
+ * Throws an InputError naming the first bad path; a bad value with no path
+ * (the whole value) is called `whole` in the message.
  */
-export function checkJsonValue(value: unknown, source: string, kind: JsonKind = 'scenario'): void {
-  const issue = firstBadValue(value, kind);
+export function checkJsonValue(value: unknown, source: string, kind: JsonKind = 'scenario', whole = 'the document'): void {
+  const issue = firstBadValue(value, kind, whole);
   if (issue !== undefined) throw new InputError(source, [issue]);
 }
 
@@ -111,15 +112,19 @@ interface Frame {
   readonly key: string | number;
 }
 
-function firstBadValue(root: unknown, kind: JsonKind): InputIssue | undefined {
+function firstBadValue(root: unknown, kind: JsonKind, whole: string): InputIssue | undefined {
   const atom = badAtom(root);
-  if (atom !== undefined) return { path: '', message: atom };
+  // The document itself is the bad value: say so, as there is no path to name.
+  if (atom !== undefined) return { path: '', message: whole === '' ? atom : `${whole} ${atom}` };
   if (root === null || typeof root !== 'object') return undefined;
   const stack: Frame[] = [{ value: root, depth: 1, parent: undefined, key: '' }];
   while (stack.length > 0) {
     const frame = stack.pop()!;
     if (frame.depth > LIMITS.maxDepth) {
-      return { path: pathOf(frame), message: `nests arrays and objects more than ${LIMITS.maxDepth} levels deep; ${limitText('maxDepth')}` };
+      // The path is as deep as the limit; its start says where, the rest would only be a wall of [0].
+      const path = pathOf(frame);
+      const shown = path.length > 48 ? `${path.slice(0, 45)}...` : path;
+      return { path: shown, message: `nests arrays and objects more than ${LIMITS.maxDepth} levels deep; ${limitText('maxDepth')}` };
     }
     const v = frame.value;
     if (Array.isArray(v)) {

@@ -1,4 +1,4 @@
-import { staleWhy } from '../sim/check/summary.js';
+import { staleWhy, summarize } from '../sim/check/summary.js';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { check } from '../sim/check/checker.js';
@@ -44,23 +44,38 @@ describe('checker', () => {
     expect(check(t.events).doubleOwnership).toEqual([]);
   });
 
-  it('an accepted write after the lock expired is a stale write and makes the run unsafe', () => {
+  it('an accepted write after the lock expired, with nobody granted it since, is unprotected: reported, not damage', () => {
     const t = new TraceBuilder().granted(0, 'A:1').believes(1, 'A', 'A:1').ended(100, 'lock.expired', 'A:1').write(150, 'A:1', true, 33);
+    const v = check(t.events);
+    expect(v.outcome).toBe('safe');
+    expect(v.staleWrites).toEqual([]);
+    expect(v.unprotectedWrites).toEqual([
+      { seq: 3, timeUs: 150, client: 'A', owner: 'A:1', fence: 33, endedUs: 100, how: 'expired', reason: 'expired', seqs: [3, 2] },
+    ]);
+    expect(summarize(v).join(' ')).toMatch(
+      /A's write at 0\.000 s came after its own lock had ended .* nobody else had been granted the lock since: an unprotected write, not damage/,
+    );
+  });
+
+  it('an accepted write after the lock expired and another client took it is a stale write and makes the run unsafe', () => {
+    const t = new TraceBuilder().granted(0, 'A:1').believes(1, 'A', 'A:1').ended(100, 'lock.expired', 'A:1').granted(120, 'B:1').write(150, 'A:1', true, 33);
     const v = check(t.events);
     expect(v.outcome).toBe('unsafe');
     expect(v.staleWrites).toEqual([
       {
-        seq: 3,
+        seq: 4,
         timeUs: 150,
         client: 'A',
         owner: 'A:1',
         fence: 33,
         accepted: true,
         cause: { kind: 'ended', atUs: 100, how: 'expired', reason: 'expired', seq: 2 },
-        seqs: [3, 2],
+        newer: { client: 'B', owner: 'B:1', fence: null, atUs: 120, seq: 3 },
+        highestSeen: null,
+        seqs: [4, 2],
       },
     ]);
-    expect(staleWhy(v.staleWrites[0]!)).toBe('its lock had ended at 0.000 s (expired: expired)');
+    expect(v.unprotectedWrites).toEqual([]);
   });
 
   it('a stale write rejected by fencing leaves the run fenced, not unsafe', () => {
@@ -151,6 +166,7 @@ describe('checker', () => {
       .granted(7, 'A:1', 'job', 'r3', g)
       .ended(50, 'lock.expired', 'A:1', 'job', 'r1', g)
       .ended(60, 'lock.lost', 'A:1', 'job', 'r3', g)
+      .granted(65, 'B:1')
       .write(70, 'A:1', true);
     const v = check(t.events);
     // Two of three still held after r1 expired; r3's loss at 60 dropped it to one.

@@ -242,6 +242,18 @@ describe('bad input: one clear line naming the file and path, exit 2, no stack t
     writeFileSync(out, JSON.stringify(doc));
     expectBadInput(await cli('check', out), `${out}: events[3].timeUs: goes back in time`);
   });
+
+  it('check on a trace with one timestamp pushed late blames that event alone', async () => {
+    const out = join(dir, 'late.json');
+    await cli('run', 'pause-past-expiry', '--out', out);
+    const doc = JSON.parse(readFileSync(out, 'utf8')) as { events: Array<{ timeUs: number }> };
+    doc.events[5]!.timeUs = 99_000_000;
+    writeFileSync(out, JSON.stringify(doc));
+    const r = await cli('check', out);
+    expect(r.code).toBe(2);
+    expect(r.err.trim().split('\n')).toHaveLength(1);
+    expect(r.err).toContain(`${out}: events[5].timeUs: is later than the events after it (99000000, then`);
+  });
 });
 
 describe('locklab scenarios and help', () => {

@@ -205,7 +205,7 @@ describe('the sweep plan and its aggregate', () => {
   });
 
   it('reports shares with intervals and the commands that reproduce the first failing seeds', () => {
-    const p = plan(['faults[0].durationMs=9000'], '1..30', 30);
+    const p = plan(['faults[0].durationMs=10008'], '1..30', 30);
     const agg = new SweepAggregate(p);
     agg.accept(p.batches[0]!.key, runBatch(p.combinations[0]!.scenario, 1, 30));
     const r = sweepReport(agg, 'pause-past-expiry');
@@ -213,11 +213,11 @@ describe('the sweep plan and its aggregate', () => {
     expect(c.unsafe.k).toBeGreaterThan(0);
     expect(c.unsafe.k).toBeLessThan(30);
     expect(c.unsafe).toEqual(wilson(c.unsafe.k, 30));
-    expect(c.failing[0]!.command).toBe(`locklab run pause-past-expiry --seed ${c.failing[0]!.seed} --set 'faults[0].durationMs=9000'`);
+    expect(c.failing[0]!.command).toBe(`locklab run pause-past-expiry --seed ${c.failing[0]!.seed} --set 'faults[0].durationMs=10008'`);
     const csv = reportCsv(r).split('\n');
     expect(csv[0]).toMatch(/^faults\[0\]\.durationMs,runs,unsafe_runs,unsafe_rate,unsafe_lo95,unsafe_hi95,/);
-    expect(csv[1]).toMatch(new RegExp(`^9000,30,${c.unsafe.k},`));
-    expect(csv[1]!.endsWith(`,${c.failing[0]!.seed},locklab run pause-past-expiry --seed ${c.failing[0]!.seed} --set 'faults[0].durationMs=9000'`)).toBe(true);
+    expect(csv[1]).toMatch(new RegExp(`^10008,30,${c.unsafe.k},`));
+    expect(csv[1]!.endsWith(`,${c.failing[0]!.seed},locklab run pause-past-expiry --seed ${c.failing[0]!.seed} --set 'faults[0].durationMs=10008'`)).toBe(true);
     expect(csv).toHaveLength(3);
   });
 });

@@ -128,7 +128,7 @@ describe('the installed package', () => {
       findings: ['lost-lock', 'double-ownership', 'stale-write'],
       outcome: 'unsafe',
       built: 'safe',
-      stores: 12,
+      stores: 13,
       schema: true,
     });
   });

@@ -21,7 +21,7 @@ function expectBadInput(r: CliResult, ...fragments: string[]): void {
   expect(r.err.trim().split('\n')).toHaveLength(1);
 }
 
-const GRID = ['pause-past-expiry', '--seeds', '1..600', '--vary', 'faults[0].durationMs=8500..9500:500', '--vary', 'resource.fencing=false,true'];
+const GRID = ['pause-past-expiry', '--seeds', '1..600', '--vary', 'faults[0].durationMs=10000..10016:8', '--vary', 'resource.fencing=false,true'];
 
 describe('locklab sweep', () => {
   it('prints the same JSON report with one worker thread and with two', async () => {
@@ -33,34 +33,35 @@ describe('locklab sweep', () => {
     const r = JSON.parse(one.out) as SweepReport;
     expect(r).toMatchObject({ schema: 'locklab.sweep/1', scenario: 'pause-past-expiry', partial: false, runs: 3600, seeds: { from: 1, to: 600 } });
     expect(r.combinations.map((c) => c.params)).toEqual([
-      { 'faults[0].durationMs': 8500, 'resource.fencing': false },
-      { 'faults[0].durationMs': 8500, 'resource.fencing': true },
-      { 'faults[0].durationMs': 9000, 'resource.fencing': false },
-      { 'faults[0].durationMs': 9000, 'resource.fencing': true },
-      { 'faults[0].durationMs': 9500, 'resource.fencing': false },
-      { 'faults[0].durationMs': 9500, 'resource.fencing': true },
+      { 'faults[0].durationMs': 10000, 'resource.fencing': false },
+      { 'faults[0].durationMs': 10000, 'resource.fencing': true },
+      { 'faults[0].durationMs': 10008, 'resource.fencing': false },
+      { 'faults[0].durationMs': 10008, 'resource.fencing': true },
+      { 'faults[0].durationMs': 10016, 'resource.fencing': false },
+      { 'faults[0].durationMs': 10016, 'resource.fencing': true },
     ]);
-    // A's pause at 1 s outlasts its 10 s lease once it reaches about 9 s: the odds climb with the pause.
+    // A's pause at 1 s outlasts its 10 s lease at about 9 s, but its late write is only unprotected until B is
+    // granted the lock, at about 11.01 s: the odds climb as the pause crosses that instant.
     const unsafe = r.combinations.map((c) => c.unsafe.p);
     expect(unsafe[0]).toBe(0);
     expect(unsafe[2]).toBeGreaterThan(0);
     expect(unsafe[2]).toBeLessThan(1);
     expect(unsafe[4]).toBe(1);
-    // Fencing cannot help here: A wakes and writes before B has taken the lock, so the resource has seen no newer token.
+    // Fencing cannot help here: A wakes and writes after B has taken the lock but before B writes, so the resource has seen no newer token.
     expect(r.combinations[5]!.unsafe.k).toBe(600);
   });
 
   it('names the exact command that reproduces each of the first failing seeds, and that command reproduces it', async () => {
     const r = JSON.parse(
-      (await cli('sweep', 'pause-past-expiry', '--seeds', '1..200', '--vary', 'faults[0].durationMs=9000', '--workers', '1', '--json')).out,
+      (await cli('sweep', 'pause-past-expiry', '--seeds', '1..200', '--vary', 'faults[0].durationMs=10008', '--workers', '1', '--json')).out,
     ) as SweepReport;
     const f = r.combinations[0]!.failing[0]!;
-    expect(f.command).toMatch(/^locklab run pause-past-expiry --seed \d+ --set 'faults\[0\]\.durationMs=9000'$/);
-    const run = await cli('run', 'pause-past-expiry', '--seed', String(f.seed), '--set', 'faults[0].durationMs=9000');
+    expect(f.command).toMatch(/^locklab run pause-past-expiry --seed \d+ --set 'faults\[0\]\.durationMs=10008'$/);
+    const run = await cli('run', 'pause-past-expiry', '--seed', String(f.seed), '--set', 'faults[0].durationMs=10008');
     expect(run.out).toContain('Verdict: UNSAFE');
     const safeSeed = [...Array(200).keys()].map((i) => i + 1).find((s) => !r.combinations[0]!.failing.some((x) => x.seed === s) && s < f.seed);
     if (safeSeed !== undefined)
-      expect((await cli('run', 'pause-past-expiry', '--seed', String(safeSeed), '--set', 'faults[0].durationMs=9000')).out).not.toContain('UNSAFE');
+      expect((await cli('run', 'pause-past-expiry', '--seed', String(safeSeed), '--set', 'faults[0].durationMs=10008')).out).not.toContain('UNSAFE');
   });
 
   it('prints text with intervals by default and writes CSV with --csv --out', async () => {
@@ -86,7 +87,7 @@ describe('locklab sweep', () => {
       '--seeds',
       '1..20',
       '--vary',
-      'faults[0].durationMs=8000..9000:1000',
+      'faults[0].durationMs=9000..10016:1016',
       '--workers',
       '1',
       '--json',
@@ -100,7 +101,7 @@ describe('locklab sweep', () => {
     expect(r.err).toContain(`Smallest failure of seed ${seed} written to ${out}`);
     const small = JSON.parse(readFileSync(out, 'utf8')) as { seed: number; faults: Array<{ durationMs: number }> };
     expect(small.seed).toBe(seed);
-    expect(small.faults[0]!.durationMs).toBeLessThanOrEqual(9000);
+    expect(small.faults[0]!.durationMs).toBeLessThanOrEqual(10016);
     expect((await cli('run', out)).out).toContain('Verdict: UNSAFE');
   });
 

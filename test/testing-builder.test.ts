@@ -145,6 +145,129 @@ const BUILT: Record<string, ScenarioBuilder> = {
     )
     .resource({ machine: 'db1' })
     .restart({ node: 'r2', at: 0, for: 5000 }),
+  'remaining-lifetime-refresh': scenario('remaining-lifetime-refresh')
+    .seed(5)
+    .client('A', {
+      ttlMs: 3000,
+      steps: [
+        { step: 'acquire' },
+        {
+          step: 'repeat',
+          steps: [
+            {
+              step: 'repeat',
+              times: 8,
+              steps: [
+                {
+                  step: 'if',
+                  condition: { remainingLifetimeBelowMs: 1500 },
+                  then: [
+                    { step: 'if', condition: { isExpired: true }, then: [{ step: 'throw', message: 'lock lost during the overall process' }] },
+                    { step: 'refresh' },
+                  ],
+                },
+                { step: 'work', durationMs: 1000 },
+                { step: 'write' },
+              ],
+            },
+          ],
+          finally: [{ step: 'release' }],
+        },
+      ],
+    })
+    .client('B', {
+      startMs: 500,
+      ttlMs: 3000,
+      steps: [{ step: 'acquire', blocking: true, waitTimeoutMs: 20000 }, { step: 'work', durationMs: 500 }, { step: 'write' }, { step: 'release' }],
+    })
+    .redis(),
+  'lock-expired-on-acquire': scenario('lock-expired-on-acquire')
+    .seed(3)
+    .client('A', {
+      ttlMs: 1000,
+      requestTimeoutMs: 3000,
+      steps: [{ step: 'acquire' }, { step: 'repeat', steps: [{ step: 'work', durationMs: 500 }, { step: 'write' }], finally: [{ step: 'release' }] }],
+      startMs: 10,
+    })
+    .client('B', {
+      startMs: 800,
+      ttlMs: 1000,
+      steps: [{ step: 'acquire', blocking: true, waitTimeoutMs: 10000 }, { step: 'work', durationMs: 300 }, { step: 'write' }, { step: 'release' }],
+    })
+    .redis({ fencingTokenStart: 33 })
+    .latencySpike({ at: 0, for: 2000, extraMs: 700, machines: ['app1'] }),
+  'auto-release-fork': scenario('auto-release-fork')
+    .seed(9)
+    .client('A', {
+      ttlMs: 30000,
+      steps: [
+        { step: 'acquire' },
+        {
+          step: 'repeat',
+          steps: [{ step: 'fork', steps: [{ step: 'work', durationMs: 200 }] }, { step: 'work', durationMs: 3000 }, { step: 'write' }],
+          finally: [{ step: 'release' }],
+        },
+      ],
+    })
+    .client('B', {
+      startMs: 100,
+      ttlMs: 30000,
+      steps: [{ step: 'acquire', blocking: true, waitTimeoutMs: 20000 }, { step: 'work', durationMs: 1000 }, { step: 'write' }, { step: 'release' }],
+    })
+    .redis({ fencingTokenStart: 33 }),
+  'finally-after-exception': scenario('finally-after-exception')
+    .seed(4)
+    .client('A', {
+      ttlMs: 10000,
+      steps: [
+        {
+          step: 'repeat',
+          catch: true,
+          steps: [
+            { step: 'acquire' },
+            { step: 'work', durationMs: 500 },
+            { step: 'throw', message: 'the job failed halfway' },
+            { step: 'write' },
+            { step: 'release' },
+          ],
+        },
+        { step: 'sleep', durationMs: 15000 },
+      ],
+    })
+    .client('B', {
+      startMs: 1000,
+      ttlMs: 10000,
+      steps: [{ step: 'acquire', blocking: true, waitTimeoutMs: 30000 }, { step: 'work', durationMs: 500 }, { step: 'write' }, { step: 'release' }],
+    })
+    .redis(),
+  'fencing-too-late': scenario('fencing-too-late')
+    .seed(7)
+    .client('A', { ttlMs: 10000, workMs: 3000 })
+    .client('B', { startMs: 5000, ttlMs: 10000, workMs: 5000, acquire: { mode: 'try', retries: 10, retryDelayMs: 2000 } })
+    .redis({ fencingTokenStart: 33 })
+    .fencing()
+    .pause('A', { at: 1000, for: 12_000 }),
+  'never-expiring-lock': scenario('never-expiring-lock')
+    .seed(2)
+    .client('A', { ttlMs: 5000, workMs: 3000 })
+    .client('B', { startMs: 1000, ttlMs: 5000, workMs: 500, acquire: { mode: 'try', retries: 20, retryDelayMs: 1000 } })
+    .lockRow()
+    .crash('A', { at: 1500 }),
+  'zookeeper-restart': scenario('zookeeper-restart')
+    .seed(6)
+    .client('A', { workMs: 20000 })
+    .client('B', { startMs: 2000, workMs: 1000, acquire: { mode: 'try', retries: 15, retryDelayMs: 2000 } })
+    .zookeeper({ machine: 'zk1' })
+    .machine('zk2')
+    .machine('zk3')
+    .restart({ at: 3000, for: 12_000 }),
+  'flock-tmp-cleanup': scenario('flock-tmp-cleanup')
+    .seed(8)
+    .client('A', { machine: 'app1', workMs: 6000 })
+    .client('B', { machine: 'app1', startMs: 4000, workMs: 1000, acquire: { mode: 'blocking' } })
+    .flock({ lockDir: '/tmp/locks' })
+    .resource({ machine: 'app1' })
+    .cleanLockFiles('app1', { at: 3000, dir: '/tmp' }),
 };
 
 describe('scenario(): a scenario built in code', () => {
@@ -240,9 +363,9 @@ describe('scenario(): a scenario built in code', () => {
     expect(() =>
       scenario('shared')
         .memcached()
-        .client('A', { acquire: { shared: true }, writes: 0 })
+        .client('A', { acquire: { shared: true }, writes: 2 })
         .build(),
-    ).toThrow(/clients\[0\]\.acquire\.shared: the memcached store has no shared locks/);
+    ).toThrow(/clients\[0\]\.writes: a client holding a shared \(read\) lock only reads/);
   });
 
   it('takes every client field of the format, random workloads included', () => {

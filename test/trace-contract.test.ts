@@ -24,6 +24,7 @@ function comparable(v: ReturnType<typeof check>) {
     staleWrites: v.staleWrites.map(({ seq, timeUs, client, owner, fence, accepted }) => ({ seq, timeUs, client, owner, fence, accepted })),
     lostLocks: v.lostLocks.map(({ key, client, owner, atUs, how, reason }) => ({ key, client, owner, atUs, how, reason })),
     rejectedCurrent: v.refusedHolders.length,
+    unprotectedWrites: v.unprotectedWrites.length,
   };
 }
 function oracle(events: TraceDocument['events']) {

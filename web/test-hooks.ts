@@ -43,7 +43,7 @@ export function exposeTestHooks(): void {
     async show(scenario, seed) {
       const p = await sim().run(scenario, seed, []);
       const started = performance.now();
-      const t = registerTrace({ label: 'bench', origin: { kind: 'file', fileName: 'bench' }, doc: p.doc, text: p.text, hash: p.hash, workMs: p.workMs });
+      const t = registerTrace({ label: 'bench', origin: { kind: 'file', fileName: 'bench' }, ...p });
       const modelMs = performance.now() - started;
       showPrimary(t);
       useUi.getState().set({ view: 'lab' });

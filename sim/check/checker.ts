@@ -1,5 +1,6 @@
 import type { TraceEvent } from '../trace/types.js';
 import { doubleOwnership } from './invariants/double-ownership.js';
+import { Availability } from './invariants/availability.js';
 import { LostLocks } from './invariants/lost-lock.js';
 import { StaleWrites } from './invariants/stale-write.js';
 import { IntervalTracker } from './intervals.js';
@@ -17,15 +18,25 @@ export class Checker {
   private readonly lost: LostLocks;
   private readonly stale: StaleWrites;
 
+  private readonly availability = new Availability();
+
   constructor() {
-    this.intervals = new IntervalTracker({ holdingEnded: (h, e) => this.lost.holdingEnded(h, e.timeUs, e.seq) });
+    this.intervals = new IntervalTracker({
+      holdingStarted: (h) => this.availability.holdingStarted(h),
+      holdingEnded: (h, e) => {
+        this.lost.holdingEnded(h, e.timeUs, e.seq, h.how === 'released' ? e.peer : undefined);
+        this.availability.holdingEnded(h);
+      },
+    });
     this.lost = new LostLocks(this.intervals);
     this.stale = new StaleWrites(this.intervals);
   }
 
   push(e: TraceEvent): void {
     this.lost.advance(e.timeUs);
+    this.availability.advance(e);
     this.intervals.push(e);
+    this.availability.push(e);
     if (e.kind === 'write.accepted' || e.kind === 'write.rejected') this.stale.write(e);
   }
 
@@ -43,6 +54,8 @@ export class Checker {
       staleWrites,
       lostLocks: this.lost.found,
       refusedHolders: this.stale.refusedHolders,
+      unprotectedWrites: this.stale.unprotected,
+      availability: this.availability.finish(),
     };
   }
 }
@@ -61,6 +74,7 @@ export function findingsOf(v: Verdict): Finding[] {
     ...v.lostLocks.map((l) => ({ invariant: 'lost-lock' as const, timeUs: l.atUs, ...l })),
     ...v.staleWrites.map((w) => ({ invariant: 'stale-write' as const, ...w })),
     ...v.refusedHolders.map((r) => ({ invariant: 'refused-holder' as const, ...r })),
+    ...v.unprotectedWrites.map((w) => ({ invariant: 'unprotected-write' as const, ...w })),
   ];
   return all.sort((a, b) => a.timeUs - b.timeUs);
 }

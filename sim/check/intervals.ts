@@ -23,6 +23,8 @@ export interface Holding {
   readonly client: string;
   /** The store node, or the group of nodes that hold the lock together (Redlock, Combined). */
   readonly group: string;
+  /** The fencing token of the grant, where the store issues one. */
+  readonly fence: number | undefined;
   readonly startUs: number;
   /** The grant that brought the group to its quorum. */
   readonly startSeq: number;
@@ -72,6 +74,7 @@ export interface OwnershipWindow {
 
 /** Listeners the invariants hang on the derivation, called as intervals open and close. */
 export interface IntervalEvents {
+  holdingStarted?(h: Holding, e: TraceEvent): void;
   holdingEnded?(h: Holding, e: TraceEvent): void;
 }
 
@@ -186,7 +189,8 @@ export class IntervalTracker {
       };
       // Every other belief still open on the same key overlaps this one from now on.
       for (const other of this.openBelief.values()) {
-        if (other.key !== interval.key || other.client === interval.client || (other.shared && interval.shared)) continue;
+        // One owner token is one acquisition, whatever number of processes carry it (a forked child shares its parent's).
+        if (other.key !== interval.key || other.client === interval.client || other.owner === interval.owner || (other.shared && interval.shared)) continue;
         const w: OwnershipWindow = {
           key: other.key,
           fromUs: e.timeUs,
@@ -255,6 +259,7 @@ export class IntervalTracker {
         owner,
         client,
         group: groupOf(e),
+        fence: e.fence,
         startUs: e.timeUs,
         startSeq: e.seq,
         endUs: undefined,
@@ -266,6 +271,7 @@ export class IntervalTracker {
       this.holdings.push(h);
       push(this.holdingsByKey, key, h);
       push(this.holdingsByOwner, owner, h);
+      this.listeners.holdingStarted?.(h, e);
     }
   }
 

@@ -1,5 +1,5 @@
 import { formatDuration, formatInstant } from '../time.js';
-import type { StaleWrite, Verdict } from './verdict.js';
+import type { ClientAvailability, StaleWrite, Verdict } from './verdict.js';
 
 /*
  * The verdict in sentences, for people. Rendered when shown and never
@@ -13,6 +13,42 @@ export function staleWhy(w: StaleWrite): string {
   if (c.kind === 'superseded') return `${c.client} had been granted the lock at ${formatInstant(c.atUs)}`;
   const detail = c.how !== 'released' && c.reason !== null ? `: ${c.reason}` : '';
   return `its lock had ended at ${formatInstant(c.atUs)} (${c.how}${detail})`;
+}
+
+/**
+ * Why fencing could not stop an accepted stale write: the newer holder's
+ * token had not reached the resource yet, and a resource can only reject a
+ * token lower than one it has seen.
+ */
+function tooEarly(w: StaleWrite): string {
+  const n = w.newer;
+  if (w.fence === null || n === null || n.fence === null || n.fence <= w.fence) return '';
+  if (w.highestSeen !== null && w.highestSeen > w.fence) return '';
+  const seen = w.highestSeen === null ? 'no token at all' : `token ${w.highestSeen} at most`;
+  return ` Fencing could not reject it: ${n.client} held token ${n.fence} from ${formatInstant(n.atUs)}, but had not written yet, and the resource had seen ${seen}; it can only refuse a token lower than one it has seen.`;
+}
+
+/** "B waited 4.2 s for a lock nobody was using: 3.9 s while A, which held it, was gone, and 0.3 s while it was free." */
+function lockOutSentence(a: ClientAvailability): string {
+  const held = new Map<string, number>();
+  let free = 0;
+  for (const s of a.lockOut) {
+    if (s.why === 'free') free += s.toUs - s.fromUs;
+    else {
+      const id = `${s.why}\u0000${s.holder ?? '?'}`;
+      held.set(id, (held.get(id) ?? 0) + s.toUs - s.fromUs);
+    }
+  }
+  const parts = [...held].map(([id, us]) => {
+    const [why, holder] = id.split('\u0000');
+    const what =
+      why === 'orphaned'
+        ? 'still held it without using it (an error skipped its release, or it stopped believing it held it)'
+        : 'was gone (crashed or exited without releasing)';
+    return `${formatDuration(us)} while its holder ${holder} ${what}`;
+  });
+  if (free > 0) parts.push(`${formatDuration(free)} while the key was free`);
+  return `${a.client} was locked out for ${formatDuration(a.lockOutUs)} of its ${formatDuration(a.waitedUs)} of waiting: ${parts.join(', and ')}.`;
 }
 
 /** One sentence per finding, then one that sums the outcome up. */
@@ -29,10 +65,23 @@ export function summarize(v: Verdict): string[] {
   for (const w of v.staleWrites) {
     const token = w.fence === null ? 'without a fencing token' : `with fencing token ${w.fence}`;
     const result = w.accepted ? 'was ACCEPTED: the resource is corrupted' : 'was rejected by fencing';
-    lines.push(`${w.client}'s write ${token} at ${formatInstant(w.timeUs)} ${result}; ${staleWhy(w)}.`);
+    lines.push(`${w.client}'s write ${token} at ${formatInstant(w.timeUs)} ${result}; ${staleWhy(w)}.${w.accepted ? tooEarly(w) : ''}`);
+  }
+  for (const w of v.unprotectedWrites) {
+    const detail = w.how !== 'released' && w.reason !== null ? `: ${w.reason}` : '';
+    lines.push(
+      `${w.client}'s write at ${formatInstant(w.timeUs)} came after its own lock had ended at ${formatInstant(w.endedUs)} (${w.how}${detail}), but nobody else had been granted the lock since: an unprotected write, not damage — had another client taken the lock first, it would have been a stale write.`,
+    );
+  }
+  for (const a of v.availability) {
+    if (a.lockOutUs > 0) lines.push(lockOutSentence(a));
+    if (a.workWithoutLockUs > 0)
+      lines.push(`${a.client} worked ${formatDuration(a.workWithoutLockUs)} of its ${formatDuration(a.workedUs)} of work without holding the lock.`);
   }
   const doubles = v.doubleOwnership.length;
-  if (v.outcome === 'safe' && doubles === 0) lines.push('No double ownership and no stale write: mutual exclusion held.');
+  if (v.outcome === 'safe' && doubles === 0 && v.unprotectedWrites.length === 0) lines.push('No double ownership and no stale write: mutual exclusion held.');
+  if (v.outcome === 'safe' && doubles === 0 && v.unprotectedWrites.length > 0)
+    lines.push('No two clients held the lock at once, and no stale write reached the resource; but a write went out after its lock had ended.');
   if (v.outcome === 'safe' && doubles > 0) lines.push('Mutual exclusion failed for a while, but no stale write reached the resource.');
   if (v.outcome === 'fenced') lines.push('Mutual exclusion failed, but fencing rejected every stale write: the resource is intact.');
   const refused = v.refusedHolders.length;

@@ -18,6 +18,61 @@ export interface Verdict {
   lostLocks: LostLock[];
   /** Writes fencing refused although their writer did hold the lock (it carried no token to check). */
   refusedHolders: RefusedHolder[];
+  /** Writes after their writer's own holding had ended, with no newer holder before them: unprotected, but no damage. */
+  unprotectedWrites: UnprotectedWrite[];
+  /** How long each client waited for a lock nobody could be using, and worked without holding it. */
+  availability: ClientAvailability[];
+}
+
+/**
+ * A write that reached the resource after its writer's holding had ended,
+ * when nobody else had been granted the lock since it began: nothing was
+ * overwritten, but nothing protected it either — had another client been
+ * granted the lock first, it would have been a stale write.
+ */
+export interface UnprotectedWrite {
+  seq: number;
+  timeUs: number;
+  client: string;
+  owner: string;
+  fence: number | null;
+  /** When and how the writer's holding had ended, and in which event. */
+  endedUs: number;
+  how: HoldingEnd;
+  reason: string | null;
+  /** The write, and the event that ended the holding. */
+  seqs: [number, number];
+}
+
+/** A stretch of true time, with the events that began and ended it. */
+export interface Span {
+  fromUs: number;
+  toUs: number;
+  seqs: number[];
+}
+
+/**
+ * Availability, per client. Lock-out time is time spent waiting for the
+ * lock (after the store first kept the client out, until the grant, the
+ * give-up, an exception or the process's end) while the key was free in
+ * truth, or held only by processes that are gone or no longer believe they
+ * hold it: time nobody gained from. Work without the lock is time spent in work steps while the
+ * client's lock (the owner token its work names) was held by no store.
+ */
+export interface ClientAvailability {
+  client: string;
+  waitedUs: number;
+  lockOutUs: number;
+  /**
+   * Spans of lock-out, with why: the key was free, its holder was gone
+   * (crashed, or exited without releasing), or its holder runs on but no
+   * longer believes it holds it (orphaned: an exception skipped the
+   * release), naming the holder.
+   */
+  lockOut: Array<Span & { why: 'free' | 'holder-gone' | 'orphaned'; holder: string | null }>;
+  workedUs: number;
+  workWithoutLockUs: number;
+  workWithoutLock: Span[];
 }
 
 /** Two clients believed they held the same key over the same stretch of true time. */
@@ -49,6 +104,10 @@ export interface StaleWrite {
   fence: number | null;
   accepted: boolean;
   cause: StaleCause;
+  /** The first holder granted the key after the writer's holding began, if any, with its fencing token. */
+  newer: { client: string; owner: string; fence: number | null; atUs: number; seq: number } | null;
+  /** The highest fencing token the resource had accepted before this write (null: none yet): fencing rejects only tokens below it. */
+  highestSeen: number | null;
   /** The write, and the event that made it stale (when there is one). */
   seqs: number[];
 }
@@ -79,4 +138,5 @@ export type Finding =
   | ({ readonly invariant: 'double-ownership'; readonly timeUs: number } & DoubleOwnership)
   | ({ readonly invariant: 'stale-write' } & StaleWrite)
   | ({ readonly invariant: 'lost-lock'; readonly timeUs: number } & LostLock)
-  | ({ readonly invariant: 'refused-holder' } & RefusedHolder);
+  | ({ readonly invariant: 'refused-holder' } & RefusedHolder)
+  | ({ readonly invariant: 'unprotected-write' } & UnprotectedWrite);

@@ -114,7 +114,7 @@ export function formatVerdict(doc: TraceDocument, c: Colors): string {
   for (const s of summarize(v)) lines.push(`  • ${s}`);
   lines.push(
     c.dim(
-      `  ${v.doubleOwnership.length} double-ownership window(s), ${v.staleWrites.length} stale write(s) (${v.staleWrites.filter((w) => w.accepted).length} accepted), ${v.lostLocks.length} lost lock(s).`,
+      `  ${v.doubleOwnership.length} double-ownership window(s), ${v.staleWrites.length} stale write(s) (${v.staleWrites.filter((w) => w.accepted).length} accepted), ${v.unprotectedWrites.length} unprotected write(s), ${v.lostLocks.length} lost lock(s).`,
     ),
   );
   return lines.join('\n');

@@ -62,3 +62,20 @@ export function alignTimelines(sim: TraceDocument, real: TraceDocument): Aligned
   }
   return rows.sort((a, b) => (a.simUs ?? a.realUs ?? 0) - (b.simUs ?? b.realUs ?? 0));
 }
+
+/** Client events that are not what a Lock call answered: requests, conflicts retried, timing, a Combined store's own bookkeeping. */
+const NOT_AN_ANSWER =
+  /\.request$|^acquire\.(denied|timeout|error)$|^(msg|client|work|sleep|process|session|quorum)\.|^autorelease\.check$|^exists\.reply$|^lifetime\.read$/;
+
+/**
+ * What `client` (and each child it forked) was answered, in order: each
+ * acquire that succeeded or gave up, each refresh, check, release, write and
+ * exception. Conflicts that were retried are left out, since how many polls
+ * fit in a wait depends on real timing. Two runs that agree step by step give
+ * the same list.
+ */
+export function answersOf(doc: TraceDocument, client: string): string[] {
+  return doc.events
+    .filter((e) => (e.actor === client || e.actor.startsWith(`${client}/`)) && e.believes !== undefined && !NOT_AN_ANSWER.test(e.kind))
+    .map((e) => `${e.actor} ${e.kind}`);
+}

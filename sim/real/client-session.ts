@@ -67,7 +67,9 @@ export class ClientSession {
       groups: nodeGroups(scenario),
       ...(opts.cut === undefined ? {} : { cut: opts.cut }),
     });
-    const driver = symfony ? new SymfonyDriver(scenario.store.name, kind.capabilities.expiring) : kind.driver(scenario.store, spec, scenario);
+    const own = kind.driver(scenario.store, spec, scenario);
+    // Symfony's driver names the same store class and client-library exception as the store's own driver.
+    const driver = symfony ? new SymfonyDriver(scenario.store.name, kind.capabilities.expiring, own.library) : own;
     this.client = new Client(this.runtime, spec, driver, kind.capabilities, { name: 'resource' });
   }
 

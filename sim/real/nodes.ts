@@ -5,7 +5,7 @@ import { EtcdNode } from './adapters/etcd.js';
 import { MemcachedNode } from './adapters/memcached.js';
 import { PostgresAdvisoryNode } from './adapters/postgres.js';
 import { RedisNode } from './adapters/redis.js';
-import { SqlTableNode } from './adapters/sql-table.js';
+import { SqlTableNode, type TableDatabase } from './adapters/sql-table.js';
 import type { RealNode } from './adapters/types.js';
 import { ZooKeeperNode } from './adapters/zookeeper.js';
 
@@ -28,6 +28,8 @@ export interface ServerNeed {
   readonly clock?: boolean;
   /** Memory for memcached, in MiB. */
   readonly memoryMb?: number;
+  /** A lock table's database, which decides how the server's "now" becomes whole seconds. */
+  readonly database?: TableDatabase;
 }
 
 /** A scenario the real runner cannot play: the message says which part and why. */
@@ -58,7 +60,16 @@ function needsOf(spec: StoreSpecBase, path: string, jumped: ReadonlySet<string>)
       if (spec.primaries !== null && spec.primaries !== undefined) {
         throw new UnsupportedScenarioError(`${path}.primaries`, 'the real runner serves one database node; multi-primary replication is simulated only');
       }
-      return [{ node: spec.name, machine, server: 'postgres', protocol: 'table', clock: jumped.has(machine) }];
+      return [
+        {
+          node: spec.name,
+          machine,
+          server: 'postgres',
+          protocol: 'table',
+          clock: jumped.has(machine),
+          database: (spec.database as TableDatabase | undefined) ?? 'mysql',
+        },
+      ];
     case 'zookeeper':
     case 'zookeeper-recipe':
       return [{ node: spec.name, machine, server: 'zookeeper', protocol: spec.kind, tickMs: Number(spec.tickMs) }];
@@ -103,7 +114,7 @@ export function realNode(need: ServerNeed, url: string, client: string): RealNod
     case 'advisory':
       return new PostgresAdvisoryNode(need.node, url, client);
     case 'table':
-      return new SqlTableNode(need.node, url, client);
+      return new SqlTableNode(need.node, url, client, need.database);
     case 'zookeeper':
     case 'zookeeper-recipe':
       return new ZooKeeperNode(need.node, url, need.protocol === 'zookeeper-recipe');

@@ -7,6 +7,7 @@ import type { LocalClock } from '../world/clock.js';
 import { etcdClient } from './adapters/etcd.js';
 import { MemcachedNode } from './adapters/memcached.js';
 import { pgConnect } from './adapters/postgres.js';
+import { serverNowSql } from './adapters/sql-table.js';
 import { RedisNode } from './adapters/redis.js';
 import { crc32 } from '../stores/postgres.js';
 import type { ServerNeed } from './nodes.js';
@@ -218,7 +219,7 @@ export class TruthObserver {
         return async (h) => {
           const r = await c.query<{ key_token: string; key_expiration: number; now_s: number }>(
             // Symfony's PdoStore names the row by the key's SHA-256; a hand-written table by the key itself.
-            'SELECT key_token, key_expiration, CAST(EXTRACT(epoch FROM NOW()) AS INT) AS now_s FROM lock_keys WHERE key_id = $1 OR key_id = $2',
+            `SELECT key_token, key_expiration, ${serverNowSql(need.database ?? 'postgresql')} AS now_s FROM lock_keys WHERE key_id = $1 OR key_id = $2`,
             [h.key, createHash('sha256').update(h.key).digest('hex')],
           );
           const row = r.rows[0];

@@ -4,13 +4,10 @@
 // simulation: recorded/<name>.json and recorded/index.json.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { normalizeScenario } from '../scenario/normalize.js';
-import { applyOverrides, parseOverride } from '../scenario/set.js';
-import { BUILTIN_SCENARIOS } from '../scenarios/index.js';
 import { serializeTrace } from '../trace/io.js';
 import type { ClientLibrary } from './ipc.js';
 import { serverNeeds } from './nodes.js';
-import { REAL_STORIES } from './stories.js';
+import { REAL_STORIES, storyScenario } from './stories.js';
 import { PACKAGE_ROOT } from './paths.js';
 import { runReal } from './runner.js';
 import { serverVersion, symfonyVersion } from './versions.js';
@@ -46,8 +43,7 @@ async function main(): Promise<void> {
     await Promise.all(
       jobs.slice(i, i + 4).map(async (j) => {
         const sets = j.sets ?? [];
-        const raw = sets.length === 0 ? BUILTIN_SCENARIOS[j.scenario] : applyOverrides(BUILTIN_SCENARIOS[j.scenario] as never, sets.map(parseOverride));
-        const scenario = normalizeScenario(raw, j.scenario);
+        const scenario = storyScenario(j.scenario, sets);
         const doc = await runReal(scenario, { library: j.library });
         const file = `${j.scenario}${sets.length === 0 ? '' : `--${sets.join('--').replace(/[^\w.=-]/g, '_')}`}-${j.library}.json`;
         writeFileSync(join(out, file), serializeTrace(doc));

@@ -1,3 +1,7 @@
+import { normalizeScenario } from '../scenario/normalize.js';
+import { applyOverrides, parseOverride } from '../scenario/set.js';
+import type { Scenario } from '../scenario/types.js';
+import { BUILTIN_SCENARIOS } from '../scenarios/index.js';
 import type { ClientLibrary } from './ipc.js';
 
 /**
@@ -14,8 +18,17 @@ export const REAL_STORIES: ReadonlyArray<{ scenario: string; sets?: readonly str
   { scenario: 'memcached-restart', libraries: ['node', 'symfony'] },
   { scenario: 'postgres-connection-loss', libraries: ['node', 'symfony'] },
   { scenario: 'zookeeper-session-expiry', libraries: ['node'] },
-  { scenario: 'sql-clock-skew', sets: ['store.clock=server'], libraries: ['node', 'symfony'] },
+  { scenario: 'sql-clock-skew', sets: ['store.clock=server'], libraries: ['node'] },
+  { scenario: 'sql-clock-skew', sets: ['store.clock=server', 'store.database=postgresql'], libraries: ['node', 'symfony'] },
   { scenario: 'redlock-restart-without-delay', libraries: ['node'] },
   { scenario: 'etcd-revision-fencing', libraries: ['node'] },
   { scenario: 'combined-unanimous-node-down', libraries: ['node', 'symfony'] },
+  { scenario: 'remaining-lifetime-refresh', libraries: ['node', 'symfony'] },
+  { scenario: 'finally-after-exception', libraries: ['node', 'symfony'] },
+  { scenario: 'auto-release-fork', libraries: ['node', 'symfony'] },
 ];
+
+/** A built-in story with its overrides, as `locklab real NAME --set ...` plays it: the overrides apply to the whole normalized scenario, defaults included. */
+export function storyScenario(name: string, sets: readonly string[] = []): Scenario {
+  return applyOverrides(normalizeScenario(BUILTIN_SCENARIOS[name], name), sets.map(parseOverride));
+}

@@ -72,6 +72,12 @@ export interface Runtime {
   /** Runs another script in this process now: a lock library's background thread. */
   thread(script: Script<void>): void;
   /**
+   * pcntl_fork(): starts a process named `name` on this machine, a copy of
+   * this one sharing its connections, that runs `body` with its own runtime
+   * and exits when it returns. Runtimes that cannot fork leave it out.
+   */
+  fork?(name: string, body: (rt: Runtime) => Script<void>): void;
+  /**
    * Stops this whole process for `durationUs` of true time, from now: a GC
    * pause the workload itself draws. Whatever the script yields next waits
    * until the pause is over.

@@ -15,8 +15,10 @@
 export const LIMITS = {
   /** Bytes of a scenario file, or of the scenario a link inflates to. */
   maxScenarioBytes: 1_048_576,
-  /** Bytes of a trace file (`locklab check`, the lab's Open trace). */
+  /** Bytes of a trace file `locklab check` reads: the longest string the engine can hold. */
   maxTraceBytes: 536_870_888,
+  /** Bytes of a trace file the lab opens: the tab holds it twice (worker and page) and draws it; 177 MB, a full 1,000,000-event run, was measured to open. */
+  maxLabTraceBytes: 201_326_592,
   /** Levels of nested arrays and objects in any JSON document. */
   maxDepth: 64,
   /** Machines in a scenario. */
@@ -52,6 +54,7 @@ export const TOP_LEVEL_ARRAYS: Readonly<Record<string | number, LimitName>> = { 
 export const LIMIT_UNITS: Readonly<Record<LimitName, string>> = {
   maxScenarioBytes: 'bytes',
   maxTraceBytes: 'bytes',
+  maxLabTraceBytes: 'bytes',
   maxDepth: 'levels',
   maxMachines: 'machines',
   maxClients: 'clients',

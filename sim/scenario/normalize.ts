@@ -5,6 +5,7 @@ import { storeKind } from '../stores/registry.js';
 import { canonicalFault, canonicalPatch } from './canonical.js';
 import { compileSchema } from './schema-check.js';
 import { scenarioSchema } from './schema.js';
+import { checkSteps, forEachStep, normalizeSteps } from './steps.js';
 import { GENERIC_FAULTS, type ClientSpec, type FaultSpec, type LatencyDistribution, type MachineSpec, type Scenario, type StoreSpecBase } from './types.js';
 
 let checkShape: ((data: unknown) => InputIssue[]) | undefined;
@@ -41,6 +42,8 @@ interface ClientInput {
   iterations?: number;
   thinkMs?: number;
   requestTimeoutMs?: number;
+  steps?: Array<Record<string, unknown> & { step: import('./steps.js').StepName }> | null;
+  autoRelease?: boolean;
 }
 
 export const DEFAULT_SEED = 1;
@@ -91,7 +94,12 @@ export function normalizeScenario(data: unknown, source: string): Scenario {
     iterations: c.iterations ?? 1,
     thinkMs: c.thinkMs ?? 0,
     requestTimeoutMs: c.requestTimeoutMs ?? 1000,
+    steps: c.steps === undefined || c.steps === null ? null : normalizeSteps(c.steps),
+    autoRelease: c.autoRelease ?? true,
   }));
+  const stepIssues: InputIssue[] = [];
+  clients.forEach((c, i) => checkClientForm(c, `clients[${i}]`, stepIssues));
+  if (stepIssues.length > 0) throw new InputError(source, stepIssues);
   // Faults are rebuilt in the schema's field order, so the trace does not depend on the input's key order.
   const faults = (input.faults ?? []).map((f) => canonicalFault(f));
 
@@ -196,6 +204,7 @@ function checkReferences(s: Scenario): InputIssue[] {
         if (!clients.has(f.target)) issues.push({ path: `${at}.target`, message: `no client named ${show(f.target)} (clients: ${list(clientNames)})` });
         break;
       case 'ipc-removal':
+      case 'lock-file-cleanup':
         machineRef(f.machine, `${at}.machine`);
         break;
       case 'deploy':
@@ -203,6 +212,7 @@ function checkReferences(s: Scenario): InputIssue[] {
           if (!clients.has(c)) issues.push({ path: `${at}.clients[${ci}]`, message: `no client named ${show(c)} (clients: ${list(clientNames)})` });
         });
         checkDeployPatch(f.store, `${at}.store`, s.store, issues);
+        if (typeof f.store.machine === 'string') machineRef(f.store.machine, `${at}.store.machine`);
         break;
       case 'partition':
         f.groups.forEach((g, gi) => g.forEach((m, mi) => machineRef(m, `${at}.groups[${gi}][${mi}]`)));
@@ -219,21 +229,50 @@ function checkReferences(s: Scenario): InputIssue[] {
   return issues;
 }
 
-/** A client may only ask a store for what the store can do. */
+/** The lifecycle fields of a client and their defaults: with `steps` they must keep them, since the steps replace them. */
+const LIFECYCLE_DEFAULTS: ReadonlyArray<[keyof ClientSpec, unknown]> = [
+  ['acquire', { mode: 'try', shared: false, poll: true, method: 'atomic', retries: 0, retryDelayMs: 100, waitTimeoutMs: null }],
+  ['workMs', 100],
+  ['refreshEveryMs', null],
+  ['checkRemaining', false],
+  ['writes', 1],
+  ['release', { method: 'token-checked', inFinally: true }],
+  ['iterations', 1],
+  ['thinkMs', 0],
+];
+
+/** A client with steps gives no lifecycle fields (they would mean a second script), and its steps are well formed. */
+function checkClientForm(c: ClientSpec, at: string, issues: InputIssue[]): void {
+  if (c.steps === null) return;
+  for (const [field, fallback] of LIFECYCLE_DEFAULTS) {
+    if (JSON.stringify(c[field]) !== JSON.stringify(fallback))
+      issues.push({ path: `${at}.${field}`, message: `a client with steps has no ${field}: say it with steps instead (see docs/scenarios.md)` });
+  }
+  for (const field of ['workTime', 'pauseAfterAcquire'] as const) {
+    if (c[field] !== undefined)
+      issues.push({ path: `${at}.${field}`, message: `a client with steps has no ${field}: say it with steps instead (see docs/scenarios.md)` });
+  }
+  checkSteps(c.steps, `${at}.steps`, issues);
+}
+
+/**
+ * What a store cannot do is not refused here: a shared lock on a store
+ * without them is an exclusive one, and a wait the store cannot do fails at
+ * run time, as Symfony fails. Only the hand-written mistakes need the plain
+ * commands some stores have.
+ */
 function checkClientAgainstStore(c: ClientSpec, at: string, store: StoreSpecBase, issues: InputIssue[]): void {
   const kind = storeKind(store.kind)!;
-  const caps = kind.capabilities;
-  if (c.acquire.shared && !caps.sharing) issues.push({ path: `${at}.acquire.shared`, message: `the ${kind.kind} store has no shared locks` });
   if (c.acquire.shared && c.writes > 0) issues.push({ path: `${at}.writes`, message: 'a client holding a shared (read) lock only reads: set writes to 0' });
-  if (c.acquire.mode === 'blocking' && !c.acquire.poll && !caps.blocking) {
-    issues.push({ path: `${at}.acquire.poll`, message: `the ${kind.kind} store cannot block, so a blocking acquire must poll (poll: true)` });
-  }
-  if (c.acquire.method === 'exists-then-set' && !kind.plainGetSet) {
-    issues.push({ path: `${at}.acquire.method`, message: `the ${kind.kind} store has no plain GET and SET to get wrong; use "atomic"` });
-  }
-  if (c.release.method === 'plain-del' && !kind.plainGetSet) {
-    issues.push({ path: `${at}.release.method`, message: `the ${kind.kind} store has no plain DEL; use "token-checked"` });
-  }
+  if (kind.plainGetSet) return;
+  const noGetSet = `the ${kind.kind} store has no plain GET and SET to get wrong; use "atomic"`;
+  const noDel = `the ${kind.kind} store has no plain DEL; use "token-checked"`;
+  if (c.acquire.method === 'exists-then-set') issues.push({ path: `${at}.acquire.method`, message: noGetSet });
+  if (c.release.method === 'plain-del') issues.push({ path: `${at}.release.method`, message: noDel });
+  forEachStep(c.steps ?? [], `${at}.steps`, (s, path) => {
+    if ((s.step === 'acquire' || s.step === 'acquireRead') && s.method === 'exists-then-set') issues.push({ path: `${path}.method`, message: noGetSet });
+    if (s.step === 'release' && s.method === 'plain-del') issues.push({ path: `${path}.method`, message: noDel });
+  });
 }
 
 const storeShapes = new Map<string, (data: unknown) => InputIssue[]>();
@@ -241,10 +280,18 @@ const storeShapes = new Map<string, (data: unknown) => InputIssue[]>();
 /** A deploy's patch may only name fields the store has, with values its schema accepts. */
 function checkDeployPatch(patch: Record<string, unknown>, at: string, store: StoreSpecBase, issues: InputIssue[]): void {
   let ok = true;
+  const deployable = storeKind(store.kind)!.deployable ?? [];
   for (const field of Object.keys(patch)) {
     if (field === 'kind' || field === 'name' || !Object.hasOwn(store, field)) {
       const fields = Object.keys(store).filter((f) => f !== 'kind' && f !== 'name');
       issues.push({ path: `${at}.${field}`, message: `a deploy cannot change ${show(field)} of the ${store.kind} store (fields: ${fields.join(', ')})` });
+      ok = false;
+    } else if (!deployable.includes(field)) {
+      // A deploy gives some clients new settings; a field no client's library reads would be announced and ignored.
+      issues.push({
+        path: `${at}.${field}`,
+        message: `a deploy cannot change ${show(field)} of the ${store.kind} store: it is the server's own setting, not the clients' (a deploy may change: ${deployable.join(', ') || 'nothing'})`,
+      });
       ok = false;
     }
   }

@@ -1,6 +1,6 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { show, type InputIssue } from '../errors.js';
-import { joinPath, pointerToPath } from './jsonpath.js';
+import { fieldPath, joinPath, pointerToPath } from './jsonpath.js';
 import { grouped, LIMITS, limitText, type LimitName } from './limits.js';
 
 /**
@@ -65,18 +65,18 @@ function describe(e: ErrorObject, root: object): InputIssue | undefined {
   const p = e.params as Record<string, unknown>;
   switch (e.keyword) {
     case 'required':
-      return { path: joinPath(path, String(p.missingProperty)), message: 'is required but missing' };
+      return { path: fieldPath(path, String(p.missingProperty)), message: 'is required but missing' };
     case 'additionalProperties': {
       const extra = String(p.additionalProperty);
       const props = Object.keys((e.parentSchema as { properties?: object } | undefined)?.properties ?? {}).filter((k) => k !== '$schema');
-      return { path: joinPath(path, extra), message: `unknown field; expected one of: ${props.join(', ')}` };
+      return { path: fieldPath(path, extra), message: `unknown field; expected one of: ${props.join(', ')}` };
     }
     case 'discriminator': {
       const tag = String(p.tag);
-      if (p.error === 'tag') return { path: joinPath(path, tag), message: 'is required and must be a string' };
-      const kinds = kindsOf(e.parentSchema, root);
-      const what = path.startsWith('faults') ? 'fault kind' : path.startsWith('store') ? 'store kind' : 'kind';
-      return { path: joinPath(path, tag), message: `unknown ${what} ${show(p.tagValue)}; expected one of: ${kinds.join(', ')}` };
+      if (p.error === 'tag') return { path: fieldPath(path, tag), message: 'is required and must be a string' };
+      const kinds = kindsOf(e.parentSchema, root, tag);
+      const what = tag === 'step' ? 'step' : path.startsWith('faults') ? 'fault kind' : path.startsWith('store') ? 'store kind' : 'kind';
+      return { path: fieldPath(path, tag), message: `unknown ${what} ${show(p.tagValue)}; expected one of: ${kinds.join(', ')}` };
     }
     case 'type': {
       const expected = String(p.type).replace(',', ' or ');
@@ -123,8 +123,8 @@ function article(type: string): string {
   return /^[aeiou]/.test(type) ? `an ${type}` : `a ${type}`;
 }
 
-/** The values of `kind` that a discriminated oneOf accepts, read from its branches. */
-function kindsOf(schema: unknown, root: object): string[] {
+/** The values of the tag (`kind`, `step`) that a discriminated oneOf accepts, read from its branches. */
+function kindsOf(schema: unknown, root: object, tag: string): string[] {
   const branches = (schema as { oneOf?: Array<{ $ref?: string }> } | undefined)?.oneOf ?? [];
   return branches.map((b) => {
     let node: unknown = b;
@@ -132,7 +132,7 @@ function kindsOf(schema: unknown, root: object): string[] {
       node = root;
       for (const part of b.$ref.replace(/^#\//, '').split('/')) node = (node as Record<string, unknown>)[part];
     }
-    const kind = (node as { properties?: { kind?: { const?: string } } }).properties?.kind?.const;
+    const kind = (node as { properties?: Record<string, { const?: string } | undefined> }).properties?.[tag]?.const;
     return kind ?? '?';
   });
 }

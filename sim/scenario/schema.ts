@@ -1,4 +1,5 @@
 import { STORE_KINDS } from '../stores/registry.js';
+import { STEP_DEFINITIONS } from './steps-schema.js';
 import { LIMITS, type LimitName } from './limits.js';
 
 /** `maxItems` from a named limit; the `x-limit` annotation lets the error message name it. */
@@ -259,6 +260,29 @@ const FAULTS: Record<string, Record<string, unknown>> = {
       },
       target: {
         $ref: '#/definitions/name',
+      },
+    },
+  },
+  lockFileCleanupFault: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['kind', 'atMs', 'machine'],
+    description:
+      'Lock files are deleted on a machine (a tmp cleaner, a reboot that clears a tmpfs): a process still holding a lock keeps it on a file nobody else will open, and the next process creates a new file and a new lock. dir limits it to files under that directory.',
+    properties: {
+      kind: {
+        const: 'lock-file-cleanup',
+      },
+      atMs: {
+        $ref: '#/definitions/ms',
+      },
+      machine: {
+        $ref: '#/definitions/name',
+      },
+      dir: {
+        type: ['string', 'null'],
+        maxLength: 200,
+        default: null,
       },
     },
   },
@@ -638,6 +662,19 @@ const BASE = {
           $ref: '#/definitions/positiveMs',
           default: 1000,
         },
+        steps: {
+          type: ['array', 'null'],
+          items: { $ref: '#/definitions/step' },
+          default: null,
+          description:
+            "Symfony Lock's API as a script of steps (see docs/scenarios.md), instead of the lifecycle fields above; null runs the lifecycle fields.",
+        },
+        autoRelease: {
+          type: 'boolean',
+          default: true,
+          description:
+            "Symfony's autoRelease: the Lock object releases the lock when it is destroyed (the script ends, the process exits normally); false leaves it to its TTL.",
+        },
       },
     },
   },
@@ -654,7 +691,7 @@ export function faultSchema(kind: string): { properties: Record<string, { defaul
 
 /** The JSON Schema of a scenario document, with every registered store kind. */
 export function scenarioSchema(): Record<string, unknown> {
-  const definitions: Record<string, unknown> = { ...(BASE.definitions as Record<string, unknown>), ...FAULTS };
+  const definitions: Record<string, unknown> = { ...(BASE.definitions as Record<string, unknown>), ...STEP_DEFINITIONS, ...FAULTS };
   const storeRefs: Array<{ $ref: string }> = [];
   for (const k of STORE_KINDS) {
     const id = `${k.kind.replace(/-(\w)/g, (_, c: string) => c.toUpperCase())}Store`;

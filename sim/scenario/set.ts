@@ -33,7 +33,8 @@ export function parseOverride(text: string): Override {
     return { path, value: raw };
   }
   try {
-    checkJsonValue(value, '--set');
+    // The override's path names the place, so the value itself needs no name of its own.
+    checkJsonValue(value, '--set', 'scenario', '');
   } catch (err) {
     if (!(err instanceof InputError)) throw err;
     throw new InputError(

@@ -1,4 +1,5 @@
 import type { Distribution } from '../kernel/dist.js';
+import type { Step } from './steps.js';
 
 /**
  * The scenario format, as the simulation sees it after defaults are filled
@@ -95,6 +96,13 @@ export interface ClientSpec {
   iterations: number;
   thinkMs: number;
   requestTimeoutMs: number;
+  /**
+   * Symfony Lock's API as a script (sim/scenario/steps.ts); null runs the
+   * lifecycle fields above, which are then a shorthand for the same steps.
+   */
+  steps: Step[] | null;
+  /** The Lock object releases the lock when it is destroyed (script end, normal exit); false leaves it to its TTL. */
+  autoRelease: boolean;
 }
 
 export type FaultSpec =
@@ -111,6 +119,7 @@ export type FaultSpec =
   | { kind: 'session-expiry'; atMs: number; target: string }
   | { kind: 'connection-loss'; atMs: number; target: string }
   | { kind: 'ipc-removal'; atMs: number; machine: string }
+  | { kind: 'lock-file-cleanup'; atMs: number; machine: string; dir: string | null }
   | { kind: 'deploy'; atMs: number; clients: string[]; store: Record<string, unknown> };
 
 export type FaultKind = FaultSpec['kind'];

@@ -20,6 +20,15 @@ import redisRestartWithoutPersistence from './redis-restart-without-persistence.
 import sqlClockSkew from './sql-clock-skew.json';
 import zookeeperSessionExpiry from './zookeeper-session-expiry.json';
 
+import remainingLifetimeRefresh from './remaining-lifetime-refresh.json';
+import lockExpiredOnAcquire from './lock-expired-on-acquire.json';
+import autoReleaseFork from './auto-release-fork.json';
+import finallyAfterException from './finally-after-exception.json';
+import fencingTooLate from './fencing-too-late.json';
+import neverExpiringLock from './never-expiring-lock.json';
+import zookeeperRestart from './zookeeper-restart.json';
+import flockTmpCleanup from './flock-tmp-cleanup.json';
+
 /**
  * The built-in scenarios, as written (before defaults), by name. Each file's
  * `name` equals its key here; a test keeps it so. The table has no
@@ -48,6 +57,14 @@ export const BUILTIN_SCENARIOS: Readonly<Record<string, unknown>> = Object.assig
   'postgres-connection-loss': postgresConnectionLoss,
   'zookeeper-session-expiry': zookeeperSessionExpiry,
   'etcd-revision-fencing': etcdRevisionFencing,
+  'remaining-lifetime-refresh': remainingLifetimeRefresh,
+  'lock-expired-on-acquire': lockExpiredOnAcquire,
+  'auto-release-fork': autoReleaseFork,
+  'finally-after-exception': finallyAfterException,
+  'fencing-too-late': fencingTooLate,
+  'never-expiring-lock': neverExpiringLock,
+  'zookeeper-restart': zookeeperRestart,
+  'flock-tmp-cleanup': flockTmpCleanup,
 });
 
 export const BUILTIN_NAMES: readonly string[] = Object.keys(BUILTIN_SCENARIOS);

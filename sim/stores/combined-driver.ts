@@ -1,7 +1,7 @@
 import type { StoreSpecBase } from '../scenario/types.js';
 import type { Script } from '../runtime/types.js';
 import { missedData } from './redlock-driver.js';
-import type { AcquireArgs, AcquireResult, ClientIo, LeaseRef, LockDriver, StepResult } from './protocol.js';
+import type { AcquireArgs, AcquireResult, ClientIo, ExistsResult, LeaseRef, LockDriver, StepResult } from './protocol.js';
 
 export type Strategy = 'consensus' | 'unanimous';
 
@@ -38,9 +38,16 @@ export function strategyQuorum(strategy: Strategy, stores: number): number {
  * carries it, which sets the same expiries without the extra round.
  */
 export class CombinedDriver implements LockDriver {
+  /** CombinedStore catches every store's exception and counts it as that store's failure. */
+  readonly library = { store: 'CombinedStore', exception: 'LockStorageException' };
+
   constructor(
-    private readonly drivers: readonly LockDriver[],
-    private readonly strategy: Strategy,
+    private drivers: readonly LockDriver[],
+    private strategy: Strategy,
+    /** Which stores take shared locks: saveRead() asks those for one and the others for an ordinary lock. */
+    private shares: readonly boolean[],
+    /** A deploy gives the client other stores or another strategy (all processes must share one configuration). */
+    private readonly reconfigureWith?: (patch: Record<string, unknown>) => { drivers: LockDriver[]; shares: boolean[]; strategy: Strategy } | undefined,
   ) {}
 
   private get n(): number {
@@ -56,7 +63,8 @@ export class CombinedDriver implements LockDriver {
     let lastMsg = 0;
     let holder: string | null | undefined;
     let ranOut = false;
-    for (const d of this.drivers) {
+    for (let i = 0; i < this.drivers.length; i++) {
+      const d = this.drivers[i]!;
       const leftUs = a.ttlUs - (io.localNow() - startLocal);
       if (leftUs <= 0) {
         ranOut = true;
@@ -64,7 +72,14 @@ export class CombinedDriver implements LockDriver {
       }
       asked++;
       // Written out rather than spread: spreads are slow on this path.
-      const r = yield* d.acquire(io, { key: a.key, owner: a.owner, attempt: a.attempt, ttlUs: leftUs, shared: false, waitUs: undefined });
+      const r = yield* d.acquire(io, {
+        key: a.key,
+        owner: a.owner,
+        attempt: a.attempt,
+        ttlUs: leftUs,
+        shared: a.shared && this.shares[i] === true,
+        waitUs: undefined,
+      });
       lastMsg = r.msg;
       if (r.status === 'ok') {
         successes++;
@@ -75,8 +90,10 @@ export class CombinedDriver implements LockDriver {
       }
       if (!strategyCanBeMet(this.strategy, failures, this.n)) break;
     }
-    // Symfony's checkNotExpired: a key whose lifetime ran out while the stores were asked is not acquired.
+    // Symfony's checkNotExpired comes first: a key whose lifetime ran out while the stores were asked is not a conflict
+    // but an expired lock, which the Lock deletes before it throws LockExpiredException.
     if (io.localNow() - startLocal >= a.ttlUs) ranOut = true;
+    if (ranOut && expiring) return { status: 'ok', msg: lastMsg, expiresLocalUs: startLocal + a.ttlUs };
     if (!ranOut && strategyMet(this.strategy, successes, this.n)) {
       return { status: 'ok', msg: lastMsg, expiresLocalUs: expiring ? startLocal + a.ttlUs : null };
     }
@@ -114,7 +131,9 @@ export class CombinedDriver implements LockDriver {
       if (!strategyCanBeMet(this.strategy, failures, this.n)) break;
     }
     if (io.localNow() - startLocal >= ttlUs) ranOut = true;
-    if (!ranOut && strategyMet(this.strategy, successes, this.n)) return { status: 'ok', msg: lastMsg };
+    // As at acquire: an expired key is Lock's to delete, with LockExpiredException.
+    if (ranOut) return { status: 'ok', msg: lastMsg, expiresLocalUs: startLocal + ttlUs };
+    if (strategyMet(this.strategy, successes, this.n)) return { status: 'ok', msg: lastMsg };
     const reason = ranOut ? 'the TTL ran out while the stores were asked' : `the ${this.strategy} strategy cannot be met`;
     io.emit('quorum.missed', {
       owner: lease.owner,
@@ -130,6 +149,42 @@ export class CombinedDriver implements LockDriver {
     const { confirmed, lastMsg } = yield* this.deleteEverywhere(io, lease);
     if (strategyMet(this.strategy, confirmed, this.n)) return { status: 'ok', msg: lastMsg };
     return { status: 'failed', msg: lastMsg, reason: `deleted from ${confirmed} of ${this.n} stores` };
+  }
+
+  /** exists(): store after store until the strategy is met or can no longer be; a store that fails counts as a no. */
+  *exists(io: ClientIo, lease: LeaseRef & { readonly shared: boolean }): Script<ExistsResult> {
+    let yes = 0;
+    let no = 0;
+    let lastMsg = 0;
+    for (let i = 0; i < this.drivers.length; i++) {
+      const r = yield* this.drivers[i]!.exists(io, { ...lease, shared: lease.shared && this.shares[i] === true });
+      lastMsg = r.msg;
+      if (r.status === 'yes') yes++;
+      else no++;
+      if (strategyMet(this.strategy, yes, this.n)) return { status: 'yes', msg: lastMsg };
+      if (!strategyCanBeMet(this.strategy, no, this.n)) return { status: 'no', msg: lastMsg };
+    }
+    return { status: 'no', msg: lastMsg };
+  }
+
+  fork(): LockDriver {
+    return new CombinedDriver(
+      this.drivers.map((d) => d.fork?.() ?? d),
+      this.strategy,
+      this.shares,
+      this.reconfigureWith,
+    );
+  }
+
+  reconfigure(patch: Record<string, unknown>): void {
+    const next = this.reconfigureWith?.(patch);
+    if (next !== undefined) {
+      this.drivers = next.drivers;
+      this.shares = next.shares;
+      this.strategy = next.strategy;
+      return;
+    }
+    for (const d of this.drivers) d.reconfigure?.(patch);
   }
 
   private *deleteEverywhere(io: ClientIo, lease: LeaseRef): Script<{ confirmed: number; lastMsg: number }> {

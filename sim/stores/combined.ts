@@ -10,15 +10,16 @@ export { CombinedDriver, strategyCanBeMet, strategyMet, strategyQuorum, type Com
 /**
  * Symfony's CombinedStore. It is as expiring as the stores under it (a lease
  * over stores that never expire has no end: the driver then says so), shares
- * nothing — Symfony's `saveRead` falls back to exclusive saves on stores that
- * cannot share, which this model does not reproduce — and has no fencing
- * token: the Key carries none, whatever a store below could hand out.
+ * where its stores share — `saveRead` asks a store without shared locks for
+ * an ordinary one — and has no fencing token: the Key carries none, whatever
+ * a store below could hand out.
  */
 export const COMBINED_CAPABILITIES: Capabilities = {
   scope: 'remote',
   blocking: false,
   expiring: true,
-  sharing: false,
+  // CombinedStore is a SharedLockStoreInterface: saveRead() takes a shared lock in each store that has them, an ordinary one in the others.
+  sharing: true,
   fencingToken: null,
   losesLockWhen: [
     'fewer stores than the strategy needs still hold it (each loses it its own way: expiry, eviction, restart)',
@@ -56,7 +57,9 @@ export function combinedKind(kinds: (kind: string) => StoreKind | undefined): St
       })),
     }),
     // Whatever the stores below take; normalize checks each against the store it reaches.
-    faults: ['store-restart', 'eviction', 'memory-pressure', 'session-expiry', 'connection-loss', 'ipc-removal'],
+    faults: ['store-restart', 'eviction', 'memory-pressure', 'session-expiry', 'connection-loss', 'ipc-removal', 'deploy'],
+    // Every process must use the same stores (C61): a deploy that gives some clients others is honoured, and shows why.
+    deployable: ['stores', 'strategy'],
     plainGetSet: false,
     schema: {
       type: 'object',
@@ -108,12 +111,33 @@ export function combinedKind(kinds: (kind: string) => StoreKind | undefined): St
           else owner.set(n, i);
         }
       });
+      // A deploy may give clients other stores: normalize them as these, and keep a name for one store only.
+      const faults = check.scenario.faults as FaultSpec[];
+      faults.forEach((f, fi) => {
+        if (f.kind !== 'deploy' || !Array.isArray(f.store.stores)) return;
+        const deployed = (f.store.stores as Array<Record<string, unknown> & { kind: string }>).map((sub, i) => {
+          const at = `faults[${fi}].store.stores[${i}]`;
+          const kind = kinds(sub.kind);
+          if (kind === undefined) return sub as StoreSpecBase;
+          const spec = kind.normalize(sub.name === undefined ? { ...sub, name: `${sub.kind}${i + 1}` } : sub, {
+            scenario: check.scenario,
+            path: at,
+            issues: check.issues,
+          });
+          const same = stores.find((x) => x.name === spec.name);
+          if (same !== undefined && JSON.stringify(same) !== JSON.stringify(spec))
+            check.issues.push({ path: `${at}.name`, message: `the combined store already has a store named ${show(spec.name)}, set up differently` });
+          if (kind.nodeNames(spec).length !== 1) check.issues.push({ path: `${at}.kind`, message: `the combined store takes stores of one node each` });
+          return spec;
+        });
+        faults[fi] = { ...f, store: { ...f.store, stores: deployed } };
+      });
       const name = (input.name as string | undefined) ?? 'combined';
       if (owner.has(name))
         check.issues.push({ path: `${check.path}.name`, message: `the combined store's group name ${show(name)} is also a store node's name` });
       // The core lets every fault in `faults` through; each must reach a store that knows it.
       check.scenario.faults.forEach((f, i) => {
-        if (GENERIC_FAULTS.includes(f.kind)) return;
+        if (GENERIC_FAULTS.includes(f.kind) || f.kind === 'deploy') return;
         const takers = stores.map((s, si) => (storeKind(s.kind).faults.includes(f.kind) ? si : -1)).filter((si) => si !== -1);
         const target = NODE_FAULTS.includes(f.kind) ? owner.get((f as { target: string }).target) : undefined;
         const reached = NODE_FAULTS.includes(f.kind) ? target === undefined || takers.includes(target) : takers.length > 0;
@@ -125,10 +149,16 @@ export function combinedKind(kinds: (kind: string) => StoreKind | undefined): St
       });
       return { kind: 'combined', name, strategy, stores };
     },
-    nodeNames: (spec: StoreSpecBase) => (spec as CombinedSpec).stores.flatMap((s) => storeKind(s.kind).nodeNames(s)),
+    nodeNames: (spec: StoreSpecBase, scenario?: Omit<Scenario, 'store'>) => {
+      const all = [...(spec as CombinedSpec).stores];
+      for (const s of scenario === undefined ? [] : deployedStores(scenario)) if (!all.some((x) => x.name === s.name)) all.push(s);
+      return all.flatMap((s) => storeKind(s.kind).nodeNames(s));
+    },
     create(world: World, spec: StoreSpecBase, scenario: Scenario): StoreInstance {
       const c = spec as CombinedSpec;
-      const subs = c.stores.map((s) => ({ spec: s, instance: storeKind(s.kind).create(world, s, scenario) }));
+      const all = [...c.stores];
+      for (const s of deployedStores(scenario)) if (!all.some((x) => x.name === s.name)) all.push(s);
+      const subs = all.map((s) => ({ spec: s, instance: storeKind(s.kind).create(world, s, scenario) }));
       const quorum = strategyQuorum(c.strategy, subs.length);
       const nodes = new Map<string, StoreNode>();
       for (const sub of subs) {
@@ -152,10 +182,24 @@ export function combinedKind(kinds: (kind: string) => StoreKind | undefined): St
     },
     driver(spec: StoreSpecBase, client: ClientSpec, scenario: Scenario) {
       const c = spec as CombinedSpec;
-      return new CombinedDriver(
-        c.stores.map((s) => storeKind(s.kind).driver(s, client, scenario)),
-        c.strategy,
-      );
+      const drivers = (stores: readonly StoreSpecBase[]) => stores.map((s) => storeKind(s.kind).driver(s, client, scenario));
+      const shares = (stores: readonly StoreSpecBase[]) => stores.map((s) => storeKind(s.kind).capabilities.sharing);
+      let current: { stores: readonly StoreSpecBase[]; strategy: Strategy } = { stores: c.stores, strategy: c.strategy };
+      return new CombinedDriver(drivers(c.stores), c.strategy, shares(c.stores), (patch) => {
+        if (patch.stores === undefined && patch.strategy === undefined) return undefined;
+        current = {
+          stores: (patch.stores as StoreSpecBase[] | undefined) ?? current.stores,
+          strategy: (patch.strategy as Strategy | undefined) ?? current.strategy,
+        };
+        return { drivers: drivers(current.stores), shares: shares(current.stores), strategy: current.strategy };
+      });
     },
   };
+}
+
+/** The stores deploys give some clients, normalized (the combined store's normalize did it). */
+function deployedStores(scenario: Pick<Scenario, 'faults'>): StoreSpecBase[] {
+  const out: StoreSpecBase[] = [];
+  for (const f of scenario.faults ?? []) if (f.kind === 'deploy' && Array.isArray(f.store.stores)) out.push(...(f.store.stores as StoreSpecBase[]));
+  return out;
 }

@@ -1,6 +1,7 @@
 import { LIMITS } from '../scenario/limits.js';
 import type { ClientSpec, Scenario, StoreSpecBase } from '../scenario/types.js';
 import { machineRef } from './checks.js';
+import { deployedNodeFor, deployNodes } from './deploy.js';
 import { SessionLockNode } from './session.js';
 import { SessionDriver } from './session-driver.js';
 import { US_PER_MS, US_PER_S } from '../time.js';
@@ -50,7 +51,8 @@ export const ETCD: StoreKind = {
   title: "etcd (concurrency Mutex: a key per waiter bound to a kept-alive lease; the key's create revision fences)",
   capabilities: ETCD_CAPABILITIES,
   hazardScenario: 'etcd-revision-fencing',
-  faults: ['session-expiry'],
+  faults: ['session-expiry', 'deploy'],
+  deployable: ['machine'],
   plainGetSet: false,
   schema: {
     type: 'object',
@@ -89,27 +91,38 @@ export const ETCD: StoreKind = {
     });
     return spec;
   },
-  nodeNames: (spec: StoreSpecBase) => [spec.name],
-  create(world: World, spec: StoreSpecBase, _scenario: Scenario): StoreInstance {
+  nodeNames: (spec: StoreSpecBase, scenario?: Omit<Scenario, 'store'>) => deployNodes(spec, scenario).map((n) => n.name),
+  create(world: World, spec: StoreSpecBase, scenario: Scenario): StoreInstance {
     const etcd = spec as EtcdSpec;
-    const node = new SessionLockNode(world, etcd.name, etcd.machine, {
-      queue: true,
-      fencing: true,
-      counterStart: etcd.revisionStart,
-      expiryStepUs: LESSOR_STEP_US,
-      word: 'lease',
-      lossKind: 'lock.expired',
-      lossReason: 'lease expired',
-    });
+    const make = (name: string, machine: string): SessionLockNode =>
+      new SessionLockNode(world, name, machine, {
+        queue: true,
+        fencing: true,
+        counterStart: etcd.revisionStart,
+        expiryStepUs: LESSOR_STEP_US,
+        word: 'lease',
+        lossKind: 'lock.expired',
+        lossReason: 'lease expired',
+      });
+    const nodes = deployNodes(spec, scenario).map((n) => make(n.name, n.machine));
     return {
-      nodes: new Map([[node.name, node]]),
+      nodes: new Map(nodes.map((n) => [n.name, n])),
       fault(f) {
-        if (f.kind === 'session-expiry') node.expireClient(f.target, 'revoked by the session-expiry fault');
+        if (f.kind === 'session-expiry') for (const node of nodes) node.expireClient(f.target, 'revoked by the session-expiry fault');
       },
     };
   },
   driver(spec: StoreSpecBase, client: ClientSpec) {
     const timeoutUs = leaseTtlUs(client.ttlMs);
-    return new SessionDriver({ name: spec.name }, { timeoutUs, pingEveryUs: Math.floor(timeoutUs / 3), word: 'lease' });
+    const moved = deployedNodeFor(spec);
+    return new SessionDriver(
+      [{ name: spec.name }],
+      { timeoutUs, pingEveryUs: Math.floor(timeoutUs / 3), word: 'lease', symfony: false },
+      { store: 'etcd Mutex', exception: 'EtcdException' },
+      (patch) => {
+        const node = moved(patch);
+        return node === undefined ? undefined : { servers: [node] };
+      },
+    );
   },
 };

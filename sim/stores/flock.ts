@@ -1,5 +1,5 @@
 import { show } from '../errors.js';
-import type { ClientSpec, Scenario, StoreSpecBase } from '../scenario/types.js';
+import type { ClientSpec, FaultSpec, Scenario, StoreSpecBase } from '../scenario/types.js';
 import type { World } from '../world/world.js';
 import { LocalDriver } from './local-driver.js';
 import { localNodeName, localNodes } from './local-table.js';
@@ -18,6 +18,8 @@ export const FLOCK_CAPABILITIES: Capabilities = {
   blocking: true,
   expiring: false,
   sharing: true,
+  // FlockStore has waitAndSaveRead() but is no BlockingSharedLockStoreInterface: acquireRead(true) polls.
+  blockingShared: 'method',
   fencingToken: null,
   losesLockWhen: [
     'its process exits (the kernel frees it: harmless, the holder is gone)',
@@ -60,7 +62,8 @@ export const FLOCK: StoreKind = {
   hazardScenario: 'flock-across-servers',
   // Every machine has its own kernel lock table: nothing to place.
   starter: () => ({ kind: 'flock' }),
-  faults: ['deploy'],
+  faults: ['deploy', 'lock-file-cleanup'],
+  deployable: ['lockDir'],
   plainGetSet: false,
   schema: {
     type: 'object',
@@ -106,13 +109,23 @@ export const FLOCK: StoreKind = {
   create(world: World, spec: StoreSpecBase, scenario: Scenario) {
     const flock = spec as FlockSpec;
     const nodes = localNodes(world, flock.name, scenario, { sharing: true });
-    return { nodes };
+    return {
+      nodes,
+      fault(f: FaultSpec, index: number) {
+        if (f.kind !== 'lock-file-cleanup') return;
+        const node = nodes.get(localNodeName(flock.name, f.machine));
+        if (node === undefined) return;
+        const files = node.unlinkFiles(f.dir, 'its lock file was deleted: the lock it holds is on a file nobody else opens');
+        world.record('lock-files.deleted', 'faults', node.machine, { data: { fault: index, files, dir: f.dir ?? '' } });
+      },
+    };
   },
   driver(spec: StoreSpecBase, client: ClientSpec) {
     const flock = spec as FlockSpec;
     return new LocalDriver(
       { name: localNodeName(flock.name, client.machine) },
       (key) => flockPath(flock.lockDir, key),
+      { store: 'FlockStore', exception: 'LockStorageException' },
       (patch) => (typeof patch.lockDir === 'string' ? (key: string) => flockPath(patch.lockDir as string, key) : undefined),
     );
   },

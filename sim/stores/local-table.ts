@@ -11,7 +11,8 @@ import type { LockOp, LockReply, StoreNode } from './types.js';
 interface Holder {
   readonly owner: string;
   readonly process: string;
-  readonly shared: boolean;
+  /** flock() on the same descriptor converts the lock: a holder may change modes. */
+  shared: boolean;
 }
 
 /** One process blocked in the kernel, waiting for the lock (flock without LOCK_NB, sem_acquire). */
@@ -53,6 +54,8 @@ export class LocalLockNode implements StoreNode {
   readonly name: string;
   readonly machine: Machine;
   private readonly locks = new Map<string, Lock>();
+  /** Locks whose file was deleted: still held (and waited on) through open descriptors, by path, but no newcomer finds them. */
+  private readonly orphans: Array<{ key: string; lock: Lock }> = [];
   /** Processes of this machine that have exited: a request still in flight from one of them finds no process to serve. */
   private readonly exited = new Set<string>();
 
@@ -86,6 +89,8 @@ export class LocalLockNode implements StoreNode {
       }
       case 'release':
         return this.release(req.key, req.owner, caller);
+      case 'exists':
+        return { ok: this.lock(req.key)?.holders.some((h) => h.owner === req.owner) === true };
       case 'get':
       case 'set':
       case 'del':
@@ -113,8 +118,17 @@ export class LocalLockNode implements StoreNode {
       lock = { holders: [], waiters: [] };
       this.locks.set(key, lock);
     }
-    // The same owner again is a retry of an acquire whose reply went missing: it already has the lock.
-    if (lock.holders.some((h) => h.owner === owner)) return { ok: true };
+    // The same owner again is a retry of an acquire whose reply went missing (it already has the lock), or a
+    // conversion on its descriptor: demoting always works, promoting only when nobody else holds it.
+    const mine = lock.holders.find((h) => h.owner === owner);
+    if (mine !== undefined) {
+      if (mine.shared === shared) return { ok: true };
+      const other = lock.holders.find((h) => h !== mine);
+      if (!shared && other !== undefined) return { ok: false, holder: other.owner };
+      mine.shared = shared;
+      this.wake(key, lock);
+      return { ok: true };
+    }
     if (this.compatible(lock, shared)) {
       this.grant(key, lock, { owner, process: caller.process, shared }, caller.msg);
       return { ok: true };
@@ -156,6 +170,17 @@ export class LocalLockNode implements StoreNode {
   }
 
   private release(key: string, owner: string, caller: Caller): LockReply {
+    const orphan = this.orphans.find((o) => o.key === key && o.lock.holders.some((h) => h.owner === owner));
+    if (orphan !== undefined && this.lock(key)?.holders.some((h) => h.owner === owner) !== true) {
+      // LOCK_UN on the descriptor of a deleted file: it works, and frees nobody a newcomer could be waiting for.
+      const lock = orphan.lock;
+      lock.holders.splice(
+        lock.holders.findIndex((h) => h.owner === owner),
+        1,
+      );
+      this.wakeOrphan(orphan);
+      return { ok: true };
+    }
     const lock = this.lock(key);
     const i = lock?.holders.findIndex((h) => h.owner === owner) ?? -1;
     if (lock === undefined || i === -1) return { ok: false, holder: this.firstHolder(key) };
@@ -191,6 +216,13 @@ export class LocalLockNode implements StoreNode {
   /** The kernel closes an exited process's descriptors: its locks are freed and its waits end. */
   private processExited(process: string): void {
     this.exited.add(process);
+    for (const o of [...this.orphans]) {
+      o.lock.waiters.splice(0, o.lock.waiters.length, ...o.lock.waiters.filter((w) => w.process !== process));
+      const before = o.lock.holders.length;
+      o.lock.holders.splice(0, o.lock.holders.length, ...o.lock.holders.filter((h) => h.process !== process));
+      if (o.lock.holders.length !== before) this.wakeOrphan(o);
+      else if (o.lock.holders.length === 0 && o.lock.waiters.length === 0) this.orphans.splice(this.orphans.indexOf(o), 1);
+    }
     for (const [key, lock] of [...this.locks]) {
       for (const w of lock.waiters.filter((w) => w.process === process)) {
         this.world.kernel.cancel(w.timer);
@@ -216,6 +248,36 @@ export class LocalLockNode implements StoreNode {
       }
       this.wake(key, lock);
     }
+  }
+
+  /**
+   * Lock files are deleted (a tmp cleaner, a tmpfs after a reboot): every
+   * holder keeps its flock on a file that is gone — it excludes no newcomer,
+   * who creates a new file and gets a lock of its own — so its holding ends
+   * here in truth. Waiters stay blocked on the old file.
+   */
+  unlinkFiles(dir: string | null, reason: string): number {
+    let deleted = 0;
+    for (const [key, lock] of [...this.locks]) {
+      if (dir !== null && !key.startsWith(dir.replace(/\/*$/, '/'))) continue;
+      this.locks.delete(key);
+      deleted++;
+      for (const h of lock.holders) this.world.record('lock.deleted', this.name, this.machine, { key, owner: h.owner, peer: h.process, reason });
+      if (lock.holders.length > 0 || lock.waiters.length > 0) this.orphans.push({ key, lock });
+    }
+    return deleted;
+  }
+
+  /** A deleted file's lock passes to its own waiters, who then hold a lock nobody else can see. */
+  private wakeOrphan(o: { key: string; lock: Lock }): void {
+    const lock = o.lock;
+    while (lock.waiters.length > 0 && this.compatible(lock, lock.waiters[0]!.shared)) {
+      const next = lock.waiters.shift()!;
+      this.world.kernel.cancel(next.timer);
+      this.grant(o.key, lock, { owner: next.owner, process: next.process, shared: next.shared }, next.caller.msg);
+      next.caller.respond({ ok: true } satisfies LockReply);
+    }
+    if (lock.holders.length === 0 && lock.waiters.length === 0) this.orphans.splice(this.orphans.indexOf(o), 1);
   }
 
   /** How many locks are held now (each is one semaphore or one locked file). */

@@ -1,7 +1,7 @@
 import type { CallResult, NodeRef, Script } from '../runtime/types.js';
 import { US_PER_S } from '../time.js';
 import { acquireResult } from './single-node-driver.js';
-import type { AcquireArgs, AcquireResult, ClientIo, LeaseRef, LockDriver, LockOp, LockReply, StepResult } from './protocol.js';
+import type { AcquireArgs, AcquireResult, ClientIo, ExistsResult, LeaseRef, LockDriver, LockOp, LockReply, StepResult } from './protocol.js';
 
 /** `cas`: store only if the item has not changed since the `gets` that returned `casId`. */
 export type CasCommand = Extract<LockOp, { op: 'refresh' }> & { readonly casId: number };
@@ -17,8 +17,18 @@ export type PutOff =
 /** Symfony's release extends the item to 2 s with `cas` before deleting it, so nobody can slip in between. */
 const RELEASE_CAS_TTL_US = 2 * US_PER_S;
 
+/** MemcachedStore refuses TTLs under a second (InvalidTtlException), and saves with its initial TTL first: 300 s by default. */
+export const MEMCACHED_MIN_TTL_US = US_PER_S;
+export const DEFAULT_INITIAL_TTL_US = 300 * US_PER_S;
+
+/**
+ * php-memcached answers a failed command with false, as it answers a key
+ * that is taken: MemcachedStore cannot tell them apart, so every failure is
+ * a conflict (acquire returns false, refresh throws LockConflictedException)
+ * or, for a release, nothing to delete.
+ */
 function step(r: CallResult<LockReply>, failure: string): StepResult {
-  if (r.status !== 'reply') return { status: r.status, msg: r.msg, reason: r.status };
+  if (r.status !== 'reply') return { status: 'failed', msg: r.msg, reason: `${r.status}: memcached answered false` };
   return r.reply.ok ? { status: 'ok', msg: r.msg } : { status: 'failed', msg: r.msg, reason: r.reply.error ?? failure };
 }
 
@@ -30,30 +40,51 @@ function step(r: CallResult<LockReply>, failure: string): StepResult {
  * change between them.
  */
 export class MemcachedDriver implements LockDriver {
+  readonly library = { store: 'MemcachedStore', exception: 'MemcachedException' };
+
   constructor(
-    private readonly node: NodeRef,
+    private node: NodeRef,
     private keyPrefix: string,
+    private readonly initialTtlUs = DEFAULT_INITIAL_TTL_US,
+    private readonly nodeFor?: (patch: Record<string, unknown>) => NodeRef | undefined,
   ) {}
 
   *acquire(io: ClientIo, a: AcquireArgs): Script<AcquireResult> {
     const key = this.keyPrefix + a.key;
-    const r = yield* io.request(this.node, { op: 'acquire', key, owner: a.owner, ttlUs: a.ttlUs }, 'acquire.request', {
+    // Lock::acquire() is save() with the initial TTL, then refresh($ttl); the model sends the TTL in the save,
+    // except when refresh would refuse it: then the key is saved for the initial TTL and the refusal follows.
+    const invalid = a.ttlUs < MEMCACHED_MIN_TTL_US;
+    const ttlUs = invalid ? this.initialTtlUs : a.ttlUs;
+    const r = yield* io.request(this.node, { op: 'acquire', key, owner: a.owner, ttlUs }, 'acquire.request', {
       owner: a.owner,
-      ttlUs: a.ttlUs,
+      ttlUs,
       data: { attempt: a.attempt, command: 'add' },
     });
-    if (r.status !== 'reply' || r.reply.ok) return acquireResult(r);
-    const p = yield* this.putOff(io, key, a.owner, a.ttlUs, 'acquire.request', a.attempt);
-    if (p.status === 'ok') return { status: 'ok', msg: p.msg };
-    if (p.status === 'conflict') return { status: 'denied', msg: p.msg, holder: p.holder };
-    return { status: p.status, msg: p.msg, reason: p.status };
+    let result: AcquireResult;
+    // add() said false — the key is taken, or the command failed — so "it could be us: let's try to put off".
+    if (r.status === 'reply' && r.reply.ok) result = acquireResult(r);
+    else {
+      const p = yield* this.putOff(io, key, a.owner, ttlUs, 'acquire.request', a.attempt);
+      if (p.status === 'ok') result = { status: 'ok', msg: p.msg };
+      else if (p.status === 'conflict') result = { status: 'denied', msg: p.msg, holder: p.holder, reason: p.holder === null ? p.why : undefined };
+      else result = { status: 'denied', msg: p.msg, reason: `${p.status}: memcached answered false, as for a taken key` };
+    }
+    if (invalid && result.status === 'ok') return { status: 'invalid-ttl', msg: result.msg, reason: invalidTtl(a.ttlUs) };
+    return result;
   }
 
   *refresh(io: ClientIo, lease: LeaseRef, ttlUs: number): Script<StepResult> {
+    if (ttlUs < MEMCACHED_MIN_TTL_US) return { status: 'invalid-ttl', msg: io.newMsg(), reason: invalidTtl(ttlUs) };
     const p = yield* this.putOff(io, this.keyPrefix + lease.key, lease.owner, ttlUs, 'refresh.request', undefined);
     if (p.status === 'ok') return { status: 'ok', msg: p.msg };
     if (p.status === 'conflict') return { status: 'failed', msg: p.msg, reason: p.why };
-    return { status: p.status, msg: p.msg, reason: p.status };
+    return { status: 'failed', msg: p.msg, reason: `${p.status}: memcached answered false` };
+  }
+
+  /** exists(): `get` returns our token, or not (a failed `get` returns false, which is not our token). */
+  *exists(io: ClientIo, lease: LeaseRef): Script<ExistsResult> {
+    const g = yield* this.gets(io, this.keyPrefix + lease.key, lease.owner, 'isAcquired.request', { command: 'get' });
+    return { status: g.result.status === 'reply' && g.holder === lease.owner ? 'yes' : 'no', msg: g.result.msg };
   }
 
   *release(io: ClientIo, lease: LeaseRef, method: 'token-checked' | 'plain-del'): Script<StepResult> {
@@ -93,6 +124,7 @@ export class MemcachedDriver implements LockDriver {
 
   reconfigure(patch: Record<string, unknown>): void {
     if (typeof patch.keyPrefix === 'string') this.keyPrefix = patch.keyPrefix;
+    this.node = this.nodeFor?.(patch) ?? this.node;
   }
 
   /** putOffExpiration: gets; if absent, add; if ours, cas with the new TTL. */
@@ -104,13 +136,15 @@ export class MemcachedDriver implements LockDriver {
       // "Could happen when we ask a putOff after a timeout but in luck nobody stole the lock."
       const r = yield* io.request(this.node, { op: 'acquire', key, owner, ttlUs }, kind, { owner, ttlUs, data: { ...base, command: 'add' } });
       if (r.status !== 'reply') return { status: r.status, msg: r.msg };
-      return r.reply.ok ? { status: 'ok', msg: r.msg } : { status: 'conflict', msg: r.msg, holder: null, why: 'someone else added it first' };
+      if (r.reply.ok) return { status: 'ok', msg: r.msg };
+      // add() said false again: taken in between — or, to MemcachedStore indistinguishably, a server error.
+      return { status: 'conflict', msg: r.msg, holder: null, why: r.reply.error ?? 'someone else added it first' };
     }
     if (g.holder !== owner || g.casId === undefined) return { status: 'conflict', msg: g.result.msg, holder: g.holder, why: `held by ${g.holder}` };
     const c = yield* this.cas(io, key, owner, ttlUs, g.casId, kind, { ...base, command: 'cas' });
     if (c.status !== 'reply') return { status: c.status, msg: c.msg };
     if (c.reply.ok) return { status: 'ok', msg: c.msg };
-    return { status: 'conflict', msg: c.msg, holder: c.reply.holder ?? null, why: 'cas failed: the item changed since gets' };
+    return { status: 'conflict', msg: c.msg, holder: c.reply.holder ?? null, why: c.reply.error ?? 'cas failed: the item changed since gets' };
   }
 
   private *gets(
@@ -139,4 +173,9 @@ export class MemcachedDriver implements LockDriver {
     const op: CasCommand = { op: 'refresh', key, owner, ttlUs, casId };
     return yield* io.request(this.node, op, kind, { owner, ttlUs, data });
   }
+}
+
+/** InvalidTtlException's message, as MemcachedStore and PdoStore word it. */
+export function invalidTtl(ttlUs: number, store = 'MemcachedStore'): string {
+  return `"${store}::putOffExpiration()" expects a TTL greater or equals to 1 second. Got ${ttlUs / US_PER_S}.`;
 }

@@ -1,4 +1,3 @@
-import { show } from '../errors.js';
 import type { Timer } from '../kernel/kernel.js';
 import type { FaultSpec, Scenario, StoreSpecBase } from '../scenario/types.js';
 import { msToUs, US_PER_S } from '../time.js';
@@ -8,6 +7,7 @@ import type { Machine } from '../world/machine.js';
 
 import type { World } from '../world/world.js';
 import { machineRef } from './checks.js';
+import { deployedNodeFor, deployNodes } from './deploy.js';
 import { MemcachedDriver, type CasCommand, type MemcachedReply } from './memcached-driver.js';
 import type { Capabilities, LockOp, StoreCheck, StoreInstance, StoreKind, StoreNode } from './types.js';
 
@@ -19,6 +19,10 @@ export interface MemcachedSpec extends StoreSpecBase {
   memoryBytes: number;
   /** Prepended to every key; a deploy may change it. */
   keyPrefix: string;
+  /** MemcachedStore's initialTtl: how long save() adds the key for before refresh() sets the TTL asked for. */
+  initialTtlMs: number;
+  /** false: memcached -M, which never evicts and refuses to store when memory is full. */
+  evictions: boolean;
 }
 
 export const MEMCACHED_CAPABILITIES: Capabilities = {
@@ -145,6 +149,10 @@ export class MemcachedNode implements StoreNode {
   handle(req: LockOp | CasCommand, caller: Caller): MemcachedReply {
     this.expireIfDue(req.key);
     const item = this.items.get(req.key);
+    // memcached -M: with memory full, a store command fails instead of evicting (memcached allocates the new item before it frees the old).
+    const storing = req.op === 'acquire' || req.op === 'set' || (req.op === 'refresh' && 'casId' in req && item?.casId === req.casId);
+    if (storing && !this.spec.evictions && !(req.op === 'acquire' && item !== undefined) && !this.fits(req.key))
+      return { ok: false, error: 'SERVER_ERROR out of memory storing object' };
     switch (req.op) {
       case 'acquire':
         // add: NOT_STORED when the key exists; memcached does not say whose it is.
@@ -181,6 +189,8 @@ export class MemcachedNode implements StoreNode {
         return { ok: true };
       case 'release':
         return { ok: false, error: 'memcached has no compare-and-delete: use gets, cas, then delete' };
+      case 'exists':
+        return { ok: item !== undefined && item.owner === req.owner };
     }
   }
 
@@ -281,6 +291,13 @@ export class MemcachedNode implements StoreNode {
     this.planEviction();
   }
 
+  /** Whether an item for `key` fits beside the lock items and other traffic's items now (memcached -M evicts nothing to make room). */
+  private fits(key: string): boolean {
+    let used = this.fillerBytesAt(this.world.nowUs);
+    for (const it of this.items.values()) used += it.bytes;
+    return used + LOCK_ITEM_OVERHEAD_BYTES + key.length <= this.spec.memoryBytes;
+  }
+
   private bumpOnRead(key: string, item: Item): void {
     const now = this.currentTime();
     if (now - item.bumpedAt < ITEM_UPDATE_INTERVAL_S) return;
@@ -333,6 +350,8 @@ export class MemcachedNode implements StoreNode {
   private planEviction(): void {
     this.world.kernel.cancel(this.evictionTimer);
     this.evictionTimer = undefined;
+    // memcached -M never evicts: other traffic's writes fail once memory is full, and locks stay.
+    if (!this.spec.evictions) return;
     const budget = this.spec.memoryBytes;
     for (;;) {
       const oldest = this.items.entries().next().value;
@@ -367,13 +386,14 @@ export const MEMCACHED: StoreKind = {
   capabilities: MEMCACHED_CAPABILITIES,
   hazardScenario: 'memcached-eviction',
   faults: ['store-restart', 'eviction', 'memory-pressure', 'deploy'],
+  deployable: ['keyPrefix', 'machine'],
   plainGetSet: true,
   schema: {
     type: 'object',
     additionalProperties: false,
     required: ['kind', 'machine'],
     description:
-      "One memcached server used as Symfony's MemcachedStore does: add to acquire, gets + cas to refresh and before a delete. Expiry is in whole seconds on a once-a-second clock; the LRU evicts items under memory pressure, even before they expire; a restart loses everything. TTLs under 1 s are refused.",
+      "One memcached server used as Symfony's MemcachedStore does: add to acquire, gets + cas to refresh and before a delete. Expiry is in whole seconds on a once-a-second clock; the LRU evicts items under memory pressure, even before they expire; a restart loses everything. A TTL under 1 s is refused by refresh() at run time, after save() has added the key for initialTtlMs.",
     properties: {
       kind: { const: 'memcached' },
       name: { $ref: '#/definitions/name', default: 'memcached', description: "The server's node name in the trace and in faults." },
@@ -387,6 +407,18 @@ export const MEMCACHED: StoreKind = {
           "The memory budget (memcached -m), in bytes; 64 MiB is memcached's default. The LRU evicts the least recently used items to stay within it.",
       },
       keyPrefix: { type: 'string', maxLength: 200, default: '', description: 'Prepended to every key the server sees; a deploy may change it.' },
+      initialTtlMs: {
+        type: 'number',
+        minimum: 1000,
+        maximum: 2592000000,
+        default: 300000,
+        description: "MemcachedStore's initialTtl (whole seconds, at least 1): save() adds the key for this long before refresh() applies the client's TTL.",
+      },
+      evictions: {
+        type: 'boolean',
+        default: true,
+        description: 'false runs memcached -M: nothing is evicted, and an add or cas that does not fit in memory fails (MemcachedStore sees a taken key).',
+      },
     },
   },
   normalize(input: Record<string, unknown>, check: StoreCheck): MemcachedSpec {
@@ -396,31 +428,27 @@ export const MEMCACHED: StoreKind = {
       machine: input.machine as string,
       memoryBytes: (input.memoryBytes as number | undefined) ?? DEFAULT_MEMORY_BYTES,
       keyPrefix: (input.keyPrefix as string | undefined) ?? '',
+      initialTtlMs: (input.initialTtlMs as number | undefined) ?? 300_000,
+      evictions: (input.evictions as boolean | undefined) ?? true,
     };
     machineRef(check, spec.machine, 'machine');
-    check.scenario.clients.forEach((c, i) => {
-      if (msToUs(c.ttlMs) < US_PER_S) {
-        check.issues.push({
-          path: `clients[${i}].ttlMs`,
-          message: `the memcached store refuses a TTL under 1 s (memcached counts whole seconds; Symfony's MemcachedStore rejects it), got ${show(c.ttlMs)} ms`,
-        });
-      }
-    });
     return spec;
   },
-  nodeNames: (spec: StoreSpecBase) => [spec.name],
-  create(world: World, spec: StoreSpecBase, _scenario: Scenario): StoreInstance {
+  nodeNames: (spec: StoreSpecBase, scenario?: Omit<Scenario, 'store'>) => deployNodes(spec, scenario).map((n) => n.name),
+  create(world: World, spec: StoreSpecBase, scenario: Scenario): StoreInstance {
     const mc = spec as MemcachedSpec;
-    const node = new MemcachedNode(world, mc);
+    const nodes = new Map(deployNodes(spec, scenario).map((n) => [n.name, new MemcachedNode(world, { ...mc, name: n.name, machine: n.machine })]));
     return {
-      nodes: new Map([[node.name, node]]),
+      nodes,
       fault(f: FaultSpec) {
-        if (f.kind === 'eviction') node.evict(f.key);
-        else if (f.kind === 'memory-pressure') node.pressure(msToUs(f.durationMs), f.writesPerSec, f.itemBytes);
+        const node = nodes.get(f.kind === 'eviction' || f.kind === 'memory-pressure' ? f.target : '');
+        if (f.kind === 'eviction') node?.evict(f.key);
+        else if (f.kind === 'memory-pressure') node?.pressure(msToUs(f.durationMs), f.writesPerSec, f.itemBytes);
       },
     };
   },
   driver(spec: StoreSpecBase) {
-    return new MemcachedDriver({ name: spec.name }, (spec as MemcachedSpec).keyPrefix);
+    const mc = spec as MemcachedSpec;
+    return new MemcachedDriver({ name: spec.name }, mc.keyPrefix, msToUs(Math.ceil(mc.initialTtlMs / 1000) * 1000), deployedNodeFor(spec));
   },
 };

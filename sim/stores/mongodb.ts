@@ -3,6 +3,7 @@ import type { Scenario, StoreSpecBase } from '../scenario/types.js';
 import { US_PER_MS, US_PER_S } from '../time.js';
 import type { World } from '../world/world.js';
 import { machineRef } from './checks.js';
+import { deployedNodeFor, deployNodes } from './deploy.js';
 import { ExpiringTableNode } from './sql.js';
 import { TableDriver } from './table-driver.js';
 import type { Capabilities, StoreCheck, StoreInstance, StoreKind } from './types.js';
@@ -13,6 +14,13 @@ export interface MongoDbSpec extends StoreSpecBase {
   machine: string;
   /** How often the TTL monitor deletes expired documents (mongod's ttlMonitorSleepSecs). */
   ttlMonitorSec: number;
+  /**
+   * The TTL index's expireAfterSeconds (createTtlIndex()): the monitor
+   * deletes a document this long after its expires_at, by the server's
+   * clock; the docs advise a margin for clock drift. null: no TTL index, so
+   * expired documents stay until someone takes them over.
+   */
+  expireAfterSeconds: number | null;
   keyPrefix: string;
 }
 
@@ -29,7 +37,7 @@ export const MONGODB_CAPABILITIES: Capabilities = {
   ],
 };
 
-export const MONGO_COMMANDS = { acquire: 'updateOne upsert', refresh: 'updateOne upsert', release: 'deleteOne' };
+export const MONGO_COMMANDS = { acquire: 'updateOne upsert', refresh: 'updateOne upsert', release: 'deleteOne', exists: 'findOne' };
 
 /**
  * One MongoDB server holding Symfony's lock collection: `_id` is the key,
@@ -44,15 +52,17 @@ export const MONGO_COMMANDS = { acquire: 'updateOne upsert', refresh: 'updateOne
 export class MongoDbNode extends ExpiringTableNode {
   private monitor: Timer | undefined;
   private readonly everyUs: number;
+  private readonly afterMs: number | null;
 
   constructor(world: World, spec: MongoDbSpec) {
     super(world, spec.name, spec.machine, { unitUs: US_PER_MS, clock: 'client', refreshInserts: true, noun: 'document' });
     this.everyUs = spec.ttlMonitorSec * US_PER_S;
+    this.afterMs = spec.expireAfterSeconds === null ? null : spec.expireAfterSeconds * 1000;
   }
 
-  /** The monitor runs only while there are documents, so a finished run is not kept alive by it. */
+  /** The monitor runs only while there are documents (and a TTL index), so a finished run is not kept alive by it. */
   protected override changed(): void {
-    if (this.rows.size === 0) {
+    if (this.rows.size === 0 || this.afterMs === null) {
       this.world.kernel.cancel(this.monitor);
       this.monitor = undefined;
       return;
@@ -68,9 +78,10 @@ export class MongoDbNode extends ExpiringTableNode {
     const serverMs = Math.floor(this.machine.clock.read(this.world.nowUs) / US_PER_MS);
     let deleted = 0;
     for (const [key, row] of [...this.rows]) {
-      if (row.expires > serverMs) continue;
+      if (row.expires + (this.afterMs ?? 0) > serverMs) continue;
       deleted++;
-      this.remove(key, row, `the TTL monitor deleted the document: expires_at ${this.show(row.expires)} passed by the server clock`);
+      const margin = this.afterMs === 0 ? '' : ` (+ expireAfterSeconds ${(this.afterMs ?? 0) / 1000} s)`;
+      this.remove(key, row, `the TTL monitor deleted the document: expires_at ${this.show(row.expires)}${margin} passed by the server clock`);
     }
     if (deleted > 0) this.world.record('ttl.monitor', this.name, this.machine, { data: { deleted, left: this.rows.size } });
     this.changed();
@@ -84,6 +95,7 @@ export const MONGODB: StoreKind = {
   capabilities: MONGODB_CAPABILITIES,
   hazardScenario: 'mongodb-client-clock-skew',
   faults: ['store-restart', 'deploy'],
+  deployable: ['keyPrefix', 'machine'],
   plainGetSet: false,
   schema: {
     type: 'object',
@@ -102,6 +114,14 @@ export const MONGODB: StoreKind = {
         default: 60,
         description: "Seconds between the TTL monitor's passes (mongod's ttlMonitorSleepSecs, 60 by default).",
       },
+      expireAfterSeconds: {
+        type: ['integer', 'null'],
+        minimum: 0,
+        maximum: 31536000,
+        default: 0,
+        description:
+          "The TTL index's expireAfterSeconds (MongoDbStore::createTtlIndex(), 0 by default): the monitor deletes a document this long after its expires_at, by the server's clock; the Symfony docs advise a margin for clock drift. null: no TTL index.",
+      },
       keyPrefix: { type: 'string', maxLength: 200, default: '', description: 'Prepended to every key; a deploy may change it.' },
     },
   },
@@ -111,18 +131,29 @@ export const MONGODB: StoreKind = {
       name: (input.name as string | undefined) ?? 'mongodb',
       machine: input.machine as string,
       ttlMonitorSec: (input.ttlMonitorSec as number | undefined) ?? 60,
+      expireAfterSeconds: input.expireAfterSeconds === undefined ? 0 : (input.expireAfterSeconds as number | null),
       keyPrefix: (input.keyPrefix as string | undefined) ?? '',
     };
     machineRef(check, spec.machine, 'machine');
     return spec;
   },
-  nodeNames: (spec: StoreSpecBase) => [spec.name],
-  create(world: World, spec: StoreSpecBase, _scenario: Scenario): StoreInstance {
+  nodeNames: (spec: StoreSpecBase, scenario?: Omit<Scenario, 'store'>) => deployNodes(spec, scenario).map((n) => n.name),
+  create(world: World, spec: StoreSpecBase, scenario: Scenario): StoreInstance {
     const mongo = spec as MongoDbSpec;
-    const node = new MongoDbNode(world, mongo);
-    return { nodes: new Map([[node.name, node]]) };
+    const nodes = deployNodes(spec, scenario).map((n) => new MongoDbNode(world, { ...mongo, name: n.name, machine: n.machine }));
+    return { nodes: new Map(nodes.map((n) => [n.name, n])) };
   },
   driver(spec: StoreSpecBase) {
-    return new TableDriver({ name: spec.name }, (spec as MongoDbSpec).keyPrefix, true, MONGO_COMMANDS);
+    return new TableDriver(
+      { name: spec.name },
+      (spec as MongoDbSpec).keyPrefix,
+      true,
+      MONGO_COMMANDS,
+      {
+        store: 'MongoDbStore',
+        exception: 'MongoDB\\Driver\\Exception\\ConnectionTimeoutException',
+      },
+      deployedNodeFor(spec),
+    );
   },
 };

@@ -1,6 +1,7 @@
 import { utf8ToBytes } from '@noble/hashes/utils.js';
 import type { Scenario, StoreSpecBase } from '../scenario/types.js';
 import { machineRef } from './checks.js';
+import { deployedNodeFor, deployNodes } from './deploy.js';
 import { CONNECTION_LOST, PostgresDriver, type PgOp } from './postgres-driver.js';
 import type { Timer } from '../kernel/kernel.js';
 import { DEFER, type Caller } from '../world/endpoint.js';
@@ -20,6 +21,7 @@ export const POSTGRES_CAPABILITIES: Capabilities = {
   blocking: true,
   expiring: false,
   sharing: true,
+  blockingShared: 'interface',
   fencingToken: null,
   losesLockWhen: [
     'the TCP connection drops (the server releases the lock; the client is not told until it next talks to the server)',
@@ -66,7 +68,8 @@ interface Holder {
   /** The name the client asked for; another name with the same crc32 is the same lock. */
   readonly key: string;
   readonly owner: string;
-  readonly shared: boolean;
+  /** A holder may change modes (promote, demote) within its session. */
+  shared: boolean;
   readonly session: Session;
 }
 
@@ -136,6 +139,11 @@ export class PostgresNode implements StoreNode {
         const mine = this.locks.get(lockId)?.holders.find((h) => h.session === session);
         return mine === undefined ? { ok: false, holder: this.holderOf(lockId) } : { ok: true };
       }
+      case 'exists': {
+        // pg_locks for this backend, then the store's own record of which Key took it.
+        const mine = this.locks.get(lockId)?.holders.find((h) => h.session === session);
+        return { ok: mine !== undefined && mine.owner === req.owner };
+      }
       case 'release': {
         const lock = this.locks.get(lockId);
         const mine = lock?.holders.find((h) => h.session === session && h.owner === req.owner);
@@ -157,7 +165,15 @@ export class PostgresNode implements StoreNode {
     const shared = req.shared === true;
     const lock = this.lockFor(lockId);
     // Advisory locks are re-entrant within a session; a retry of the same request must not lock its owner out.
-    if (lock.holders.some((h) => h.session === session)) return { ok: true };
+    const mine = lock.holders.find((h) => h.session === session);
+    if (mine !== undefined) {
+      if (mine.shared === shared) return { ok: true };
+      // Promotion (shared to exclusive) needs no other session to hold it; demotion always works. Symfony then drops the old mode.
+      if (!shared && lock.holders.some((h) => h !== mine)) return { ok: false, holder: lock.holders.find((h) => h !== mine)!.owner };
+      mine.shared = shared;
+      this.grantWaiters(lockId);
+      return { ok: true };
+    }
     if (this.compatible(lock, shared) && lock.queue.length === 0) {
       this.grant({ lockId, key: req.key, owner: req.owner, shared, session }, caller.msg);
       return { ok: true };
@@ -287,7 +303,8 @@ export const POSTGRES: StoreKind = {
   title: 'PostgreSQL advisory locks (session-bound; names hashed with crc32, so two names can collide)',
   capabilities: POSTGRES_CAPABILITIES,
   hazardScenario: 'postgres-connection-loss',
-  faults: ['store-restart', 'connection-loss'],
+  faults: ['store-restart', 'connection-loss', 'deploy'],
+  deployable: ['machine'],
   plainGetSet: false,
   schema: {
     type: 'object',
@@ -306,17 +323,17 @@ export const POSTGRES: StoreKind = {
     machineRef(check, spec.machine, 'machine');
     return spec;
   },
-  nodeNames: (spec: StoreSpecBase) => [spec.name],
-  create(world: World, spec: StoreSpecBase, _scenario: Scenario): StoreInstance {
-    const node = new PostgresNode(world, spec as PostgresSpec);
+  nodeNames: (spec: StoreSpecBase, scenario?: Omit<Scenario, 'store'>) => deployNodes(spec, scenario).map((n) => n.name),
+  create(world: World, spec: StoreSpecBase, scenario: Scenario): StoreInstance {
+    const nodes = deployNodes(spec, scenario).map((n) => new PostgresNode(world, { ...(spec as PostgresSpec), name: n.name, machine: n.machine }));
     return {
-      nodes: new Map([[node.name, node]]),
+      nodes: new Map(nodes.map((n) => [n.name, n])),
       fault(f) {
-        if (f.kind === 'connection-loss') node.connectionLost(f.target, CONNECTION_LOST);
+        if (f.kind === 'connection-loss') for (const node of nodes) node.connectionLost(f.target, CONNECTION_LOST);
       },
     };
   },
   driver(spec: StoreSpecBase) {
-    return new PostgresDriver({ name: spec.name });
+    return new PostgresDriver({ name: spec.name }, deployedNodeFor(spec));
   },
 };

@@ -37,7 +37,9 @@ export type LockOp =
   /** Delete the key if, and only if, it holds this owner's token. */
   | { readonly op: 'release'; readonly key: string; readonly owner: string }
   /** Delete the key whoever holds it (the plain-DEL mistake). */
-  | { readonly op: 'del'; readonly key: string; readonly owner: string };
+  | { readonly op: 'del'; readonly key: string; readonly owner: string }
+  /** Whether the key still holds this owner's token (Symfony's `exists()`, behind `isAcquired()`); `ok` is the answer. */
+  | { readonly op: 'exists'; readonly key: string; readonly owner: string; readonly shared?: boolean | undefined };
 
 export interface LockReply {
   readonly ok: boolean;
@@ -58,6 +60,13 @@ export interface Capabilities {
   readonly expiring: boolean;
   /** Shared (read) locks. */
   readonly sharing: boolean;
+  /**
+   * Waiting for a shared lock in the store: `interface` when the store is a
+   * BlockingSharedLockStoreInterface (acquireRead(true) waits there),
+   * `method` when it only has a waitAndSaveRead() a script may call itself
+   * (acquireRead(true) polls); absent when it has neither.
+   */
+  readonly blockingShared?: 'interface' | 'method';
   /** What the store offers as a fencing token, or null when it offers none. */
   readonly fencingToken: string | null;
   /** The ways a holder can lose the lock without releasing it. */
@@ -88,7 +97,14 @@ export type AcquireResult =
       readonly expiresLocalUs?: number | null | undefined;
     }
   | { readonly status: 'denied'; readonly msg: number; readonly holder?: string | null | undefined; readonly reason?: string | undefined }
-  | { readonly status: 'timeout' | 'refused' | 'error'; readonly msg: number; readonly reason?: string | undefined };
+  | { readonly status: 'timeout' | 'refused' | 'error'; readonly msg: number; readonly reason?: string | undefined }
+  /**
+   * The store saved the key with its own initial TTL (300 s), and then
+   * refused the TTL asked for (Memcached and PdoStore take no TTL under
+   * 1 s): Symfony throws, and the key stays behind until the Lock releases
+   * it or the initial TTL runs out.
+   */
+  | { readonly status: 'invalid-ttl'; readonly msg: number; readonly fence?: number | undefined; readonly reason: string };
 
 /**
  * The answer to a refresh or a release. A refresh may say when the extended
@@ -96,11 +112,20 @@ export type AcquireResult =
  * otherwise it is the request time plus the TTL.
  */
 export type StepResult = {
-  readonly status: 'ok' | 'failed' | 'timeout' | 'refused' | 'error';
+  /** `invalid-ttl`: the store refuses the TTL before sending anything (Memcached, PdoStore: under 1 s). */
+  readonly status: 'ok' | 'failed' | 'timeout' | 'refused' | 'error' | 'invalid-ttl';
   readonly msg: number;
   readonly reason?: string | undefined;
   readonly expiresLocalUs?: number | undefined;
 };
+
+/**
+ * The answer to `exists()`: whether the store still holds our token. Stores
+ * whose Symfony class swallows errors here (Memcached, ZooKeeper, Combined)
+ * answer `no`; the others let the error through, and `isAcquired()` throws it.
+ */
+export type ExistsResult =
+  { readonly status: 'yes' | 'no'; readonly msg: number } | { readonly status: 'timeout' | 'refused' | 'error'; readonly msg: number; readonly reason: string };
 
 /** A lease as a driver sees it when refreshing or releasing. */
 export interface LeaseRef {
@@ -140,9 +165,23 @@ export interface ClientIo {
  * lifecycle handles retries, polling, work, checks and writes around it.
  */
 export interface LockDriver {
+  /**
+   * The Symfony store class this driver plays (RedisStore, PdoStore...), and
+   * what its client library throws when a request fails (RedisException,
+   * PDOException...): the root of the exception a script sees when Symfony
+   * lets a store failure through.
+   */
+  readonly library: { readonly store: string; readonly exception: string };
   acquire(io: ClientIo, a: AcquireArgs): Script<AcquireResult>;
   refresh(io: ClientIo, lease: LeaseRef, ttlUs: number): Script<StepResult>;
+  /** `failed` is a release that found the key no longer ours (Symfony returns quietly); the other failures throw LockReleasingException. */
   release(io: ClientIo, lease: LeaseRef, method: 'token-checked' | 'plain-del'): Script<StepResult>;
+  /** `exists()`: asks the store (or, for flock and semaphores, the library's own state) whether the lease is still ours. */
+  exists(io: ClientIo, lease: LeaseRef & { readonly shared: boolean }): Script<ExistsResult>;
+  /** The library's connection objects are destroyed as the process ends normally (a ZooKeeper session is closed then). */
+  close?(io: ClientIo): Script<void>;
+  /** The copy a forked child gets: the same connections and sessions, its own object. Stateless drivers share themselves. */
+  fork?(): LockDriver;
   /** Plain GET and SET, for stores where the exists-then-set mistake can be made. */
   get?(io: ClientIo, key: string, owner: string, attempt: number): Script<{ result: CallResult<LockReply>; holder: string | null }>;
   set?(io: ClientIo, a: AcquireArgs): Script<AcquireResult>;

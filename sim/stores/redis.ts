@@ -2,6 +2,7 @@ import { LIMITS } from '../scenario/limits.js';
 import type { RedisSpec, Scenario, StoreSpecBase } from '../scenario/types.js';
 import { machineRef } from './checks.js';
 import { SingleNodeDriver } from './single-node-driver.js';
+import { deployedNodeFor, deployNodes } from './deploy.js';
 import { US_PER_S } from '../time.js';
 import type { Timer } from '../kernel/kernel.js';
 import type { Caller } from '../world/endpoint.js';
@@ -32,9 +33,9 @@ interface Entry {
   readonly key: string;
   readonly owner: string;
   readonly client: string;
-  /** A reader of a shared lock; the exclusive holder has no such flag. */
-  readonly shared: boolean;
-  readonly fence: number | undefined;
+  /** A reader of a shared lock; the exclusive holder has no such flag. A holder may change sides (promote, demote). */
+  shared: boolean;
+  fence: number | undefined;
   /** Newest last; older versions are kept only as long as an AOF crash could roll back to them. */
   versions: Version[];
   /** The pending expiry, re-planned whenever the expiry or the server clock changes. */
@@ -96,6 +97,11 @@ export class RedisNode implements StoreNode {
         return { ok: true, holder: entry?.owner ?? this.firstReader(req.key) ?? null };
       case 'acquire': {
         if (entry !== undefined && entry.owner === req.owner) {
+          const shared = req.shared === true;
+          // Promoting a read lock: allowed only when no one else reads (Symfony's save script).
+          if (entry.shared && !shared && this.otherReader(req.key, req.owner) !== undefined)
+            return { ok: false, holder: this.otherReader(req.key, req.owner)! };
+          if (entry.shared !== shared) this.convert(entry, shared);
           // Symfony's save script: the same token again only extends the lease.
           this.extend(entry, req.ttlUs, caller);
           return { ok: true, fence: entry.fence };
@@ -124,6 +130,8 @@ export class RedisNode implements StoreNode {
         if (entry === undefined || entry.owner !== req.owner) return { ok: false, holder: entry?.owner ?? null };
         this.drop(entry, 'lock.released', 'released', { peer: caller.process, msg: caller.msg });
         return { ok: true };
+      case 'exists':
+        return { ok: entry !== undefined && entry.owner === req.owner };
       case 'del': {
         const exclusive = this.keys.get(req.key);
         if (exclusive === undefined) return { ok: false, holder: null };
@@ -279,6 +287,23 @@ export class RedisNode implements StoreNode {
     if (entry !== undefined && this.localNow >= this.expiresAt(entry)) this.drop(entry, 'lock.expired', 'TTL ran out on the server clock', {});
   }
 
+  /** Another reader of `key` than `owner`, if any. */
+  private otherReader(key: string, owner: string): string | undefined {
+    const prefix = `${key}\u0000`;
+    for (const [id, entry] of this.keys) if (entry.shared && id.startsWith(prefix) && entry.owner !== owner) return entry.owner;
+    return undefined;
+  }
+
+  /** The holder of `entry` changes sides: a reader becomes the writer (with a fencing token of its own), or the writer a reader. */
+  private convert(entry: Entry, shared: boolean): void {
+    this.keys.delete(entryId(entry));
+    if (entry.shared) this.readers--;
+    entry.shared = shared;
+    if (shared) this.readers++;
+    entry.fence = shared ? undefined : this.nextFence(entry.key);
+    this.keys.set(entryId(entry), entry);
+  }
+
   /** The owner of some reader of `key`'s shared lock, if it has readers. */
   private firstReader(key: string): string | undefined {
     if (this.readers === 0) return undefined;
@@ -327,6 +352,7 @@ export const REDIS: StoreKind = {
   capabilities: REDIS_CAPABILITIES,
   hazardScenario: 'pause-past-expiry',
   faults: ['store-restart', 'deploy'],
+  deployable: ['keyPrefix', 'machine'],
   plainGetSet: true,
   schema: {
     type: 'object',
@@ -354,13 +380,13 @@ export const REDIS: StoreKind = {
     machineRef(check, spec.machine, 'machine');
     return spec;
   },
-  nodeNames: (spec: StoreSpecBase) => [spec.name],
-  create(world: World, spec: StoreSpecBase, _scenario: Scenario) {
+  nodeNames: (spec: StoreSpecBase, scenario?: Omit<Scenario, 'store'>) => deployNodes(spec, scenario).map((n) => n.name),
+  create(world: World, spec: StoreSpecBase, scenario: Scenario) {
     const redis = spec as RedisSpec;
-    const node = new RedisNode(world, redis);
-    return { nodes: new Map([[node.name, node]]) };
+    const nodes = deployNodes(spec, scenario).map((n) => new RedisNode(world, { ...redis, name: n.name, machine: n.machine }));
+    return { nodes: new Map(nodes.map((n) => [n.name, n])) };
   },
   driver(spec: StoreSpecBase) {
-    return new SingleNodeDriver({ name: spec.name }, (spec as RedisSpec).keyPrefix, true);
+    return new SingleNodeDriver({ name: spec.name }, (spec as RedisSpec).keyPrefix, true, deployedNodeFor(spec));
   },
 };

@@ -1,7 +1,7 @@
 import type { RedisSpec, StoreSpecBase } from '../scenario/types.js';
 import type { CallResult, NodeRef, Script } from '../runtime/types.js';
 import { msToUs, US_PER_MS } from '../time.js';
-import type { AcquireArgs, AcquireResult, ClientIo, LeaseRef, LockDriver, LockOp, LockReply, StepResult } from './protocol.js';
+import type { AcquireArgs, AcquireResult, ClientIo, ExistsResult, LeaseRef, LockDriver, LockOp, LockReply, StepResult } from './protocol.js';
 
 export type Persistence = RedisSpec['persistence'];
 
@@ -95,6 +95,7 @@ export function missedData(
  * - Release is one round (v5 would retry a release that no majority confirms).
  */
 export class RedlockDriver implements LockDriver {
+  readonly library = { store: 'node-redlock', exception: 'ExecutionError' };
   /** By owner: when the lease ends by the client's clock, for node-redlock's "already expired" check before extending. */
   private readonly validUntil = new Map<string, number>();
   private readonly quorum: number;
@@ -204,6 +205,12 @@ export class RedlockDriver implements LockDriver {
       }
       yield { k: 'sleep', localUs: delayUs };
     }
+  }
+
+  /** Whether a majority of the nodes still hold our value (node-redlock keeps no such check; this asks each node, as Symfony's exists() would). */
+  *exists(io: ClientIo, lease: LeaseRef): Script<ExistsResult> {
+    const vote = yield* this.round(io, { op: 'exists', key: lease.key, owner: lease.owner }, 'isAcquired.request', { owner: lease.owner, data: {} });
+    return { status: vote.granted >= this.quorum ? 'yes' : 'no', msg: firstMsg(vote.results, vote.granted >= this.quorum) };
   }
 
   /** The token-checked DEL on every node at once; it counts as done when a majority deleted its copy. */

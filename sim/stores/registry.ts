@@ -1,6 +1,7 @@
 import { combinedKind } from './combined.js';
 import { ETCD } from './etcd.js';
 import { FLOCK } from './flock.js';
+import { LOCK_ROW } from './lock-row.js';
 import { MEMCACHED } from './memcached.js';
 import { MONGODB } from './mongodb.js';
 import { POSTGRES } from './postgres.js';
@@ -26,6 +27,7 @@ export const STORE_KINDS: readonly StoreKind[] = [
   ZOOKEEPER,
   ZOOKEEPER_RECIPE,
   ETCD,
+  LOCK_ROW,
 ];
 
 export function storeKind(kind: string): StoreKind | undefined {

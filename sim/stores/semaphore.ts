@@ -82,6 +82,6 @@ export const SEMAPHORE: StoreKind = {
     };
   },
   driver(spec: StoreSpecBase, client: ClientSpec) {
-    return new LocalDriver({ name: localNodeName(spec.name, client.machine) }, (key) => key);
+    return new LocalDriver({ name: localNodeName(spec.name, client.machine) }, (key) => key, { store: 'SemaphoreStore', exception: 'ErrorException' });
   },
 };

@@ -1,6 +1,6 @@
 import { call, type CallResult, type NodeRef, type Script } from '../runtime/types.js';
 import { acquireResult, stepResult, waitTimeoutUs } from './single-node-driver.js';
-import type { AcquireArgs, AcquireResult, ClientIo, LeaseRef, LockDriver, LockOp, LockReply, StepResult } from './protocol.js';
+import type { AcquireArgs, AcquireResult, ClientIo, ExistsResult, LeaseRef, LockDriver, LockOp, LockReply, StepResult } from './protocol.js';
 
 /** A request on a session: `fresh` opens it with `timeoutUs`, `endIfDenied` and `end` close it afterwards. */
 export type SessionOp =
@@ -30,32 +30,58 @@ export interface SessionDriverOptions {
   /** How often the library pings (a third of the timeout for both libraries). */
   readonly pingEveryUs: number;
   readonly word: string;
+  /**
+   * Symfony's ZookeeperStore: refresh does nothing (the node lives as long as
+   * the session), and exists() and delete() swallow the client's errors
+   * (exists says false, so delete does nothing).
+   */
+  readonly symfony: boolean;
+}
+
+/** Where the library stands: its session and the server of the ensemble it talks to. Shared with a forked child. */
+interface Connection {
+  session: ClientSession | undefined;
+  opened: number;
+  server: number;
 }
 
 /**
  * The client library of a session store. It opens a session for an
  * acquisition and closes it once it holds nothing — the way a short-lived
  * worker (a PHP request, `etcdctl lock`) connects, locks, works, unlocks and
- * exits. While the session is open a heartbeat thread in the client's process
- * pings every third of the timeout, so a paused process stops pinging and a
- * pause longer than the timeout ends the session. A reply saying the session
- * has ended is recorded as `session.lost`; the belief in the lock ends only at
- * the lifecycle's next call into the driver, whose request then fails.
+ * exits — and closes what is still open when the process ends normally
+ * (the Zookeeper object's destructor); a killed process closes nothing, so
+ * its session lives on until it times out. While the session is open a
+ * heartbeat thread in the client's process pings every third of the
+ * timeout, so a paused process stops pinging and a pause longer than the
+ * timeout ends the session. A reply saying the session has ended is
+ * recorded as `session.lost`; the belief in the lock ends only at the
+ * script's next call into the driver, whose request then fails. With an
+ * ensemble, a server that refuses the connection makes the library move on
+ * to the next one in its list (the call that found it down fails).
  */
 export class SessionDriver implements LockDriver {
-  private session: ClientSession | undefined;
-  private opened = 0;
+  private readonly conn: Connection;
 
   constructor(
-    private readonly node: NodeRef,
-    private readonly opts: SessionDriverOptions,
-  ) {}
+    private servers: readonly NodeRef[],
+    private opts: SessionDriverOptions,
+    readonly library: { readonly store: string; readonly exception: string },
+    private readonly reconfigureWith?: (patch: Record<string, unknown>) => { servers?: readonly NodeRef[]; timeoutUs?: number } | undefined,
+    conn?: Connection,
+  ) {
+    this.conn = conn ?? { session: undefined, opened: 0, server: 0 };
+  }
+
+  private get node(): NodeRef {
+    return this.servers[this.conn.server % this.servers.length]!;
+  }
 
   private open(io: ClientIo): ClientSession {
-    const current = this.session;
+    const current = this.conn.session;
     if (current !== undefined && current.open) return current;
-    const s: ClientSession = { id: `${io.client}#${++this.opened}`, fresh: true, open: true };
-    this.session = s;
+    const s: ClientSession = { id: `${io.client}#${++this.conn.opened}`, fresh: true, open: true };
+    this.conn.session = s;
     io.thread(this.heartbeat(io, s));
     return s;
   }
@@ -64,8 +90,13 @@ export class SessionDriver implements LockDriver {
     return { session: s.id, fresh: s.fresh, timeoutUs: this.opts.timeoutUs };
   }
 
-  /** Notes what a reply says about the session; true when it says the session is gone. */
+  /** Notes what a reply says about the session and the server. */
   private heard(io: ClientIo, s: ClientSession, r: CallResult<LockReply>, owner: string | undefined): void {
+    if (r.status === 'refused') {
+      // The server is down: the library reconnects to the next one (the same one, without an ensemble).
+      this.conn.server = (this.conn.server + 1) % this.servers.length;
+      return;
+    }
     if (r.status !== 'reply') return;
     s.fresh = false;
     if (r.reply.error === `${this.opts.word} expired` && s.open) {
@@ -74,7 +105,7 @@ export class SessionDriver implements LockDriver {
     }
   }
 
-  /** Closes `s` without waiting for the answer (a thread of its own), when the lifecycle has moved on. */
+  /** Closes `s` without waiting for the answer (a thread of its own), when the script has moved on. */
   private abandon(io: ClientIo, s: ClientSession): void {
     if (!s.open) return;
     s.open = false;
@@ -112,7 +143,9 @@ export class SessionDriver implements LockDriver {
   }
 
   *refresh(io: ClientIo, lease: LeaseRef, ttlUs: number): Script<StepResult> {
-    const s = this.session ?? this.open(io);
+    // ZookeeperStore::putOffExpiration(): "do nothing, zookeeper locks forever".
+    if (this.opts.symfony) return { status: 'ok', msg: io.newMsg() };
+    const s = this.conn.session ?? this.open(io);
     const op = { op: 'refresh', key: lease.key, owner: lease.owner, ttlUs, ...this.op(s) } as const;
     const r = yield* io.request(this.node, op as LockOp, 'refresh.request', { owner: lease.owner, fence: lease.fence });
     this.heard(io, s, r, lease.owner);
@@ -120,13 +153,56 @@ export class SessionDriver implements LockDriver {
   }
 
   *release(io: ClientIo, lease: LeaseRef, _method: 'token-checked' | 'plain-del'): Script<StepResult> {
-    const s = this.session ?? this.open(io);
+    const s = this.conn.session ?? this.open(io);
     const op = { op: 'release', key: lease.key, owner: lease.owner, ...this.op(s), end: true } as const;
     const r = yield* io.request(this.node, op as LockOp, 'release.request', { owner: lease.owner, data: { method: 'token-checked' } });
     this.heard(io, s, r, lease.owner);
     if (r.status === 'reply') s.open = false;
     else this.abandon(io, s);
-    if (this.session === s) this.session = undefined;
-    return stepResult(r, 'the key is gone');
+    if (this.conn.session === s) this.conn.session = undefined;
+    const result = stepResult(r, 'the key is gone');
+    // ZookeeperStore::delete() asks exists() first, which says false on any error: then it deletes nothing, quietly.
+    if (this.opts.symfony && result.status !== 'ok') return { status: 'failed', msg: result.msg, reason: result.reason };
+    return result;
+  }
+
+  *exists(io: ClientIo, lease: LeaseRef): Script<ExistsResult> {
+    const s = this.conn.session;
+    // A get needs a connection, not a session of ours: without one the library's handle reconnects with a new session.
+    const on = s !== undefined && s.open ? this.op(s) : { session: `${io.client}#get${this.conn.opened}`, fresh: true, timeoutUs: this.opts.timeoutUs };
+    const op = { op: 'exists', key: lease.key, owner: lease.owner, ...on } as const;
+    const r = yield* io.request(this.node, op as LockOp, 'isAcquired.request', { owner: lease.owner });
+    if (s !== undefined && s.open) this.heard(io, s, r, lease.owner);
+    else if (r.status === 'refused') this.conn.server = (this.conn.server + 1) % this.servers.length;
+    if (r.status === 'reply' && r.reply.error === undefined) return { status: r.reply.ok ? 'yes' : 'no', msg: r.msg };
+    if (this.opts.symfony) return { status: 'no', msg: r.msg };
+    return r.status === 'reply' ? { status: 'error', msg: r.msg, reason: r.reply.error ?? 'error' } : { status: r.status, msg: r.msg, reason: r.status };
+  }
+
+  /** The process ends normally: the library's destructor closes its session, and the server deletes its nodes at once. */
+  *close(io: ClientIo): Script<void> {
+    const s = this.conn.session;
+    if (s === undefined || !s.open) return;
+    s.open = false;
+    this.conn.session = undefined;
+    yield* call(this.node.name, { op: 'close', ...this.op(s) }, io.requestTimeoutUs, io.newMsg());
+  }
+
+  /** A forked child shares the parent's handle: the same connection and session. */
+  fork(): LockDriver {
+    return new SessionDriver(this.servers, this.opts, this.library, this.reconfigureWith, this.conn);
+  }
+
+  reconfigure(patch: Record<string, unknown>): void {
+    const next = this.reconfigureWith?.(patch);
+    if (next === undefined) return;
+    if (next.servers !== undefined) {
+      this.servers = next.servers;
+      this.conn.server = 0;
+      // Another ensemble knows nothing of our session: the next call opens a new one.
+      if (this.conn.session !== undefined) this.conn.session.open = false;
+      this.conn.session = undefined;
+    }
+    if (next.timeoutUs !== undefined) this.opts = { ...this.opts, timeoutUs: next.timeoutUs, pingEveryUs: Math.floor(next.timeoutUs / 3) };
   }
 }

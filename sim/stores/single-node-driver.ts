@@ -1,5 +1,5 @@
 import type { CallResult, NodeRef, Script } from '../runtime/types.js';
-import type { AcquireArgs, AcquireResult, ClientIo, LeaseRef, LockDriver, LockOp, LockReply, StepResult } from './protocol.js';
+import type { AcquireArgs, AcquireResult, ClientIo, ExistsResult, LeaseRef, LockDriver, LockOp, LockReply, StepResult } from './protocol.js';
 
 /** How long a request may wait in a blocking store: the wait plus the usual reply timeout. */
 export function waitTimeoutUs(io: ClientIo, waitUs: number | null | undefined): number {
@@ -17,6 +17,18 @@ export function acquireResult(r: CallResult<LockReply>, expiresLocalUs?: number 
   return { status: 'denied', msg: r.msg, holder: r.reply.holder, reason: r.reply.error };
 }
 
+/** Turns the reply to an `exists` request into the driver's answer; a failed request stays a failure (Symfony lets it through). */
+export function existsResult(r: CallResult<LockReply>): ExistsResult {
+  if (r.status !== 'reply') return { status: r.status, msg: r.msg, reason: r.status };
+  if (r.reply.error !== undefined) return { status: 'error', msg: r.msg, reason: r.reply.error };
+  return { status: r.reply.ok ? 'yes' : 'no', msg: r.msg };
+}
+
+/** Sends Symfony's `exists()` for a lease as one request, recorded as `isAcquired.request`. */
+export function* askExists(io: ClientIo, node: NodeRef, op: LockOp, owner: string, data?: Record<string, string | number | boolean>): Script<ExistsResult> {
+  return existsResult(yield* io.request(node, op, 'isAcquired.request', { owner, data }));
+}
+
 export function stepResult(r: CallResult<LockReply>, failure: string): StepResult {
   if (r.status !== 'reply') return { status: r.status, msg: r.msg, reason: r.status };
   if (r.reply.ok) return { status: 'ok', msg: r.msg };
@@ -30,10 +42,14 @@ export function stepResult(r: CallResult<LockReply>, failure: string): StepResul
  * by themselves.
  */
 export class SingleNodeDriver implements LockDriver {
+  readonly library = { store: 'RedisStore', exception: 'RedisException' };
+
   constructor(
-    private readonly node: NodeRef,
+    private node: NodeRef,
     private keyPrefix: string,
     private readonly expires: boolean,
+    /** A deploy that moves the client to another server names the node it now talks to. */
+    private readonly nodeFor?: (patch: Record<string, unknown>) => NodeRef | undefined,
   ) {}
 
   private storeKey(key: string): string {
@@ -69,6 +85,10 @@ export class SingleNodeDriver implements LockDriver {
     return stepResult(r, 'not the owner');
   }
 
+  *exists(io: ClientIo, lease: LeaseRef & { readonly shared: boolean }): Script<ExistsResult> {
+    return yield* askExists(io, this.node, { op: 'exists', key: this.storeKey(lease.key), owner: lease.owner, shared: lease.shared }, lease.owner);
+  }
+
   /** Plain GET: only offered when the store kind says `plainGetSet`; the scenario check refuses it otherwise. */
   *get(io: ClientIo, key: string, owner: string, attempt: number): Script<{ result: CallResult<LockReply>; holder: string | null }> {
     const result = yield* io.request(this.node, { op: 'get', key: this.storeKey(key) }, 'exists.request', { owner, data: { attempt } });
@@ -86,5 +106,6 @@ export class SingleNodeDriver implements LockDriver {
 
   reconfigure(patch: Record<string, unknown>): void {
     if (typeof patch.keyPrefix === 'string') this.keyPrefix = patch.keyPrefix;
+    this.node = this.nodeFor?.(patch) ?? this.node;
   }
 }

@@ -7,6 +7,7 @@ import type { Machine } from '../world/machine.js';
 
 import type { World } from '../world/world.js';
 import { machineRef } from './checks.js';
+import { deployedNodeFor, deployNodes } from './deploy.js';
 import { TableDriver } from './table-driver.js';
 import type { Capabilities, LockOp, LockReply, StoreCheck, StoreInstance, StoreKind, StoreNode } from './types.js';
 
@@ -24,6 +25,14 @@ export interface SqlSpec extends StoreSpecBase {
   machine: string;
   /** Whose clock computes and compares `expires_at`: the database server's (Symfony) or the acquiring client's (many hand-written tables). */
   clock: 'server' | 'client';
+  /**
+   * The database PdoStore talks to, which decides how "now" becomes whole
+   * seconds: MySQL's UNIX_TIMESTAMP() and SQLite's strftime('%s') truncate,
+   * PostgreSQL's CAST(EXTRACT(epoch FROM NOW()) AS INT) rounds.
+   */
+  database: 'mysql' | 'postgresql' | 'sqlite';
+  /** PdoStore's initialTtl: how long save() writes the row for before refresh() sets the TTL asked for. */
+  initialTtlMs: number;
   /** Several primaries with asynchronous replication between them, or null for one database node. */
   primaries: SqlPrimarySpec[] | null;
   /** How long a row change takes to reach the other primaries. */
@@ -53,6 +62,8 @@ export interface TableRules {
   readonly clock: 'server' | 'client';
   /** MongoDB's refresh is an upsert and inserts a missing document; SQL's is an UPDATE and finds nothing. */
   readonly refreshInserts: boolean;
+  /** "Now" in whole units is the clock rounded to the nearest unit (PostgreSQL's cast), not truncated. */
+  readonly roundsNow?: boolean;
   /** Words for the trace: "row" or "document". */
   readonly noun: string;
 }
@@ -124,7 +135,9 @@ export class ExpiringTableNode implements StoreNode {
         'clientNowUs' in req && typeof req.clientNowUs === 'number' ? req.clientNowUs : this.world.machine(caller.machine).clock.read(this.world.nowUs);
       return { now: Math.floor(clientNowUs / this.rules.unitUs), by: `${caller.process}'s clock` };
     }
-    return { now: Math.floor(this.machine.clock.read(this.world.nowUs) / this.rules.unitUs), by: 'the server clock' };
+    const serverUs = this.machine.clock.read(this.world.nowUs);
+    const units = this.rules.roundsNow === true ? Math.round(serverUs / this.rules.unitUs) : Math.floor(serverUs / this.rules.unitUs);
+    return { now: units, by: 'the server clock' };
   }
 
   handle(req: LockOp, caller: Caller): LockReply {
@@ -156,6 +169,11 @@ export class ExpiringTableNode implements StoreNode {
           return { ok: true };
         }
         return { ok: false, holder: row.owner };
+      }
+      case 'exists': {
+        // SELECT 1 ... WHERE token = mine AND expires_at > now, by the statement's clock.
+        if (row === undefined || row.owner !== req.owner) return { ok: false };
+        return { ok: row.expires > this.nowUnits(req, caller).now };
       }
       case 'release':
         if (row === undefined || row.owner !== req.owner) return { ok: false, holder: row?.owner ?? null };
@@ -273,7 +291,8 @@ export class ExpiringTableNode implements StoreNode {
   /** Plans the end of the holding for when the row's clock reaches `expires_at`. */
   private plan(key: string, row: Row): void {
     this.world.kernel.cancel(row.timer);
-    const limitUs = row.expires * this.rules.unitUs;
+    // The clock reading at which "now" first reaches expires_at: half a unit earlier when now is rounded.
+    const limitUs = row.expires * this.rules.unitUs - (this.rules.roundsNow === true && row.clockMachine === this.machine ? this.rules.unitUs / 2 : 0);
     const at = row.clockMachine.clock.trueTimeAt(limitUs, this.world.nowUs);
     row.timer = this.world.kernel.at(at, () => {
       if (this.rows.get(key) !== row || row.ended) return;
@@ -293,7 +312,7 @@ export class ExpiringTableNode implements StoreNode {
   }
 }
 
-export const SQL_COMMANDS = { acquire: 'INSERT or take over', refresh: 'UPDATE', release: 'DELETE' };
+export const SQL_COMMANDS = { acquire: 'INSERT or take over', refresh: 'UPDATE', release: 'DELETE', exists: 'SELECT' };
 
 function primariesOf(spec: SqlSpec): SqlPrimarySpec[] {
   return spec.primaries ?? [{ name: spec.name, machine: spec.machine, clients: [] }];
@@ -306,13 +325,14 @@ export const SQL: StoreKind = {
   capabilities: SQL_CAPABILITIES,
   hazardScenario: 'sql-clock-skew',
   faults: ['store-restart', 'deploy'],
+  deployable: ['keyPrefix', 'machine'],
   plainGetSet: false,
   schema: {
     type: 'object',
     additionalProperties: false,
     required: ['kind'],
     description:
-      "A lock table with one row per key (token, expires_at in whole seconds), as Symfony's PdoStore and DoctrineDbalStore keep it; a new owner may take over a row whose expires_at has passed. TTLs under 1 s are refused.",
+      "A lock table with one row per key (token, expires_at in whole seconds), as Symfony's PdoStore and DoctrineDbalStore keep it; a new owner may take over a row whose expires_at has passed. A TTL under 1 s is refused by refresh() at run time, after save() has written the row for initialTtlMs.",
     properties: {
       kind: { const: 'sql' },
       name: { $ref: '#/definitions/name', default: 'sql', description: "The database node's name (with primaries: the store's name)." },
@@ -341,6 +361,17 @@ export const SQL: StoreKind = {
         },
       },
       replicationLagMs: { $ref: '#/definitions/ms', default: 1000, description: 'How long a row change takes to reach the other primaries.' },
+      database: {
+        enum: ['mysql', 'postgresql', 'sqlite'],
+        default: 'mysql',
+        description:
+          "The database behind PdoStore, which decides how the server's now becomes whole seconds: MySQL and SQLite truncate, PostgreSQL's CAST(EXTRACT(epoch FROM NOW()) AS INT) rounds to the nearest second.",
+      },
+      initialTtlMs: {
+        $ref: '#/definitions/positiveMs',
+        default: 300000,
+        description: "PdoStore's initialTtl: save() writes the row for this long before refresh() applies the client's TTL.",
+      },
       keyPrefix: { type: 'string', maxLength: 200, default: '', description: 'Prepended to every key; a deploy may change it.' },
     },
   },
@@ -355,6 +386,8 @@ export const SQL: StoreKind = {
       primaries,
       replicationLagMs: (input.replicationLagMs as number | undefined) ?? 1000,
       keyPrefix: (input.keyPrefix as string | undefined) ?? '',
+      database: (input.database as SqlSpec['database'] | undefined) ?? 'mysql',
+      initialTtlMs: (input.initialTtlMs as number | undefined) ?? 300_000,
     };
     if (spec.machine === '')
       check.issues.push({ path: `${check.path}.machine`, message: 'the sql store needs a machine (or primaries, each with its machine)' });
@@ -372,23 +405,23 @@ export const SQL: StoreKind = {
         assigned.add(c);
       });
     });
-    check.scenario.clients.forEach((c, i) => {
-      if (msToUs(c.ttlMs) < US_PER_S) {
+    check.scenario.faults.forEach((f, i) => {
+      if (f.kind === 'deploy' && 'machine' in f.store && spec.primaries !== null)
         check.issues.push({
-          path: `clients[${i}].ttlMs`,
-          message: `the sql store refuses a TTL under 1 s (expires_at is kept in whole seconds; Symfony's PdoStore rejects it), got ${show(c.ttlMs)} ms`,
+          path: `faults[${i}].store.machine`,
+          message: 'a deploy cannot move clients of a multi-primary sql store: give them another primary instead',
         });
-      }
     });
     return spec;
   },
-  nodeNames: (spec: StoreSpecBase) => primariesOf(spec as SqlSpec).map((p) => p.name),
-  create(world: World, spec: StoreSpecBase, _scenario: Scenario): StoreInstance {
+  nodeNames: (spec: StoreSpecBase, scenario?: Omit<Scenario, 'store'>) =>
+    (spec as SqlSpec).primaries === null ? deployNodes(spec, scenario).map((n) => n.name) : primariesOf(spec as SqlSpec).map((p) => p.name),
+  create(world: World, spec: StoreSpecBase, scenario: Scenario): StoreInstance {
     const sql = spec as SqlSpec;
-    const rules: TableRules = { unitUs: US_PER_S, clock: sql.clock, refreshInserts: false, noun: 'row' };
-    const primaries = primariesOf(sql);
+    const rules: TableRules = { unitUs: US_PER_S, clock: sql.clock, refreshInserts: false, noun: 'row', roundsNow: sql.database === 'postgresql' };
+    const primaries = sql.primaries === null ? deployNodes(spec, scenario) : primariesOf(sql);
     const nodes = primaries.map((p) => new ExpiringTableNode(world, p.name, p.machine, rules));
-    if (nodes.length > 1) {
+    if (sql.primaries !== null) {
       const lagUs = msToUs(sql.replicationLagMs);
       for (const node of nodes) {
         // The lock is held while any primary's row says so: a client on that primary is kept out.
@@ -406,6 +439,17 @@ export const SQL: StoreKind = {
     const sql = spec as SqlSpec;
     const primaries = primariesOf(sql);
     const i = primaries.findIndex((p) => p.clients.includes(client.name));
-    return new TableDriver({ name: primaries[Math.max(i, 0)]!.name }, sql.keyPrefix, sql.clock === 'client', SQL_COMMANDS);
+    return new TableDriver(
+      { name: primaries[Math.max(i, 0)]!.name },
+      sql.keyPrefix,
+      sql.clock === 'client',
+      SQL_COMMANDS,
+      {
+        store: 'PdoStore',
+        exception: 'PDOException',
+        minTtl: { minUs: US_PER_S, initialUs: msToUs(sql.initialTtlMs) },
+      },
+      sql.primaries === null ? deployedNodeFor(spec) : undefined,
+    );
   },
 };

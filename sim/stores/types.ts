@@ -46,6 +46,12 @@ export interface StoreKind {
   starter?(machines: readonly string[]): Record<string, unknown>;
   /** Store-specific fault kinds this store understands, besides the generic ones. */
   readonly faults: readonly string[];
+  /**
+   * The fields a `deploy` may change, each of which the driver honours; a
+   * deploy naming any other field is refused (a server's own settings are
+   * not the clients' to change).
+   */
+  readonly deployable?: readonly string[];
   /** Whether the exists-then-set mistake (plain GET then SET) can be made on it. */
   readonly plainGetSet: boolean;
   /** JSON Schema (draft-07) of the `store` object for this kind; `kind` is a const. */

@@ -1,12 +1,14 @@
 import { LIMITS } from '../scenario/limits.js';
 import type { ClientSpec, Scenario, StoreSpecBase } from '../scenario/types.js';
 import { machineRef } from './checks.js';
-import { SessionLockNode } from './session.js';
+import { Ensemble, EnsembleServer, SessionLockNode } from './session.js';
 import { SessionDriver } from './session-driver.js';
 import type { LockDriver } from './protocol.js';
+import type { NodeRef } from '../runtime/types.js';
 import { msToUs } from '../time.js';
+import { deployedNodeFor, deployNodes } from './deploy.js';
 import type { World } from '../world/world.js';
-import type { Capabilities, StoreCheck, StoreInstance, StoreKind } from './types.js';
+import type { Capabilities, StoreCheck, StoreInstance, StoreKind, StoreNode } from './types.js';
 
 export interface ZookeeperSpec extends StoreSpecBase {
   kind: 'zookeeper' | 'zookeeper-recipe';
@@ -18,6 +20,8 @@ export interface ZookeeperSpec extends StoreSpecBase {
   sessionTimeoutMs: number;
   /** The first zxid the ensemble hands out (to tell stories with familiar numbers). */
   zxidStart: number;
+  /** An ensemble of servers (3 or 5) sharing one tree, or null for one server named `name` on `machine`. */
+  servers: Array<{ name: string; machine: string }> | null;
 }
 
 const LOSES_LOCK_WHEN = [
@@ -49,12 +53,30 @@ function schema(kind: string, description: string): Record<string, unknown> {
   return {
     type: 'object',
     additionalProperties: false,
-    required: ['kind', 'machine'],
+    required: ['kind'],
     description,
     properties: {
       kind: { const: kind },
-      name: { $ref: '#/definitions/name', default: 'zookeeper', description: "The server's name in the trace and in faults." },
-      machine: { $ref: '#/definitions/name', description: 'The machine the server runs on (the ensemble is modelled as one server).' },
+      name: {
+        $ref: '#/definitions/name',
+        default: 'zookeeper',
+        description: "The server's name in the trace and in faults; with servers, the name of the ensemble's tree, which records the locks.",
+      },
+      machine: { $ref: '#/definitions/name', description: 'The machine the server runs on (with servers: defaults to the first server’s).' },
+      servers: {
+        type: ['array', 'null'],
+        default: null,
+        minItems: 3,
+        maxItems: 5,
+        description:
+          'An ensemble: 3 or 5 servers sharing one tree. A server answers while it and a majority of the ensemble are up; a client whose server goes down reconnects to the next in the list and keeps its session. null: one server.',
+        items: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['name', 'machine'],
+          properties: { name: { $ref: '#/definitions/name' }, machine: { $ref: '#/definitions/name' } },
+        },
+      },
       tickMs: {
         $ref: '#/definitions/positiveMs',
         default: 2000,
@@ -79,15 +101,29 @@ function schema(kind: string, description: string): Record<string, unknown> {
 
 function normalize(kind: ZookeeperSpec['kind']) {
   return (input: Record<string, unknown>, check: StoreCheck): ZookeeperSpec => {
+    const servers = (input.servers as ZookeeperSpec['servers'] | undefined) ?? null;
     const spec: ZookeeperSpec = {
       kind,
       name: (input.name as string | undefined) ?? 'zookeeper',
-      machine: input.machine as string,
+      machine: (input.machine as string | undefined) ?? servers?.[0]?.machine ?? '',
       tickMs: (input.tickMs as number | undefined) ?? 2000,
       sessionTimeoutMs: (input.sessionTimeoutMs as number | undefined) ?? 10000,
       zxidStart: (input.zxidStart as number | undefined) ?? 1,
+      servers: servers === null ? null : servers.map((x) => ({ name: x.name, machine: x.machine })),
     };
-    machineRef(check, spec.machine, 'machine');
+    if (spec.machine === '')
+      check.issues.push({ path: `${check.path}.machine`, message: `the ${kind} store needs a machine (or servers, each with its machine)` });
+    else machineRef(check, spec.machine, 'machine');
+    spec.servers?.forEach((x, i) => {
+      machineRef(check, x.machine, `servers[${i}].machine`);
+      if (x.name === spec.name || spec.servers!.findIndex((y) => y.name === x.name) !== i)
+        check.issues.push({
+          path: `${check.path}.servers[${i}].name`,
+          message: `server ${JSON.stringify(x.name)} is named twice (the ensemble's tree is ${JSON.stringify(spec.name)})`,
+        });
+    });
+    if (spec.servers !== null && spec.servers.length % 2 === 0)
+      check.issues.push({ path: `${check.path}.servers`, message: `an ensemble has an odd number of servers (3 or 5), got ${spec.servers.length}` });
     const min = 2 * spec.tickMs;
     const max = 20 * spec.tickMs;
     if (spec.sessionTimeoutMs < min || spec.sessionTimeoutMs > max) {
@@ -101,27 +137,56 @@ function normalize(kind: ZookeeperSpec['kind']) {
   };
 }
 
-function driver(spec: StoreSpecBase, _client: ClientSpec): LockDriver {
-  const timeoutUs = msToUs((spec as ZookeeperSpec).sessionTimeoutMs);
-  return new SessionDriver({ name: spec.name }, { timeoutUs, pingEveryUs: Math.floor(timeoutUs / 3), word: 'session' });
+/** The servers a client's library lists: the ensemble's, or the one server. */
+function serverRefs(zk: ZookeeperSpec): NodeRef[] {
+  return zk.servers === null ? [{ name: zk.name }] : zk.servers.map((x) => ({ name: x.name }));
 }
 
-function create(world: World, spec: StoreSpecBase, _scenario: Scenario): StoreInstance {
+function driver(spec: StoreSpecBase, _client: ClientSpec): LockDriver {
+  const zk = spec as ZookeeperSpec;
+  const moved = deployedNodeFor(spec);
+  const timeoutUs = msToUs(zk.sessionTimeoutMs);
+  const symfony = zk.kind === 'zookeeper';
+  return new SessionDriver(
+    serverRefs(zk),
+    { timeoutUs, pingEveryUs: Math.floor(timeoutUs / 3), word: 'session', symfony },
+    symfony ? { store: 'ZookeeperStore', exception: 'ZookeeperConnectionException' } : { store: 'ZooKeeper recipe', exception: 'KeeperException' },
+    (patch) => {
+      const node = moved(patch);
+      const timeoutUs = typeof patch.sessionTimeoutMs === 'number' ? msToUs(patch.sessionTimeoutMs) : undefined;
+      return node === undefined && timeoutUs === undefined
+        ? undefined
+        : { ...(node === undefined ? {} : { servers: [node] }), ...(timeoutUs === undefined ? {} : { timeoutUs }) };
+    },
+  );
+}
+
+function create(world: World, spec: StoreSpecBase, scenario: Scenario): StoreInstance {
   const zk = spec as ZookeeperSpec;
   const recipe = zk.kind === 'zookeeper-recipe';
-  const node = new SessionLockNode(world, zk.name, zk.machine, {
-    queue: recipe,
-    fencing: recipe,
-    counterStart: zk.zxidStart,
-    expiryStepUs: msToUs(zk.tickMs),
-    word: 'session',
-    lossKind: 'lock.lost',
-    lossReason: 'session expired',
-  });
+  const tree = (name: string, machine: string): SessionLockNode =>
+    new SessionLockNode(world, name, machine, {
+      queue: recipe,
+      fencing: recipe,
+      counterStart: zk.zxidStart,
+      expiryStepUs: msToUs(zk.tickMs),
+      word: 'session',
+      lossKind: 'lock.lost',
+      lossReason: 'session expired',
+    });
+  // One server, and one more for each machine a deploy moves clients to (another ZooKeeper: another lock).
+  const trees = (zk.servers === null ? deployNodes(spec, scenario) : [{ name: zk.name, machine: zk.machine }]).map((n) => tree(n.name, n.machine));
+  const node = trees[0]!;
+  let nodes: Map<string, StoreNode> = new Map(trees.map((t) => [t.name, t]));
+  if (zk.servers !== null) {
+    const ensemble = new Ensemble(node);
+    for (const x of zk.servers) ensemble.servers.push(new EnsembleServer(world, x.name, x.machine, ensemble));
+    nodes = new Map(ensemble.servers.map((x) => [x.name, x]));
+  }
   return {
-    nodes: new Map([[node.name, node]]),
+    nodes,
     fault(f) {
-      if (f.kind === 'session-expiry') node.expireClient(f.target, 'session-expiry fault');
+      if (f.kind === 'session-expiry') for (const t of trees) t.expireClient(f.target, 'session-expiry fault');
     },
   };
 }
@@ -139,14 +204,16 @@ export const ZOOKEEPER: StoreKind = {
   title: "ZooKeeper, Symfony's store (one ephemeral node per key; no queue, no token)",
   capabilities: ZOOKEEPER_CAPABILITIES,
   hazardScenario: 'zookeeper-session-expiry',
-  faults: ['session-expiry'],
+  faults: ['session-expiry', 'store-restart', 'deploy'],
+  deployable: ['machine', 'sessionTimeoutMs'],
   plainGetSet: false,
   schema: schema(
     'zookeeper',
     "ZooKeeper as Symfony's ZookeeperStore uses it: one ephemeral node per key, deleted when its session ends; no fencing token, no blocking.",
   ),
   normalize: normalize('zookeeper'),
-  nodeNames: (spec: StoreSpecBase) => [spec.name],
+  nodeNames: (spec: StoreSpecBase, scenario?: Omit<Scenario, 'store'>) =>
+    (spec as ZookeeperSpec).servers === null ? deployNodes(spec, scenario).map((n) => n.name) : serverRefs(spec as ZookeeperSpec).map((x) => x.name),
   create,
   driver,
 };
@@ -167,14 +234,16 @@ export const ZOOKEEPER_RECIPE: StoreKind = {
   hazardScenario: 'zookeeper-session-expiry',
   // The same story on the recipe: its token fences A off once the resource checks it.
   hazardSets: ['store.kind=zookeeper-recipe', 'resource.fencing=true'],
-  faults: ['session-expiry'],
+  faults: ['session-expiry', 'store-restart', 'deploy'],
+  deployable: ['machine', 'sessionTimeoutMs'],
   plainGetSet: false,
   schema: schema(
     'zookeeper-recipe',
     "ZooKeeper's lock recipe: EPHEMERAL|SEQUENTIAL children, the lowest holds the lock, each waiter watches its predecessor; the czxid of the lock node is a fencing token.",
   ),
   normalize: normalize('zookeeper-recipe'),
-  nodeNames: (spec: StoreSpecBase) => [spec.name],
+  nodeNames: (spec: StoreSpecBase, scenario?: Omit<Scenario, 'store'>) =>
+    (spec as ZookeeperSpec).servers === null ? deployNodes(spec, scenario).map((n) => n.name) : serverRefs(spec as ZookeeperSpec).map((x) => x.name),
   create,
   driver,
 };

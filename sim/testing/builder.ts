@@ -162,6 +162,11 @@ export class ScenarioBuilder {
     return this.nodeStore(recipe === true ? 'zookeeper-recipe' : 'zookeeper', 'zookeeper', rest);
   }
 
+  /** A hand-written lock row with no expiry: nothing but its owner's DELETE frees it. */
+  lockRow(options: NodeStoreOptions & { keyPrefix?: string } = {}): ScenarioBuilder {
+    return this.nodeStore('lock-row', 'locks', options);
+  }
+
   etcd(options: NodeStoreOptions & { revisionStart?: number } = {}): ScenarioBuilder {
     return this.nodeStore('etcd', 'etcd', options);
   }
@@ -273,6 +278,12 @@ export class ScenarioBuilder {
   removeIpc(machine: string, when: At): ScenarioBuilder {
     const m = this.machineOf(machine);
     return this.fault({ kind: 'ipc-removal', machine: m, atMs: when.at });
+  }
+
+  /** Lock files on `machine` are deleted (a tmp cleaner, a tmpfs after a reboot), all of them or those under `dir`. */
+  cleanLockFiles(machine: string, when: At & { dir?: string }): ScenarioBuilder {
+    const m = this.machineOf(machine);
+    return this.fault({ kind: 'lock-file-cleanup', atMs: when.at, machine: m, ...(when.dir === undefined ? {} : { dir: when.dir }) });
   }
 
   /** From `at`, the listed clients use the store settings patched with `store`. */

@@ -1,3 +1,4 @@
+import type { StepName } from '../scenario/steps.js';
 import type { ClientSpec, LatencyDistribution } from '../scenario/types.js';
 
 /*
@@ -31,12 +32,17 @@ export interface StoreDocument {
  * docs/scenarios.md. Derived from the normalized client, so a field the
  * format gains is one the builder takes.
  */
-export type ClientOptions = Partial<Omit<ClientSpec, 'name' | 'machine' | 'acquire' | 'release'>> & {
+export type ClientOptions = Partial<Omit<ClientSpec, 'name' | 'machine' | 'acquire' | 'release' | 'steps'>> & {
   /** Default: a machine of its own, `app1`, `app2`, … in the order clients are added. */
   machine?: string;
   acquire?: Partial<ClientSpec['acquire']>;
   release?: Partial<ClientSpec['release']>;
+  /** Symfony Lock's API as steps, written as in a scenario file (docs/scenarios.md): each step's defaults may be left out. */
+  steps?: StepDocument[];
 };
+
+/** A step as a scenario file writes it: its name and whichever of its fields differ from the defaults. */
+export type StepDocument = { step: StepName } & Record<string, unknown>;
 
 export type ClientDocument = ClientOptions & {
   name: string;

@@ -44,7 +44,7 @@ export function describe(e: TraceEvent): string {
     case 'client.start':
       return 'starts';
     case 'client.done':
-      return 'finishes';
+      return e.reason === undefined ? 'finishes' : `ends: ${e.reason}`;
     case 'exists.request':
       return `asks ${e.peer ?? 'the store'} whether ${key} is free${again}`;
     case 'exists.reply':
@@ -62,7 +62,7 @@ export function describe(e: TraceEvent): string {
     case 'acquire.timeout':
       return 'hears nothing in time (the lock may or may not have been set)';
     case 'acquire.error':
-      return 'cannot connect: refused';
+      return e.reason === undefined || e.reason === 'refused' ? 'cannot connect: refused' : `fails: ${e.reason}`;
     case 'acquire.giveup':
       return `gives up after ${num(e, 'attempts') ?? '?'} attempt${num(e, 'attempts') === 1 ? '' : 's'}`;
     case 'quorum.missed': {
@@ -88,10 +88,32 @@ export function describe(e: TraceEvent): string {
       return `hears nothing about extending ${key} in time: stops believing (it may have been extended)`;
     case 'refresh.failed':
       return `could not extend ${key} (${e.reason ?? 'failed'}): stops believing`;
-    case 'check.ok':
-      return `checks its lease: ${formatDuration(num(e, 'ttlLeftUs') ?? 0)} left by its own clock`;
+    case 'check.ok': {
+      const left = num(e, 'ttlLeftUs');
+      return left === undefined ? 'isExpired(): no, the lock never expires' : `checks its lease: ${formatDuration(left)} left by its own clock`;
+    }
     case 'check.expired':
-      return `checks its lease: ran out ${formatDuration(-(num(e, 'ttlLeftUs') ?? 0))} ago by its own clock, so it skips the write`;
+      return `checks its lease: ran out ${formatDuration(-(num(e, 'ttlLeftUs') ?? 0))} ago by its own clock`;
+    case 'lifetime.read': {
+      const left = num(e, 'remainingUs');
+      return left === undefined
+        ? 'getRemainingLifetime(): null (the lock never expires)'
+        : left >= 0
+          ? `getRemainingLifetime(): ${formatDuration(left)} left by its own clock`
+          : `getRemainingLifetime(): ran out ${formatDuration(-left)} ago by its own clock`;
+    }
+    case 'isAcquired.request':
+      return `asks ${e.peer ?? 'the store'} whether it still holds ${key} (isAcquired)`;
+    case 'isAcquired.yes':
+      return `isAcquired(): yes, ${key} still holds its token`;
+    case 'isAcquired.no':
+      return `isAcquired(): no, ${key} no longer holds its token`;
+    case 'sleep.start':
+      return `sleeps ${formatDuration(num(e, 'sleepUs') ?? 0)}`;
+    case 'autorelease.check':
+      return `its Lock object is destroyed (${str(e, 'why') ?? 'script end'}); autoRelease asks whether it still holds ${key}`;
+    case 'process.fork':
+      return `FORKS: child ${str(e, 'child') ?? '?'} starts with a copy of its Lock`;
     case 'write.request':
       return `writes to the resource${e.fence === undefined ? ' (no fencing token)' : ` with fencing token ${e.fence}`}`;
     case 'write.done':
@@ -107,14 +129,26 @@ export function describe(e: TraceEvent): string {
     }
     case 'release.ok':
       return 'hears the release succeeded';
+    case 'release.lost':
+      return `release() returns quietly: ${key} no longer held its token, so nothing was deleted`;
     case 'release.failed':
       return `hears the release failed: ${e.reason ?? 'not the owner'}`;
     case 'release.skipped':
-      return `never releases ${key}: no finally after "${e.reason ?? 'an error'}"`;
+      return `leaves ${key} unreleased: "${e.reason ?? 'an error'}" skipped the release (no finally)`;
     case 'release.timeout':
       return 'hears nothing back about its release';
     case 'release.error':
       return 'cannot connect to release';
+    case 'exception.conflicted':
+    case 'exception.expired':
+    case 'exception.acquiring':
+    case 'exception.releasing':
+    case 'exception.invalid-ttl':
+    case 'exception.store':
+    case 'exception.unsupported':
+    case 'exception.resource':
+    case 'exception.user':
+      return exceptionText(e);
     case 'process.pause':
       return `PAUSES for ${formatDuration(num(e, 'durationUs') ?? 0)} (GC stall)`;
     case 'process.resume':
@@ -132,6 +166,8 @@ export function describe(e: TraceEvent): string {
       const limit = wait === undefined || wait < 0 ? 'for as long as it takes' : `for up to ${formatDuration(wait)}`;
       return `makes ${e.owner ?? '?'} wait for ${key} (held by ${str(e, 'holder') ?? '?'}; queue position ${num(e, 'position') ?? '?'}), ${limit}`;
     }
+    case 'lock-files.deleted':
+      return `DELETES ${num(e, 'files') ?? 0} lock file(s) on ${e.machine}${str(e, 'dir') === '' ? '' : ` under ${str(e, 'dir') ?? ''}`} (tmp clean-up): their locks now exclude nobody`;
     case 'ipc.removed':
       return `REMOVES every System V semaphore on ${e.machine} (systemd RemoveIPC): ${num(e, 'semaphores') ?? 0} held`;
     case 'lock.refreshed':
@@ -194,6 +230,29 @@ export function describe(e: TraceEvent): string {
     default:
       return e.kind;
   }
+}
+
+/** Why each kind of exception was thrown, in words. */
+const EXCEPTION_WHY: Readonly<Record<string, string>> = {
+  'exception.conflicted': 'someone else holds the lock, or it is gone',
+  'exception.expired': 'the lease ran out while the request was in flight, so Symfony deleted the key',
+  'exception.acquiring': 'the store could not be asked',
+  'exception.releasing': 'the store could not be asked',
+  'exception.invalid-ttl': 'the store takes no TTL under 1 s',
+  'exception.store': 'the store could not be asked, and isAcquired() lets its error through',
+  'exception.unsupported': 'the store has no such method',
+  'exception.resource': 'the write failed',
+  'exception.user': 'the script threw',
+};
+
+/** "acquire() THROWS LockAcquiringException (← LockAcquiringException ← LockExpiredException): the lease ran out…" */
+function exceptionText(e: TraceEvent): string {
+  const method = str(e, 'method') ?? '?';
+  const chain = names(e.data?.chain);
+  const thrown = str(e, 'thrown') ?? chain[0] ?? 'an exception';
+  const previous = chain.length > 1 ? ` (← ${chain.slice(1).join(' ← ')})` : '';
+  const who = method === 'throw' ? 'THROWS' : `${method}() THROWS`;
+  return `${who} ${thrown}${previous}: ${EXCEPTION_WHY[e.kind] ?? 'failed'}${e.reason === undefined ? '' : ` — "${e.reason}"`}`;
 }
 
 /** What a client believes, briefly: "holds A:1 (33), 9.998 s left". */

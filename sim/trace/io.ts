@@ -48,18 +48,33 @@ export function validateTrace(data: unknown, source: string): TraceDocument {
   const { issues, more } = checkShape(data);
   if (issues.length > 0) throw new InputError(source, issues, more);
   const doc = data as TraceDocument;
-  const order: InputIssue[] = [];
-  let unlisted = 0;
-  const add = (issue: InputIssue): void => {
-    if (order.length < LIMITS.maxIssuesShown) order.push(issue);
-    else unlisted++;
-  };
-  let prev = 0;
-  doc.events.forEach((e, i) => {
-    if (e.seq !== i) add({ path: `events[${i}].seq`, message: `expected ${i} (events are numbered in order), got ${e.seq}` });
-    if (e.timeUs < prev) add({ path: `events[${i}].timeUs`, message: `goes back in time (${e.timeUs} after ${prev})` });
-    prev = Math.max(prev, e.timeUs);
-  });
-  if (order.length > 0) throw new InputError(source, order, unlisted);
+  const order = outOfOrder(doc.events);
+  if (order.length > 0) throw new InputError(source, order.slice(0, LIMITS.maxIssuesShown), Math.max(0, order.length - LIMITS.maxIssuesShown));
   return doc;
+}
+
+/**
+ * Events out of sequence or out of time order, each blamed on the event
+ * that is wrong. Neighbours are compared pairwise, so one edited timestamp
+ * is one issue (not one for every event after it), and it names the event
+ * whose removal restores the order: a time pushed late is blamed on itself,
+ * not on the innocent event that follows it.
+ */
+function outOfOrder(events: readonly { seq: number; timeUs: number }[]): InputIssue[] {
+  const issues: InputIssue[] = [];
+  const t = (i: number) => events[i]!.timeUs;
+  events.forEach((e, i) => {
+    if (e.seq !== i) issues.push({ path: `events[${i}].seq`, message: `expected ${i} (events are numbered in order), got ${e.seq}` });
+    if (i === 0 || t(i) >= t(i - 1)) return;
+    const withoutPrevious = i < 2 || t(i - 2) <= t(i);
+    const withoutThis = i + 1 >= events.length || t(i - 1) <= t(i + 1);
+    if (withoutPrevious && !withoutThis) {
+      const next = i + 1 < events.length ? `, and the one after that at ${t(i + 1)}` : '';
+      issues.push({
+        path: `events[${i - 1}].timeUs`,
+        message: `is later than the events after it (${t(i - 1)}, then ${t(i)}${next}): events are in time order`,
+      });
+    } else issues.push({ path: `events[${i}].timeUs`, message: `goes back in time (${t(i)} after ${t(i - 1)})` });
+  });
+  return issues;
 }

@@ -45,9 +45,51 @@ const CLIENT: readonly EventField[] = ['localUs', 'key', 'believes'];
 const REQUEST: readonly EventField[] = [...CLIENT, 'owner', 'peer', 'msg'];
 const REPLY: readonly EventField[] = [...CLIENT, 'owner', 'msg'];
 
+/**
+ * One kind per exception a script sees, named after its root cause: data
+ * says which method threw, the class a catch block sees (`thrown`) and the
+ * whole chain of previous exceptions, outermost first; `reason` is the
+ * message.
+ */
+const EXCEPTION = (doc: string, endsBelief = false): KindSpec => ({
+  actor: 'client',
+  required: [...CLIENT, 'reason'],
+  data: { method: 'string', thrown: 'string', chain: 'string[]' },
+  ...(endsBelief ? { endsBelief: true } : {}),
+  tone: endsBelief ? 'belief-loss' : 'fault',
+  doc,
+});
+
+const EXCEPTIONS = {
+  'exception.conflicted': EXCEPTION('LockConflictedException: refresh() found the key held by someone else, or gone.', true),
+  'exception.expired': EXCEPTION(
+    'LockExpiredException (inside LockAcquiringException): the lease ran out by the client’s clock while acquire() or refresh() was in flight; Symfony deleted the key first.',
+    true,
+  ),
+  'exception.acquiring': EXCEPTION(
+    'LockAcquiringException: acquire() or refresh() could not reach the store, or the store failed (the store’s own exception inside).',
+  ),
+  'exception.releasing': EXCEPTION('LockReleasingException: release() could not reach the store, or the store failed.'),
+  'exception.invalid-ttl': EXCEPTION(
+    'InvalidTtlException (inside LockAcquiringException): the store refuses a TTL under 1 s (Memcached, PdoStore); from acquire(), after the key was saved with the store’s initial TTL.',
+  ),
+  'exception.store': EXCEPTION('The store’s own exception, which isAcquired() lets through (RedisException, PDOException...).'),
+  'exception.unsupported': EXCEPTION(
+    'An Error: the script called what the store does not have (waitAndSave() on a store that cannot block); Symfony 5.4 raises no NotSupportedException any more.',
+  ),
+  'exception.resource': EXCEPTION('The protected resource refused the write (fenced) or did not answer.'),
+  'exception.user': EXCEPTION('The script itself threw, inside the critical section (the throw step).'),
+} as const satisfies Readonly<Record<string, KindSpec>>;
+
 export const EVENT_KINDS = {
   'client.start': { actor: 'client', required: CLIENT, tone: 'info', doc: 'The client process starts.' },
-  'client.done': { actor: 'client', required: CLIENT, tone: 'info', doc: 'The client finished its script; its process exits.' },
+  'client.done': {
+    actor: 'client',
+    required: CLIENT,
+    endsBelief: true,
+    tone: 'info',
+    doc: 'The client finished its script (reason: the exception nobody caught, if one ended it); its process exits.',
+  },
   'exists.request': { actor: 'client', required: REQUEST, tone: 'request', doc: 'Asks whether the key is free (the first half of exists-then-set).' },
   'exists.reply': { actor: 'client', required: REPLY, data: { free: 'boolean' }, tone: 'info', doc: 'Hears whether the key was free.' },
   'acquire.request': { actor: 'client', required: REQUEST, tone: 'request', doc: 'Asks a store node for the lock.' },
@@ -110,9 +152,8 @@ export const EVENT_KINDS = {
   'check.ok': {
     actor: 'client',
     required: [...CLIENT, 'owner'],
-    data: { ttlLeftUs: 'integer' },
     tone: 'belief-gain',
-    doc: 'Checks the lease by its own clock: time is left.',
+    doc: 'isExpired() by its own clock: time is left (data.ttlLeftUs; absent for a lock that never expires).',
   },
   'check.expired': {
     actor: 'client',
@@ -120,8 +161,24 @@ export const EVENT_KINDS = {
     data: { ttlLeftUs: 'integer' },
     endsBelief: true,
     tone: 'belief-loss',
-    doc: 'Checks the lease by its own clock: it ran out, so the client skips its write.',
+    doc: 'isExpired() by its own clock: the lease ran out, and the client knows it no longer holds the lock.',
   },
+  'lifetime.read': {
+    actor: 'client',
+    required: [...CLIENT, 'owner'],
+    tone: 'info',
+    doc: 'getRemainingLifetime() by its own clock: data.remainingUs (absent: null, a lock that never expires).',
+  },
+  'isAcquired.request': { actor: 'client', required: REQUEST, tone: 'request', doc: 'isAcquired(): asks a store node whether it still holds our token.' },
+  'isAcquired.yes': { actor: 'client', required: REPLY, tone: 'belief-gain', doc: 'isAcquired() is true: the store still holds our token.' },
+  'isAcquired.no': {
+    actor: 'client',
+    required: REPLY,
+    endsBelief: true,
+    tone: 'belief-loss',
+    doc: 'isAcquired() is false: the store no longer holds our token, and the client knows it.',
+  },
+  'sleep.start': { actor: 'client', required: CLIENT, data: { sleepUs: 'integer' }, tone: 'info', doc: 'usleep(): waits, doing no work.' },
   'write.request': { actor: 'client', required: REQUEST, tone: 'request', doc: 'Writes to the protected resource, with its fencing token if it has one.' },
   'write.done': { actor: 'client', required: REPLY, tone: 'info', doc: 'Hears its write was accepted.' },
   'write.refused': {
@@ -146,7 +203,13 @@ export const EVENT_KINDS = {
     required: [...REPLY, 'reason'],
     failure: 'definite',
     tone: 'info',
-    doc: 'Hears the release failed (not the owner any more).',
+    doc: 'Hears the release failed (not the owner any more). Symfony never says so: its release() returns quietly (release.lost).',
+  },
+  'release.lost': {
+    actor: 'client',
+    required: REPLY,
+    tone: 'info',
+    doc: 'release() returns quietly: the key no longer held our token (the lock was lost), so nothing was deleted and nothing is thrown.',
   },
   'release.timeout': { actor: 'client', required: [...REPLY, 'reason'], failure: 'maybe', tone: 'info', doc: 'Hears nothing about its release in time.' },
   'release.error': { actor: 'client', required: [...REPLY, 'reason'], failure: 'definite', tone: 'info', doc: 'Cannot reach the store to release.' },
@@ -157,6 +220,21 @@ export const EVENT_KINDS = {
     tone: 'belief-loss',
     doc: 'An error inside the critical section skipped the release (no finally).',
   },
+  'autorelease.check': {
+    actor: 'client',
+    required: [...CLIENT, 'owner'],
+    data: { why: 'string' },
+    tone: 'info',
+    doc: 'The Lock object is destroyed (data.why: the script ended, a new Lock replaced it, a forked child exited) with autoRelease on: it asks isAcquired() and releases if so.',
+  },
+  'process.fork': {
+    actor: 'client',
+    required: CLIENT,
+    data: { child: 'string' },
+    tone: 'fault',
+    doc: 'pcntl_fork(): a child process (data.child) starts as a copy of this one, its Lock object included.',
+  },
+  ...EXCEPTIONS,
   'session.lost': {
     actor: 'client',
     required: [...CLIENT, 'peer', 'reason'],
@@ -286,6 +364,13 @@ export const EVENT_KINDS = {
     data: { fault: 'integer', clients: 'string[]', store: 'object' },
     tone: 'fault',
     doc: 'A deploy gives some clients new store settings.',
+  },
+  'lock-files.deleted': {
+    actor: 'faults',
+    required: ['localUs'],
+    data: { fault: 'integer', files: 'integer', dir: 'string' },
+    tone: 'fault',
+    doc: 'Lock files are deleted on a machine (a tmp cleaner, a tmpfs after a reboot): locks held on them exclude nobody any more.',
   },
   'ipc.removed': {
     actor: 'faults',

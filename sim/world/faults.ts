@@ -50,6 +50,7 @@ function inject(world: World, f: FaultSpec, index: number, targets: FaultTargets
     case 'session-expiry':
     case 'connection-loss':
     case 'ipc-removal':
+    case 'lock-file-cleanup':
       // The scenario check let it through only for stores that list it.
       targets.store.fault?.(f, index);
       return;

@@ -1,17 +1,9 @@
 import type { Caller, Endpoint } from './endpoint.js';
 import type { Machine } from './machine.js';
 import type { World } from './world.js';
+import type { WriteReply, WriteRequest } from '../stores/protocol.js';
 
-export interface WriteRequest {
-  readonly owner: string;
-  /** The fencing token the writer holds, if its store gave one. */
-  readonly fence: number | undefined;
-}
-
-export interface WriteReply {
-  readonly accepted: boolean;
-  readonly highestFence: number | null;
-}
+export type { WriteReply, WriteRequest } from '../stores/protocol.js';
 
 /**
  * The protected storage. It records every write; with fencing on it rejects

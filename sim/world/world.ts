@@ -25,6 +25,12 @@ export class World {
   private readonly endpoints = new Map<string, Endpoint>();
   private readonly exitListeners: Array<(p: Process) => void> = [];
   private nextMsg = 1;
+  /**
+   * When the last message from one party to another arrives, by direction:
+   * messages between a process and a node travel on one connection and
+   * arrive in the order they were sent (TCP), whatever their drawn delays.
+   */
+  private readonly lastArrivalUs = new Map<string, number>();
   /** Store nodes that hold locks together (Redlock, Combined): their lock events carry the group and its quorum. */
   private readonly nodeGroups = new Map<string, { group: string; quorum: number }>();
 
@@ -122,7 +128,7 @@ export class World {
     const to = this.endpoint(toName);
     const pending = new PendingCall(this, p, to, request, msg, done);
     const delayUs = this.network.delayUs(p.machine.name, to.machine.name);
-    if (delayUs >= 0) this.kernel.after(delayUs, () => pending.arrive());
+    if (delayUs >= 0) this.kernel.at(this.inOrder(p.name, to.name, delayUs), () => pending.arrive());
     else this.recordGlobal('msg.lost', 'net', p.machine.name, { peer: to.name, msg, reason: delayUs === CUT ? 'partition' : 'loss' });
     // Scheduled after the delivery, so a reply landing on the same microsecond wins the tie.
     pending.timeout = this.kernel.after(p.machine.clock.trueDuration(timeoutLocalUs), () => pending.settle({ status: 'timeout', msg }));
@@ -131,6 +137,14 @@ export class World {
   /** A fresh message id for a request about to be sent. */
   newMsg(): number {
     return this.nextMsg++;
+  }
+
+  /** The true time a message sent now from `from` to `to` with `delayUs` arrives: never before the one sent before it. */
+  inOrder(from: string, to: string, delayUs: number): number {
+    const id = `${from}\u0000${to}`;
+    const at = Math.max(this.kernel.nowUs + delayUs, this.lastArrivalUs.get(id) ?? 0);
+    this.lastArrivalUs.set(id, at);
+    return at;
   }
 }
 
@@ -198,7 +212,7 @@ class PendingCall implements Caller {
       world.recordGlobal('msg.lost', 'net', to.machine.name, { peer: this.process, msg, reason: delayUs === CUT ? 'partition' : 'loss' });
       return;
     }
-    world.kernel.after(delayUs, () => this.settle(result));
+    world.kernel.at(world.inOrder(to.name, this.process, delayUs), () => this.settle(result));
   }
 
   settle(r: CallResult<unknown>): void {
@@ -407,6 +421,11 @@ class SimRuntime implements Runtime {
 
   thread(script: Script<void>): void {
     this.p.thread(script);
+  }
+
+  fork(name: string, body: (rt: Runtime) => Script<void>): void {
+    const child = this.p.world.addProcess(name, this.p.machine);
+    child.start(body(child.runtime()));
   }
 
   stall(durationUs: number): void {

@@ -44,4 +44,62 @@ describeBrowser('accessibility and layout', () => {
     expect(panel!.y).toBeGreaterThan(timeline!.y + timeline!.height - 1);
     await screenshot(page, 'lab-tablet');
   });
+
+  it('keeps belief beside truth in view: the side panel beside the timeline down to 1024 px, a sticky summary below that', async () => {
+    const wide = await lab.page('#/lab?s=pause-past-expiry&t=27', { width: 1024, height: 768 });
+    await ready(wide);
+    const timeline = (await wide.locator('figure.timeline').boundingBox())!;
+    const table = (await wide.getByTestId('belief-table').boundingBox())!;
+    expect(table.x).toBeGreaterThan(timeline.x + timeline.width);
+    expect(table.y + 60).toBeLessThan(768);
+    expect(await wide.getByTestId('sticky-summary').isVisible()).toBe(false);
+    await transportOnOneRow(wide, '1024');
+    await screenshot(wide, 'lab-1024');
+
+    const narrow = await lab.page('#/lab?s=pause-past-expiry&t=27', { width: 800, height: 900 });
+    await ready(narrow);
+    const summary = narrow.getByTestId('sticky-summary');
+    await summary.waitFor();
+    const at = async () => (await summary.boundingBox())!;
+    expect((await at()).y + (await at()).height).toBeLessThanOrEqual(900);
+    expect(await summary.locator('li[data-client="A"]').textContent()).toBe('A believes ● A:1 · store □ nothing ⚠');
+    expect(await summary.textContent()).toContain('Stale write accepted');
+    // Scrolled down to the event log, the summary is still on screen.
+    await narrow.locator('.event-log').scrollIntoViewIfNeeded();
+    await narrow.mouse.wheel(0, 600);
+    await narrow.waitForTimeout(200);
+    const scrolled = await at();
+    expect(scrolled.y).toBeGreaterThanOrEqual(0);
+    expect(scrolled.y + scrolled.height).toBeLessThanOrEqual(901);
+    await transportOnOneRow(narrow, '800');
+    await screenshot(narrow, 'lab-800');
+  });
+
+  it('nothing scrolls sideways on a 390 px phone, on any view', async () => {
+    for (const hash of ['#/lab?s=pause-past-expiry&t=27', '#/sandbox', '#/compare?s=pause-past-expiry&b=1&bset=resource.fencing%3Dtrue', '#/stores']) {
+      const page = await lab.page(hash, { width: 390, height: 844 });
+      await page.locator('main').waitFor();
+      await page.waitForTimeout(600);
+      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+      expect(overflow, hash).toBeLessThanOrEqual(0);
+      await screenshot(page, `phone-${hash.split('?')[0]!.replace(/\W/g, '')}`);
+      await page.close();
+    }
+  });
 });
+
+/** All the transport's controls share one row (their vertical centres agree). */
+async function transportOnOneRow(page: import('playwright-core').Page, label: string): Promise<void> {
+  const centres = await page.locator('.transport > *').evaluateAll((els) =>
+    els.map((e) => {
+      const b = e.getBoundingClientRect();
+      return Math.round((b.top + b.bottom) / 2);
+    }),
+  );
+  expect(Math.max(...centres) - Math.min(...centres), `${label}: the transport is one row`).toBeLessThanOrEqual(4);
+  const t = (await page.locator('.transport').boundingBox())!;
+  for (const b of await page.locator('.transport > *').all()) {
+    const box = (await b.boundingBox())!;
+    expect(box.x + box.width, `${label}: inside the transport`).toBeLessThanOrEqual(t.x + t.width + 1);
+  }
+}

@@ -23,7 +23,10 @@ describeBrowser('fork and compare', () => {
     await expect.poll(() => page.locator('figure.timeline').count()).toBe(2);
     await expect.poll(() => page.getByTestId('divergence').textContent()).toContain('The runs part at');
     expect(await page.locator('[data-mark="divergence"]').count()).toBe(2);
-    expect(await page.locator('figure.timeline').nth(1).locator('figcaption').textContent()).toContain('add a store-restart');
+    expect(await page.locator('figure.timeline').nth(1).locator('figcaption').textContent()).toMatch(
+      /^Run 2 · the same run with a store restart added at \d+\.\d{3} s/,
+    );
+    expect(await page.locator('figure.timeline').nth(0).locator('figcaption').textContent()).toMatch(/^Run 1 · /);
     expect(await page.locator('figure.timeline').nth(1).locator('[data-mark="store-down"]').count()).toBe(1);
     await screenshot(page, 'fork-store-restart');
     // The fork is the same scenario plus overrides, so it has a link too.

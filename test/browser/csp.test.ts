@@ -1,6 +1,9 @@
+import { mkdtempSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { describeBrowser, ready, startLab, type Lab } from './harness.js';
+import { describeBrowser, ready, screenshot, startLab, type Lab } from './harness.js';
 
 /*
  * The built lab runs under its own Content-Security-Policy. The other
@@ -17,6 +20,7 @@ interface Watched {
 describeBrowser('the lab under its Content-Security-Policy', () => {
   let lab: Lab;
   let context: BrowserContext;
+  const dir = mkdtempSync(join(tmpdir(), 'locklab-csp-'));
   beforeAll(async () => {
     lab = await startLab();
     context = await lab.browser.newContext({ viewport: { width: 1280, height: 900 }, reducedMotion: 'reduce' });
@@ -25,6 +29,7 @@ describeBrowser('the lab under its Content-Security-Policy', () => {
   afterAll(async () => {
     await context?.close().catch(() => undefined);
     await lab?.close();
+    rmSync(dir, { recursive: true, force: true });
   });
 
   async function open(hash: string): Promise<Watched> {
@@ -95,11 +100,21 @@ describeBrowser('the lab under its Content-Security-Policy', () => {
       .getByTestId('open-trace')
       .setInputFiles({ name: 'deep.json', mimeType: 'application/json', buffer: Buffer.from(`${'['.repeat(100_000)}${']'.repeat(100_000)}`) });
     await expect.poll(() => notice.textContent()).toContain('(maxDepth)');
+    await screenshot(w.page, 'refused-deep-trace');
+    // A sparse file: its size says 192 MiB and a byte, and it is refused by that size before a byte is read.
+    const huge = join(dir, 'huge.trace.json');
+    writeFileSync(huge, '');
+    truncateSync(huge, 201_326_593);
+    await w.page.getByTestId('open-trace').setInputFiles(huge);
+    await expect
+      .poll(() => notice.textContent())
+      .toContain('huge.trace.json is 201,326,593 bytes; the limit is 201,326,592 bytes (maxLabTraceBytes); `locklab check` reads larger ones');
     await w.page.getByRole('button', { name: 'Sandbox', exact: true }).click();
     const big = Buffer.alloc(1_048_577, 0x20);
     await w.page.getByTestId('import-scenario').setInputFiles({ name: 'big.json', mimeType: 'application/json', buffer: big });
     const issues = w.page.getByTestId('sandbox-issues');
     await expect.poll(() => issues.textContent()).toContain('big.json is 1,048,577 bytes; the limit is 1,048,576 bytes (maxScenarioBytes)');
+    await screenshot(w.page, 'refused-large-scenario');
     expect(await problemsOf(w)).toEqual([]);
   });
 });

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { contentionScenario } from '../../bench/contention.js';
 import { normalizeScenario, runScenario, serializeTrace, traceHash } from '../../sim/index.js';
-import { describeBrowser, ready, startLab, type Lab } from './harness.js';
+import { describeBrowser, ready, screenshot, startLab, type Lab } from './harness.js';
 
 /*
  * Imported files are read and parsed in the lab's worker: the page only
@@ -65,6 +65,7 @@ describeBrowser('imported files are parsed off the main thread', () => {
     writeFileSync(file, text);
     await page.getByTestId('open-trace').setInputFiles(file);
     await expect.poll(() => page.evaluate(() => window.__locklab!.primaryHash()), { timeout: 60_000 }).toBe(traceHash(doc));
+    await screenshot(page, 'large-trace-imported');
     const seen = await largest(page);
     expect(seen.parse).toBeLessThan(100_000);
     expect(seen.read).toBe(0);

@@ -61,6 +61,44 @@ describeBrowser('keyboard-only use', () => {
     await ready(page);
   });
 
+  it('→ on the focused scenario choice steps the playhead, as the side panel says, and keeps the scenario', async () => {
+    const page = await lab.page('#/lab?s=pause-past-expiry');
+    await ready(page);
+    const select = page.getByTestId('scenario-select');
+    await select.focus();
+    await page.keyboard.press('ArrowRight');
+    await page.keyboard.press('ArrowRight');
+    await expect.poll(() => page.getByTestId('current-event').textContent()).toContain('Event 2 of 32');
+    await page.keyboard.press('ArrowLeft');
+    await expect.poll(() => page.getByTestId('current-event').textContent()).toContain('Event 1 of 32');
+    expect(await select.inputValue()).toBe('pause-past-expiry');
+    expect(await page.evaluate(() => window.__locklab!.ui.getState().view)).toBe('lab');
+  });
+
+  it('no shortcut reaches the lab behind an open dialog, wherever the focus is', async () => {
+    const page = await lab.page('#/lab?s=pause-past-expiry&t=3');
+    await ready(page);
+    await page.keyboard.press('?');
+    await page.getByTestId('help').waitFor({ state: 'visible' });
+    const before = await page.evaluate(() => {
+      const s = window.__locklab!.ui.getState();
+      return { cursor: s.cursor, view: s.view, arrows: s.arrows, theme: s.theme, playing: s.playing };
+    });
+    // Focus can leave the dialog's controls (a click on its text); the keys must still not reach the lab.
+    await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
+    for (const key of ['ArrowRight', 'End', 'a', 't', '2', ' ', 'x']) await page.keyboard.press(key);
+    const after = await page.evaluate(() => {
+      const s = window.__locklab!.ui.getState();
+      return { cursor: s.cursor, view: s.view, arrows: s.arrows, theme: s.theme, playing: s.playing };
+    });
+    expect(after).toEqual(before);
+    expect(await page.getByTestId('fork-dialog').isVisible()).toBe(false);
+    await page.keyboard.press('?');
+    await expect.poll(() => page.getByTestId('help').isVisible()).toBe(false);
+    await page.keyboard.press('ArrowRight');
+    await expect.poll(() => page.evaluate(() => window.__locklab!.ui.getState().cursor)).toBe(before.cursor + 1);
+  });
+
   it('Tab reaches the views and the controls, and Enter uses them', async () => {
     const page = await lab.page('#/lab?s=pause-past-expiry');
     await ready(page);
@@ -78,6 +116,6 @@ describeBrowser('keyboard-only use', () => {
     await page.keyboard.press('Space');
     await expect.poll(() => page.getByTestId('verdict').getAttribute('data-outcome')).toBe('fenced');
     await page.keyboard.press('ArrowRight');
-    await expect.poll(() => page.getByTestId('current-event').textContent()).toContain('Event 1 of 32');
+    await expect.poll(() => page.getByTestId('current-event').textContent()).toContain('Event 1 of 33');
   });
 });

@@ -27,14 +27,26 @@ describeBrowser('the lab replays pause-past-expiry', () => {
     await screenshot(page, 'lab-pause-past-expiry');
 
     await page.getByTestId('fencing-toggle').check();
-    const rejected = page.locator('[data-mark="write"][data-outcome="rejected"]');
+    const rejected = page.locator('[data-mark="write"][data-lane="resource"][data-outcome="rejected"]');
     await expect.poll(() => rejected.count()).toBe(1);
     expect(await rejected.getAttribute('data-fence')).toBe('33');
-    expect(await page.locator('[data-mark="write"][data-outcome="stale-accepted"]').count()).toBe(0);
+    // The rejection reads as the comparison the resource made, against the highest token it had seen.
+    expect(await rejected.locator('.write-label').textContent()).toBe('A:1 #33 rejected: 33 < 34');
+    expect(await page.locator('[data-mark="highest-token"]').first().getAttribute('data-token')).toBe('34');
+    expect(await page.locator('[data-mark="write"][data-lane="resource"][data-outcome="stale-accepted"]').count()).toBe(0);
     await expect.poll(() => page.getByTestId('verdict').getAttribute('data-outcome')).toBe('fenced');
     // The band is still there: fencing does not stop two clients believing, it stops the damage.
     expect(await page.locator('[data-mark="double-ownership"]').count()).toBe(1);
+    // Fencing is shown beside the run without it, not instead of it: the same run's resource, unfenced, lies beneath.
+    const unfenced = page.locator('[data-mark="write"][data-lane="resource-pair"][data-outcome="stale-accepted"]');
+    await expect.poll(() => unfenced.count()).toBe(1);
+    expect(await unfenced.getAttribute('data-fence')).toBe('33');
+    expect(await page.locator('[data-lane="resource-pair"] .lane-name').textContent()).toBe('without fencing');
+    await expect.poll(() => page.getByTestId('pair-note').textContent()).toContain('Without fencing, the same run is unsafe');
     await screenshot(page, 'lab-pause-past-expiry-fenced');
+    await page.getByTestId('fencing-toggle').uncheck();
+    await expect.poll(() => page.getByTestId('verdict').getAttribute('data-outcome')).toBe('unsafe');
+    expect(await page.locator('[data-lane="resource-pair"]').count()).toBe(0);
     expect(lab.errors).toEqual([]);
   });
 
@@ -68,6 +80,7 @@ describeBrowser('the lab replays pause-past-expiry', () => {
     for (let i = 0; i < 4; i++) await page.keyboard.press('ArrowLeft');
     await expect.poll(() => now.textContent()).toContain('Event 28 of 32');
     expect(await now.textContent()).toContain('accepts the write from A:1 (token 33)');
+    expect(await now.locator('.flag-damage').textContent()).toContain("stale write accepted: A's lease ended 6 s ago, and B has since held token 34");
     expect(await rowA.getAttribute('data-believes')).toBe('true');
     expect(await rowA.getAttribute('data-holds')).toBe('false');
     expect(await rowA.textContent()).toContain('ran out 6.001 s ago');

@@ -96,6 +96,13 @@ describe('level of detail', () => {
     expect(visibleSpans(spans, 0, 10_000, 1)).toHaveLength(1000);
   });
 
+  it('visibleSpans keeps two wide spans that touch apart (a takeover), and merges spans that overlap', () => {
+    const span = (fromUs: number, toUs: number, seq: number) => ({ fromUs, toUs, label: String(seq), seq, end: 'lock.expired' });
+    expect(visibleSpans([span(0, 5000, 0), span(5000, 9000, 1)], 0, 10_000, 10).map((d) => d.first.label)).toEqual(['0', '1']);
+    expect(visibleSpans([span(0, 5000, 0), span(4000, 9000, 1)], 0, 10_000, 10).map((d) => d.count)).toEqual([2]);
+    expect(visibleSpans([span(0, 5000, 0), span(5000, 5010, 1)], 0, 10_000, 10).map((d) => d.count)).toEqual([2]);
+  });
+
   it('visibleMarks buckets marks and keeps the highest-ranked one', () => {
     const marks = [0, 1, 2, 50].map((atUs, seq) => ({ atUs, seq, kind: 'k', label: String(seq) }));
     const drawn = visibleMarks(marks, 0, 100, 10, (m) => (m.seq === 1 ? 5 : 0));

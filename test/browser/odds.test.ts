@@ -55,12 +55,12 @@ describeBrowser('the Odds view', () => {
     await screenshot(page, 'odds-1440');
     expect(await axeViolations(page, 'odds')).toEqual([]);
 
-    // A point with failures opens one of its failing runs on the timeline.
-    await page.locator('g.odds-point[data-metric="unsafe"][data-combo="2"]').click();
+    // A point with failures opens one of its failing runs on the timeline: an 11 s pause, A waking after B was granted the lock.
+    await page.locator('g.odds-point[data-metric="unsafe"][data-combo="4"]').click();
     const details = page.getByTestId('odds-details');
-    await expect.poll(() => details.locator('h3').textContent()).toMatch(/^pause of A at 1 s \(ms\) = 9,000/);
+    await expect.poll(() => details.locator('h3').textContent()).toMatch(/^pause of A at 1 s \(ms\) = 11,000/);
     await screenshot(page, 'odds-details-1440');
-    const firstSeed = expected.combinations[2]!.failing[0]!.seed;
+    const firstSeed = expected.combinations[4]!.failing[0]!.seed;
     await details.getByTestId('odds-open-run').first().click();
     await ready(page);
     await expect.poll(() => page.getByTestId('verdict').getAttribute('data-outcome')).toBe('unsafe');
@@ -110,7 +110,8 @@ describeBrowser('the Odds view', () => {
       'double ownership, fencing = true',
       'stale write accepted, fencing = true',
     ]);
-    // With a 12 s pause B writes before A wakes, and fencing turns A's late write away; with 9 s A writes first and fencing cannot help.
+    // With a 15 s pause B writes before A wakes, and fencing turns A's late write away; with 9 s A writes before B is even
+    // granted the lock, an unprotected write rather than a stale one.
     expect(await page.locator('g.odds-point[data-metric="unsafe"][data-combo="5"]').getAttribute('aria-label')).toContain(
       'stale write accepted 0 % (0–3.7) of 100 runs',
     );

@@ -38,6 +38,29 @@ describeBrowser('permalinks', () => {
     expect(lab.errors).toEqual([]);
   });
 
+  it('the address the lab writes for itself reloads cleanly on every view, before the first event too', async () => {
+    for (const start of ['', '#/lab', '#/stores', '#/compare', '#/sandbox']) {
+      const page = await lab.page(start);
+      // The address settles once the first trace is shown (and, on Compare, its fencing variant).
+      await expect.poll(() => page.evaluate(() => location.hash), { message: start }).toMatch(/^#\/\w+/);
+      if (start === '#/compare') await expect.poll(() => page.evaluate(() => location.hash)).toContain('b=1');
+      else await page.waitForTimeout(300);
+      const written = await page.evaluate(() => location.hash);
+      expect(written, start).not.toContain('t=-1');
+      await page.reload();
+      await page.waitForFunction(() => window.__locklab !== undefined);
+      await page.waitForTimeout(300);
+      expect(await page.getByTestId('notice').count(), `${start} → ${written}`).toBe(0);
+      await page.close();
+    }
+    // Links written before this fix still open, at the start of the trace.
+    const old = await lab.page('#/lab?s=pause-past-expiry&t=-1');
+    await ready(old);
+    await expect.poll(() => old.getByTestId('current-event').textContent()).toContain('Before the first event');
+    expect(await old.getByTestId('notice').count()).toBe(0);
+    expect(lab.errors).toEqual([]);
+  });
+
   it('a damaged link says what is wrong and the lab still opens its first lesson', async () => {
     const page = await lab.page('#/lab?sc=this-is-not-deflate&t=3');
     await ready(page);

@@ -27,7 +27,7 @@ describeBrowser('the sandbox', () => {
     await page.getByLabel('New fault').selectOption('clock-jump');
     await page.getByRole('button', { name: 'Add fault' }).click();
     await page.locator('[data-fault-row="0"]').getByLabel('At (ms)').fill('2500');
-    await page.locator('[data-fault-row="0"]').getByLabel('byMs').fill('100');
+    await page.locator('[data-fault-row="0"]').getByLabel('Jumps by (ms, negative: back)').fill('100');
     await page.getByTestId('sandbox-run').click();
     await expect.poll(() => page.getByTestId('verdict').getAttribute('data-outcome')).toBe('unsafe');
     await ready(page);

@@ -40,7 +40,7 @@ const program = new Command('fuzz')
   .option('--fencing-cases <n>', 'cases per store kind with a token source', int, 10_000)
   .option('--seed <n>', 'case i of a target is drawn from seed n + i', int, 20_260_614)
   .option('--workers <n>', 'worker threads', int, 2)
-  .option('--timeout-ms <n>', 'time one case may take before it counts as hung', int, 20_000)
+  .option('--timeout-ms <n>', 'time one case may take before it counts as hung', int, 60_000)
   .option('--target <name>', 'run only the targets whose name contains this')
   .parse();
 const opts = program.opts<{ cases: number; fencingCases: number; seed: number; workers: number; timeoutMs: number; target?: string }>();

@@ -10,7 +10,7 @@ import { InputError } from '../../sim/errors.js';
 export type Outcome = { kind: 'accepted' } | { kind: 'rejected'; named: boolean; message: string } | { kind: 'crashed'; message: string };
 
 /** An issue without a path still says where when it points into the text, names a limit, or is about the whole document. */
-const WHERE = /line \d+, column \d+|\(max\w+\)|^expected an object|^is (UTF-16|not UTF-8)|the file is empty/;
+const WHERE = /line \d+, column \d+|\(max\w+\)|^expected an object|^the document |^is (UTF-16|not UTF-8)|the file is empty/;
 
 export function rejectionOf(err: InputError): Outcome {
   // An option (`--set`) is itself the place when the whole option is wrong.

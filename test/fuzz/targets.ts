@@ -3,6 +3,7 @@ import { check } from '../../sim/check/checker.js';
 import { CheckError } from '../../sim/check/refuse.js';
 import { InputError } from '../../sim/errors.js';
 import { parseJson } from '../../sim/json.js';
+import { keptTraceIssue } from '../../sim/scenario/limits.js';
 import { runScenario } from '../../sim/run.js';
 import { normalizeScenario } from '../../sim/scenario/normalize.js';
 import { applyOverrides, parseOverride } from '../../sim/scenario/set.js';
@@ -48,6 +49,9 @@ type Doc = Record<string, unknown>;
  * not depend on the order of the input's keys.
  */
 function runAccepted(scenario: Scenario, seed = scenario.seed): TraceDocument {
+  // As `locklab run` and the lab do: a run that keeps its trace is held to the kept-trace budget.
+  const tooLong = keptTraceIssue(scenario.budget);
+  if (tooLong !== undefined) throw new InputError(scenario.name, [tooLong]);
   const doc = runScenario(scenario, seed);
   const text = serializeTrace(doc);
   const back = validateTrace(parseJson(text, 'trace.json', 'trace'), 'trace.json');

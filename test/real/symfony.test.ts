@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { Harness, type MemcachedServer, type PostgresServer, type RedisServer } from '../../sim/real/harness/index.js';
+import { pgConnect } from '../../sim/real/adapters/postgres.js';
 import { PhpDriver } from '../../sim/real/symfony/php.js';
+import { one, runSteps, S } from '../support/steps-harness.js';
 import { describeReal } from './support.js';
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
@@ -23,7 +25,7 @@ describeReal('the PHP driver runs the real Symfony Lock 5.4', () => {
     [redis, memcached, postgres] = await Promise.all([h.redis(), h.memcached(), h.postgres()]);
   });
   afterAll(async () => {
-    for (const d of drivers) d.close();
+    await Promise.all(drivers.map((d) => d.close()));
     await h.close();
   });
 
@@ -94,6 +96,37 @@ describeReal('the PHP driver runs the real Symfony Lock 5.4', () => {
     const ok = await driver({ kind: 'combined', strategy: 'consensus', stores: nodes.map((n) => ({ kind: 'redis' as const, url: n.url })) }, 'A', 's5');
     await nodes[2]!.kill();
     expect(await ok.step('acquire', 'A:1', { ttl: 5, blocking: false })).toMatchObject({ ok: true, result: true });
+  });
+
+  it("PdoStore on PostgreSQL rounds the server's now to the nearest second, as the model's sql store with database postgresql does", async () => {
+    const pg = await pgConnect(postgres.url, 'round-probe');
+    try {
+      const serverS = async (): Promise<number> => Number((await pg.query<{ t: string }>('SELECT EXTRACT(epoch FROM clock_timestamp()) AS t')).rows[0]!.t);
+      const a = await driver({ kind: 'sql', url: postgres.url }, 'A', 's7');
+      // Wait (at most 3 s) for a moment late in a second, so the whole acquire lies where rounding and truncation part.
+      let before = await serverS();
+      for (let i = 0; i < 60 && !(before % 1 >= 0.55 && before % 1 < 0.75); i++) {
+        await sleep(50);
+        before = await serverS();
+      }
+      expect(before % 1).toBeGreaterThanOrEqual(0.55);
+      expect(await a.step('acquire', 'round:1', { ttl: 2, blocking: false })).toMatchObject({ ok: true, result: true });
+      const after = await serverS();
+      expect(Math.floor(after)).toBe(Math.floor(before));
+      const row = await pg.query<{ key_expiration: number }>('SELECT key_expiration FROM lock_keys WHERE key_token = $1', ['round:1']);
+      // MySQL's UNIX_TIMESTAMP() would give floor + 2; PostgreSQL's CAST(EXTRACT(epoch FROM NOW()) AS INT) gives round + 2.
+      expect(row.rows[0]!.key_expiration).toBe(Math.round(before) + 2);
+      expect(row.rows[0]!.key_expiration).toBe(Math.floor(before) + 3);
+      // The model, granting the same 2 s lease at the same point of a second (10 s + the fraction), ends it half a second early too.
+      const fracMs = Math.round((before % 1) * 1000);
+      const sim = runSteps({ kind: 'sql', machine: 'db', database: 'postgresql' }, [
+        { name: 'A', startMs: 10_000 + fracMs, ttlMs: 2000, autoRelease: false, steps: [S.acquire()] },
+      ]);
+      expect(one(sim, 'lock.expired').timeUs).toBeGreaterThanOrEqual((Math.round(10 + fracMs / 1000) + 2) * 1_000_000 - 500_000);
+      expect(one(sim, 'lock.expired').timeUs).toBeLessThan(13_000_000);
+    } finally {
+      await pg.end();
+    }
   });
 
   it('answers a malformed line with an error, not silence', async () => {

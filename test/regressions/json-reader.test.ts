@@ -83,7 +83,7 @@ describe('deep nesting', () => {
 
   it('a value from code nested 100,000 deep is refused by the library as by the reader, naming its path', () => {
     const doc = { ...base, summary: deep(100_000) };
-    expect(refused(() => normalizeScenario(doc, 'lib'))).toMatch(/^lib: summary[.[\]a0]+: nests arrays and objects more than 64 levels deep/);
+    expect(refused(() => normalizeScenario(doc, 'lib'))).toMatch(/^lib: summary[.[\]a0]+\.\.\.: nests arrays and objects more than 64 levels deep/);
   });
 
   it('show() renders a value nested 100,000 deep or a million items long in a few characters', () => {
@@ -94,7 +94,7 @@ describe('deep nesting', () => {
 
   it('a --set value nested 5,000 deep is refused naming the override and the limit', () => {
     expect(refused(() => parseOverride(`store=${deepText(5000)}`))).toMatch(
-      /^--set: store(\[0\])+: nests arrays and objects more than 64 levels deep.*\(maxDepth\)$/,
+      /^--set: store(\[0\])+\.\.\.: nests arrays and objects more than 64 levels deep.*\(maxDepth\)$/,
     );
   });
 
@@ -163,6 +163,16 @@ describe('the same answer from every reader', () => {
     expect(refused(() => parseJson('{"clients":[{"ttlMs":1e999}]}', 'big.json'))).toBe(
       'big.json: clients[0].ttlMs: is a number too large to represent (beyond ±1.8e308)',
     );
+  });
+
+  it('a document that is itself a number out of range says so, having no path to name', () => {
+    expect(refused(() => parseJson('1e999', 'num.json'))).toBe('num.json: the document is a number too large to represent (beyond ±1.8e308)');
+  });
+
+  it('a field with an empty or unusual name is named in brackets, never as an empty path', () => {
+    const doc = { ...base, '': 1, 'a b': 2 };
+    expect(refused(() => normalizeScenario(doc, 'odd.json'))).toContain('odd.json: [""]: unknown field');
+    expect(refused(() => normalizeScenario(doc, 'odd.json'))).toContain('odd.json: ["a b"]: unknown field');
   });
 
   it('NaN and undefined from code are refused at their paths', () => {

@@ -50,10 +50,10 @@ describe('the trace does not depend on the input document’s key order', () => 
       ],
       faults: [{ kind: 'deploy', atMs: 500, clients: ['B'], store }],
     });
-    const a = doc({ keyPrefix: 'v2:', persistence: 'aof-always' });
-    const b = doc({ persistence: 'aof-always', keyPrefix: 'v2:' });
+    const a = doc({ keyPrefix: 'v2:', machine: 'app2' });
+    const b = doc({ machine: 'app2', keyPrefix: 'v2:' });
     expect(Object.keys(normalizeScenario(b, 'b').faults[0]!.kind === 'deploy' ? (normalizeScenario(b, 'b').faults[0] as { store: object }).store : {})).toEqual(
-      ['persistence', 'keyPrefix'],
+      ['machine', 'keyPrefix'],
     );
     expect(bytesOf(b)).toBe(bytesOf(a));
   });

@@ -53,7 +53,7 @@ describe('PostgreSQL advisory locks (STORES.md: session-bound, no expiry, blocki
   it('declares the capability row of the Symfony table: remote, blocking, not expiring, sharing, no fencing token', () => {
     expect(POSTGRES.capabilities).toMatchObject({ scope: 'remote', blocking: true, expiring: false, sharing: true, fencingToken: null });
     expect(POSTGRES.capabilities.losesLockWhen.join(' ')).toMatch(/connection drops.*not told/);
-    expect(POSTGRES.faults).toEqual(['store-restart', 'connection-loss']);
+    expect(POSTGRES.faults).toEqual(['store-restart', 'connection-loss', 'deploy']);
   });
 
   it('pg_try_advisory_lock refuses a second session while the lock is held and names the holder', () => {
@@ -175,21 +175,31 @@ describe('PostgreSQL advisory locks (STORES.md: session-bound, no expiry, blocki
     expect(pick(doc, 'write.request', 'A')[0]!.believes).toMatchObject({ holds: true, owner: 'A:1' });
     expect(learned.timeUs).toBeGreaterThan(5 * S);
     expect(learned.reason).toBe('connection lost');
-    expect(pick(doc, 'release.failed', 'A')[0]!.reason).toBe('connection lost');
+    // Its release throws too: PostgreSqlStore::delete() queries the dead connection.
+    expect(pick(doc, 'release.error', 'A')[0]!.reason).toBe('connection lost');
+    expect(pick(doc, 'exception.releasing', 'A')[0]).toMatchObject({ data: { chain: ['LockReleasingException', 'PDOException'] } });
     expect(doc.verdict.lostLocks).toMatchObject([{ client: 'A', how: 'lost', reason: 'connection lost' }]);
   });
 
-  it('after a lost connection the driver reconnects, and the next acquisition works', () => {
+  it('after a lost connection PostgreSqlStore keeps the dead connection: every later call throws, and it never reconnects', () => {
     const doc = runDoc({
       store: { kind: 'postgres', machine: 'db' },
-      clients: [{ name: 'A', machine: 'app1', workMs: 1000, iterations: 2, thinkMs: 500, acquire: { retries: 1 } }],
+      clients: [{ name: 'A', machine: 'app1', workMs: 1000, iterations: 3, thinkMs: 500, acquire: { retries: 1 } }],
       faults: [{ kind: 'connection-loss', target: 'A', atMs: 1300 }],
     });
-    expect(pick(doc, 'lock.granted').map((e) => [e.owner, e.data?.conn])).toEqual([
-      ['A:1', 'A#1'],
-      ['A:2', 'A#2'],
+    expect(pick(doc, 'lock.granted').map((e) => [e.owner, e.data?.conn])).toEqual([['A:1', 'A#1']]);
+    // The first query after the loss goes out and hears the connection is gone; later ones fail at once, sending nothing.
+    expect(pick(doc, 'acquire.error', 'A').map((e) => [e.owner, e.reason])).toEqual([
+      ['A:2', 'connection lost'],
+      ['A:2', 'no connection to the server'],
+      ['A:3', 'no connection to the server'],
+      ['A:3', 'no connection to the server'],
     ]);
-    expect(pick(doc, 'acquire.error', 'A')[0]).toMatchObject({ owner: 'A:2', reason: 'connection lost' });
+    expect(pick(doc, 'acquire.request', 'A')).toHaveLength(2);
+    expect(pick(doc, 'exception.acquiring', 'A').map((e) => e.data?.chain)).toEqual([
+      ['LockAcquiringException', 'PDOException'],
+      ['LockAcquiringException', 'PDOException'],
+    ]);
   });
 
   it('a server restart releases every lock, refuses connections while down, and old connections fail afterwards', () => {

@@ -83,7 +83,7 @@ describe('the stories the session scenarios tell', () => {
     expect(bGranted.fence).toBeUndefined();
     expect(of(doc, 'write.accepted').map((e) => e.owner)).toEqual(['B:1', 'A:1']);
     expect(of(doc, 'write.accepted').at(-1)!.timeUs).toBeGreaterThan(resume.timeUs);
-    expect(of(doc, 'release.failed', 'A')[0]!.reason).toBe('session expired');
+    expect(of(doc, 'release.lost', 'A')[0]!.reason).toBe('session expired');
     expect(doc.verdict.lostLocks).toMatchObject([{ client: 'A', how: 'lost', reason: 'session expired' }]);
   });
 

@@ -159,9 +159,22 @@ describe('SQL lock table model (STORES.md: row per key, takeover of an expired r
     expect(doc.verdict.doubleOwnership).toEqual([]);
   });
 
-  it('refuses a TTL under 1 s, naming the client field, the store and the reason', () => {
-    expect(refusal({ name: 'x', machines: [{ name: 'm' }], store: { kind: 'sql', machine: 'm' }, clients: [{ name: 'A', machine: 'm', ttlMs: 999 }] })).toMatch(
-      /clients\[0\]\.ttlMs: the sql store refuses a TTL under 1 s .*got 999 ms/,
+  it('a TTL under 1 s fails at run time, as PdoStore does: the row is written for the initial TTL, then refresh() throws', () => {
+    const doc = runScenario(
+      normalizeScenario(
+        { name: 'x', machines: [{ name: 'm' }], store: { kind: 'sql', machine: 'm' }, clients: [{ name: 'A', machine: 'm', ttlMs: 999 }] },
+        'x',
+      ),
+      1,
+    );
+    expect(doc.events.find((e) => e.kind === 'acquire.request')).toMatchObject({ ttlUs: 300 * S });
+    expect(doc.events.find((e) => e.kind === 'exception.invalid-ttl')).toMatchObject({
+      reason: '"PdoStore::putOffExpiration()" expects a TTL greater or equals to 1 second. Got 0.999.',
+      data: { thrown: 'LockAcquiringException' },
+    });
+    // The shorthand's worker loop catches it; the Lock's destructor then finds the row and deletes it.
+    expect(doc.events.filter((e) => e.actor === 'A').map((e) => e.kind)).toEqual(
+      expect.arrayContaining(['release.skipped', 'autorelease.check', 'isAcquired.yes', 'release.ok']),
     );
   });
 

@@ -40,7 +40,7 @@ describe("ZooKeeper, Symfony's store (STORES.md: one ephemeral node, vanishes wi
   it('declares the capability row of the Symfony table: remote, not blocking, not expiring, not sharing, no token', () => {
     expect(ZOOKEEPER.capabilities).toMatchObject({ scope: 'remote', blocking: false, expiring: false, sharing: false, fencingToken: null });
     expect(ZOOKEEPER.capabilities.losesLockWhen.join(' ')).toMatch(/session expires.*keeps believing/);
-    expect(ZOOKEEPER.faults).toEqual(['session-expiry']);
+    expect(ZOOKEEPER.faults).toEqual(['session-expiry', 'store-restart', 'deploy']);
   });
 
   it('refuses a second owner while the ephemeral node exists, names the holder, and hands out no token', () => {
@@ -109,7 +109,7 @@ describe("ZooKeeper, Symfony's store (STORES.md: one ephemeral node, vanishes wi
     expect(long.verdict.lostLocks).toMatchObject([{ client: 'A', how: 'lost' }]);
   });
 
-  it('a partitioned client keeps believing until it hears of the expiry, then its next call fails', () => {
+  it("a partitioned client keeps believing after its session expired: ZookeeperStore's refresh() asks nothing, so A writes, and its release finds nothing", () => {
     const doc = runDoc({
       store: { kind: 'zookeeper', machine: 'db', sessionTimeoutMs: 6000 },
       clients: [{ name: 'A', machine: 'app1', workMs: 20000, refreshEveryMs: 15000 }],
@@ -117,16 +117,18 @@ describe("ZooKeeper, Symfony's store (STORES.md: one ephemeral node, vanishes wi
     });
     const ended = pick(doc, 'session.ended')[0]!;
     const learned = pick(doc, 'session.lost', 'A')[0]!;
-    const failed = pick(doc, 'refresh.failed', 'A')[0]!;
     expect(ended.timeUs).toBeLessThan(13 * S);
-    // Cut off, A's belief outlives the session: it hears SESSION_EXPIRED only once the partition heals...
+    // Cut off, A's belief outlives the session: its library hears SESSION_EXPIRED only once the partition heals...
     expect(learned.timeUs).toBeGreaterThan(13 * S);
     expect(learned.believes).toMatchObject({ holds: true, owner: 'A:1' });
     expect(doc.verdict.lostLocks).toMatchObject([{ client: 'A', atUs: ended.timeUs }]);
-    // ...and stops believing at its next call into the library.
-    expect(failed.reason).toBe('session expired');
-    expect(failed.believes).toEqual({ holds: false });
-    expect(pick(doc, 'write.request', 'A')).toEqual([]);
+    // ...but the Lock is never told: putOffExpiration() does nothing, so refresh() succeeds without a request.
+    expect(pick(doc, 'refresh.request', 'A')).toEqual([]);
+    expect(pick(doc, 'refresh.ok', 'A')[0]!.believes).toMatchObject({ holds: true });
+    expect(pick(doc, 'write.request', 'A')).toHaveLength(1);
+    // delete() asks exists() first, which says false on the dead session: nothing is deleted, nothing thrown.
+    expect(pick(doc, 'release.lost', 'A')[0]!.reason).toBe('session expired');
+    expect(doc.events.some((e) => e.actor === 'A' && e.kind.startsWith('exception.'))).toBe(false);
   });
 
   it('the session-expiry fault ends the session at once and the node with it', () => {
@@ -153,7 +155,7 @@ describe("ZooKeeper, Symfony's store (STORES.md: one ephemeral node, vanishes wi
     expect(pick(doc, 'lock.granted', 'zookeeper').find((e) => e.owner === 'B:1')!.timeUs).toBeGreaterThan(8 * S);
   });
 
-  it('polls when a client asks to block (the store cannot), and refuses poll: false', () => {
+  it('polls when a client asks to block (the store cannot); a native wait is an Error at run time; a read lock is an ordinary one', () => {
     const doc = runDoc({
       store: { kind: 'zookeeper', machine: 'db' },
       clients: [
@@ -163,15 +165,12 @@ describe("ZooKeeper, Symfony's store (STORES.md: one ephemeral node, vanishes wi
     });
     expect(pick(doc, 'acquire.denied', 'B').length).toBeGreaterThan(5);
     expect(pick(doc, 'lock.queued')).toEqual([]);
-    expect(inputIssues(zkScenario({ kind: 'zookeeper' }, { acquire: { mode: 'blocking', poll: false } }))).toContain(
-      'bad.json: clients[0].acquire.poll: the zookeeper store cannot block',
-    );
-  });
-
-  it('refuses shared locks', () => {
-    expect(inputIssues(zkScenario({ kind: 'zookeeper' }, { acquire: { shared: true }, writes: 0 }))).toContain(
-      'bad.json: clients[0].acquire.shared: the zookeeper store has no shared locks',
-    );
+    const native = runDoc({
+      store: { kind: 'zookeeper', machine: 'db' },
+      clients: [{ name: 'A', machine: 'app1', acquire: { mode: 'blocking', poll: false } }],
+    });
+    expect(pick(native, 'exception.unsupported', 'A')[0]!.reason).toBe('Call to undefined method ZookeeperStore::waitAndSave()');
+    expect(() => normalizeScenario(zkScenario({ kind: 'zookeeper' }, { acquire: { shared: true }, writes: 0 }), 'ok.json')).not.toThrow();
   });
 
   it('accepts session timeouts from 2 to 20 ticks and refuses the rest, naming the field and the bounds', () => {

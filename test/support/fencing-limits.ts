@@ -13,7 +13,7 @@ export type FencingLimit =
   | 'newer-token-unseen'
   /** A store restart lost the counter, and a newer holder was handed a token no higher than the old one. */
   | 'counter-lost-in-restart'
-  /** The two holders' tokens came from different counters (a deploy changed the key the store sees). */
+  /** The two holders' tokens came from different counters (a deploy changed the key the store sees, or the server). */
   | 'tokens-from-two-counters';
 
 export interface Explained {
@@ -73,7 +73,7 @@ function judge(
   if (newer.length === 0) return { seq: write.seq, limit: 'newer-token-unseen', detail: 'no newer holder had written yet' };
   let limit: FencingLimit = 'counter-lost-in-restart';
   for (const { write: p, grant: g } of newer) {
-    if (g!.storeKey !== mine.storeKey) {
+    if (g!.storeKey !== mine.storeKey || g!.node !== mine.node) {
       limit = 'tokens-from-two-counters';
       continue;
     }

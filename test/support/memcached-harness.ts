@@ -22,6 +22,8 @@ export class MemcachedHarness {
       machine: 'cache',
       memoryBytes: 64 * 1024 * 1024,
       keyPrefix: '',
+      initialTtlMs: 300_000,
+      evictions: true,
       ...spec,
     });
   }

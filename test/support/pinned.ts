@@ -41,6 +41,8 @@ export function findingLine(f: Finding): string {
       return `stale-write ${f.owner} token ${f.fence ?? 'none'} ${f.accepted ? 'accepted' : 'rejected'} at ${f.timeUs} us (${f.cause.kind}), ${at}`;
     case 'refused-holder':
       return `refused-holder ${f.owner} at ${f.timeUs} us, ${at}`;
+    case 'unprotected-write':
+      return `unprotected-write ${f.owner} token ${f.fence ?? 'none'} at ${f.timeUs} us (${f.how}), ${at}`;
   }
 }
 

@@ -68,6 +68,8 @@ function singleNodeStore(kind: string, name?: string): fc.Arbitrary<Doc> {
         .map(({ tickMs, ticks, machine, zxidStart }) => named({ kind, machine, tickMs, sessionTimeoutMs: tickMs * ticks, zxidStart }));
     case 'etcd':
       return fc.record({ kind: fc.constant('etcd'), machine: storeMachine, revisionStart: counterStart }).map(named);
+    case 'lock-row':
+      return fc.record({ kind: fc.constant('lock-row'), machine: storeMachine, keyPrefix: prefix }).map(named);
     default:
       throw new Error(`no single-node generator for ${kind}`);
   }
@@ -206,10 +208,19 @@ export function randomFaults(store: Doc, clients: readonly string[], maxLength =
   if (takes(store, 'session-expiry')) options.push(fc.record({ kind: fc.constant('session-expiry'), atMs: at, target: client }));
   if (takes(store, 'connection-loss')) options.push(fc.record({ kind: fc.constant('connection-loss'), atMs: at, target: client }));
   if (takes(store, 'ipc-removal')) options.push(fc.record({ kind: fc.constant('ipc-removal'), atMs: at, machine }));
+  if (takes(store, 'lock-file-cleanup')) options.push(fc.record({ kind: fc.constant('lock-file-cleanup'), atMs: at, machine }));
   if (storeKind(store.kind as string)!.faults.includes('deploy')) {
-    const patch =
-      store.kind === 'flock' ? fc.record({ lockDir: fc.constantFrom('/var/lock/app2', '/srv/locks') }) : fc.record({ keyPrefix: fc.constantFrom('v2:', '') });
-    options.push(fc.record({ kind: fc.constant('deploy'), atMs: at, clients: fc.shuffledSubarray([...clients], { minLength: 1 }), store: patch }));
+    // Only what the store's deploys may change: a client's own settings, never the server's.
+    const deployable = storeKind(store.kind as string)!.deployable ?? [];
+    const patches: Array<fc.Arbitrary<Doc>> = [];
+    if (deployable.includes('lockDir')) patches.push(fc.record({ lockDir: fc.constantFrom('/var/lock/app2', '/srv/locks') }));
+    if (deployable.includes('keyPrefix')) patches.push(fc.record({ keyPrefix: fc.constantFrom('v2:', '') }));
+    if (deployable.includes('machine') && store.primaries === undefined && store.servers === undefined) patches.push(fc.record({ machine: storeMachine }));
+    if (deployable.includes('strategy')) patches.push(fc.record({ strategy: fc.constantFrom('consensus', 'unanimous') }));
+    if (patches.length > 0)
+      options.push(
+        fc.record({ kind: fc.constant('deploy'), atMs: at, clients: fc.shuffledSubarray([...clients], { minLength: 1 }), store: fc.oneof(...patches) }),
+      );
   }
   return fc.array(fc.oneof(...options), { maxLength });
 }

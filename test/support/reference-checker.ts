@@ -3,7 +3,11 @@ import type { TraceEvent } from '../../sim/trace/types.js';
 /*
  * The batch checker as it was before the checker learnt to stream: two
  * passes over the whole trace, the lost-lock pass at the end. Kept as an
- * oracle: the streaming checker must reach the very same findings.
+ * oracle: the streaming checker must reach the very same findings. It
+ * follows the checker's rules as they grew: a write whose writer's own
+ * holding had ended, with nobody granted the key since, is unprotected and
+ * not stale; a release by another process than a believer loses its lock;
+ * processes carrying one owner token (a fork) never own the lock twice.
  */
 
 interface DoubleOwnership {
@@ -36,6 +40,7 @@ export interface ReferenceVerdict {
   staleWrites: StaleWrite[];
   lostLocks: LostLock[];
   rejectedCurrent: number;
+  unprotectedWrites: number;
 }
 const formatInstant = (us: number): string => String(us);
 
@@ -98,7 +103,11 @@ function clientOf(owner: string): string {
 export function referenceCheck(events: readonly TraceEvent[]): ReferenceVerdict {
   // The key a client protects, by owner token: stores may see another key (a prefix, a path).
   const ownerKey = new Map<string, string>();
-  for (const e of events) if (e.believes?.owner !== undefined && e.key !== undefined && !ownerKey.has(e.believes.owner)) ownerKey.set(e.believes.owner, e.key);
+  // A client's event names the owner token it acts for (its request, if it never came to believe) and its own key.
+  for (const e of events) {
+    const owner = e.believes === undefined ? undefined : (e.owner ?? e.believes.owner);
+    if (owner !== undefined && e.key !== undefined && !ownerKey.has(owner)) ownerKey.set(owner, e.key);
+  }
 
   // Truth is kept per store node, then combined per group: the lock is held
   // while at least `quorum` nodes of its group hold it (1 of 1 for a single
@@ -112,7 +121,8 @@ export function referenceCheck(events: readonly TraceEvent[]): ReferenceVerdict 
   const openBelief = new Map<string, BeliefInterval>();
   const lostLocks: LostLock[] = [];
   const staleWrites: StaleWrite[] = [];
-  const pendingLoss: Array<{ holding: Holding; atUs: number }> = [];
+  const pendingLoss: Array<{ holding: Holding; atUs: number; by: string | undefined }> = [];
+  let unprotectedWrites = 0;
   /** Writes the resource refused although their writer did hold the lock (no token to check). */
   let rejectedCurrent = 0;
   let lastUs = 0;
@@ -168,10 +178,15 @@ export function referenceCheck(events: readonly TraceEvent[]): ReferenceVerdict 
         h.how = HOLD_ENDS[e.kind];
         h.endReason = e.reason;
         openHolding.delete(groupId);
-        if (h.how !== 'released') pendingLoss.push({ holding: h, atUs: e.timeUs });
+        if (h.how !== 'released') pendingLoss.push({ holding: h, atUs: e.timeUs, by: undefined });
+        else if (e.peer !== undefined) pendingLoss.push({ holding: h, atUs: e.timeUs, by: e.peer });
       }
     } else if ((e.kind === 'write.accepted' || e.kind === 'write.rejected') && e.owner !== undefined) {
       const stale = staleness(e, holdingsByOwner, holdingsByKey);
+      if (stale === 'unprotected') {
+        unprotectedWrites++;
+        continue;
+      }
       if (stale === undefined && e.kind === 'write.rejected') rejectedCurrent++;
       if (stale !== undefined) {
         staleWrites.push({
@@ -189,10 +204,11 @@ export function referenceCheck(events: readonly TraceEvent[]): ReferenceVerdict 
 
   // A lock is lost when its holding ends while the client's belief in that
   // very acquisition is still open at that instant.
-  for (const { holding, atUs } of pendingLoss) {
-    const believed = beliefs.some((b) => b.owner === holding.owner && b.startUs <= atUs && (b.endUs === undefined || b.endUs > atUs));
+  for (const { holding, atUs, by } of pendingLoss) {
+    const believed = beliefs.some((b) => b.owner === holding.owner && b.client !== by && b.startUs <= atUs && (b.endUs === undefined || b.endUs > atUs));
     if (believed) {
-      lostLocks.push({ key: holding.key, client: holding.client, owner: holding.owner, atUs, how: holding.how ?? 'lost', reason: holding.endReason ?? '' });
+      const reason = by === undefined ? (holding.endReason ?? '') : `released by ${by}`;
+      lostLocks.push({ key: holding.key, client: holding.client, owner: holding.owner, atUs, how: holding.how ?? 'lost', reason });
     }
   }
 
@@ -201,7 +217,7 @@ export function referenceCheck(events: readonly TraceEvent[]): ReferenceVerdict 
   // ownership without any stale write (say, the late holder checked its lease
   // and skipped its write) is reported, but did no harm.
   const outcome = staleWrites.some((w) => w.accepted) ? 'unsafe' : staleWrites.length > 0 ? 'fenced' : 'safe';
-  return { outcome, doubleOwnership, staleWrites, lostLocks, rejectedCurrent };
+  return { outcome, doubleOwnership, staleWrites, lostLocks, rejectedCurrent, unprotectedWrites };
 }
 
 /** Why a write was stale, or undefined when its writer still solely held the lock. */
@@ -211,16 +227,18 @@ function staleness(write: TraceEvent, byOwner: ReadonlyMap<string, readonly Hold
   // The writer's latest holding that began before the write (holdings are in start order).
   const mine = byOwner.get(owner)?.findLast((h) => h.startUs <= t);
   if (mine === undefined) return 'its writer never held the lock';
-  if (mine.endUs !== undefined && mine.endUs <= t) {
-    const detail = mine.how !== 'released' && mine.endReason !== undefined ? `: ${mine.endReason}` : '';
-    return `its lock had ended at ${formatInstant(mine.endUs)} (${mine.how ?? 'ended'}${detail})`;
-  }
+  let newer: Holding | undefined;
   const sameKey = byKey.get(mine.key) ?? [];
-  for (let i = mine.keyIndex + 1; i < sameKey.length && sameKey[i]!.startUs <= t; i++) {
-    const newer = sameKey[i]!;
-    if (newer.owner !== owner && !newer.shared) return `${newer.client} had been granted the lock at ${formatInstant(newer.startUs)}`;
+  for (let i = mine.keyIndex + 1; i < sameKey.length && sameKey[i]!.startUs <= t && newer === undefined; i++) {
+    if (sameKey[i]!.owner !== owner && !sameKey[i]!.shared) newer = sameKey[i];
   }
-  return undefined;
+  const ended = mine.endUs !== undefined && mine.endUs <= t;
+  if (newer === undefined) return ended ? 'unprotected' : undefined;
+  if (ended) {
+    const detail = mine.how !== 'released' && mine.endReason !== undefined ? `: ${mine.endReason}` : '';
+    return `its lock had ended at ${formatInstant(mine.endUs!)} (${mine.how ?? 'ended'}${detail})`;
+  }
+  return `${newer.client} had been granted the lock at ${formatInstant(newer.startUs)}`;
 }
 
 function push<T>(map: Map<string, T[]>, key: string, value: T): void {
@@ -239,7 +257,7 @@ function overlaps(beliefs: readonly BeliefInterval[], lastUs: number): DoubleOwn
       if ((active[i]!.endUs ?? lastUs) <= b.startUs) active.splice(i, 1);
     }
     for (const a of active) {
-      if (a.key !== b.key || a.client === b.client || (a.shared && b.shared)) continue;
+      if (a.key !== b.key || a.client === b.client || a.owner === b.owner || (a.shared && b.shared)) continue;
       const toUs = Math.min(a.endUs ?? lastUs, b.endUs ?? lastUs);
       if (toUs > b.startUs) out.push({ key: a.key, fromUs: b.startUs, toUs, clients: [a.client, b.client], owners: [a.owner, b.owner] });
     }

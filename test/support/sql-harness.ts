@@ -29,7 +29,7 @@ export class TableHarness {
   }
 
   static mongo(opts: { app2OffsetUs?: number; dbOffsetUs?: number; spec?: Partial<MongoDbSpec> } = {}): TableHarness {
-    const spec: MongoDbSpec = { kind: 'mongodb', name: 'mongodb', machine: 'db', ttlMonitorSec: 60, keyPrefix: '', ...opts.spec };
+    const spec: MongoDbSpec = { kind: 'mongodb', name: 'mongodb', machine: 'db', ttlMonitorSec: 60, expireAfterSeconds: 0, keyPrefix: '', ...opts.spec };
     return new TableHarness((w) => new MongoDbNode(w, spec), opts.app2OffsetUs ?? 0, opts.dbOffsetUs ?? 0);
   }
 

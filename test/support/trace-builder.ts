@@ -18,6 +18,12 @@ export class TraceBuilder {
     return this.add(timeUs, owner === null ? 'release.request' : 'acquire.ok', client, { key, ...(owner === null ? {} : { owner }), believes });
   }
 
+  /** Any client event, with what the client believes then (nothing unless `owner` is given). */
+  client(timeUs: number, kind: string, client: string, extra: Partial<TraceEvent> = {}, believedOwner?: string): this {
+    const believes: Belief = believedOwner === undefined ? { holds: false } : { holds: true, owner: believedOwner };
+    return this.add(timeUs, kind, client, { key: 'job', believes, ...extra });
+  }
+
   crash(timeUs: number, client: string): this {
     return this.add(timeUs, 'process.crash', client, { key: 'job', believes: { holds: false } });
   }

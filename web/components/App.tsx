@@ -1,6 +1,6 @@
 import { lazy, Suspense, useCallback, useEffect } from 'react';
 import { usePlayback } from '../state/playback.js';
-import { loadTraceFile } from '../state/session.js';
+import { loadTraceFile, whenTraceIsScenario } from '../state/session.js';
 import { useShortcuts } from '../state/shortcuts.js';
 import { useUi, type View } from '../state/ui.js';
 import { Patterns } from '../timeline/Patterns.js';
@@ -23,6 +23,12 @@ const TABS: readonly { view: View; label: string }[] = [
   { view: 'stores', label: 'Stores' },
   { view: 'odds', label: 'Odds' },
 ];
+
+// A scenario opened where a trace was expected is offered to the Sandbox.
+whenTraceIsScenario((f) => {
+  useUi.getState().set({ view: 'sandbox' });
+  void importScenarioFile(f);
+});
 
 /** A trace declares its schema near the top; anything else dropped is taken for a scenario. */
 function looksLikeTrace(head: string): boolean {

@@ -1,6 +1,7 @@
 import { useEffect, useRef } from 'react';
 import { SHORTCUTS } from '../state/shortcuts.js';
 import { useUi } from '../state/ui.js';
+import { Legend } from '../timeline/Legend.js';
 
 /** The keyboard shortcuts and what the marks mean, in a modal dialog (Esc closes it). */
 export function HelpDialog() {
@@ -37,35 +38,11 @@ export function HelpDialog() {
         </table>
         <div>
           <h3>On the timeline</h3>
-          <ul className="legend">
-            <li>
-              <svg width="40" height="14" aria-hidden="true">
-                <rect className="belief" width="40" height="12" y="1" rx="3" />
-              </svg>{' '}
-              solid bar: the client <em>believes</em> it holds the lock
-            </li>
-            <li>
-              <svg width="40" height="14" aria-hidden="true">
-                <rect className="truth" width="40" height="12" y="1" />
-              </svg>{' '}
-              hatched bar: the store <em>actually</em> holds it for that client (◷ expired, ✂ deleted, ⇄ overwritten, ↯ lost)
-            </li>
-            <li>
-              <svg width="40" height="14" aria-hidden="true">
-                <rect className="band-double" width="40" height="14" />
-                <rect className="band-double-hatch" width="40" height="14" />
-              </svg>{' '}
-              cross-hatched band: double ownership, two clients believe at once
-            </li>
-            <li>
-              <svg width="40" height="14" aria-hidden="true">
-                <rect className="pause" width="40" height="14" />
-              </svg>{' '}
-              dotted: the process is paused; ✕ crash; ⇥ clock jump; ∿ drift; ✉ lost message
-            </li>
-            <li>● ✓ write accepted · ■ ✕ write rejected by fencing · ▲ ! stale write accepted (damage)</li>
-          </ul>
-          <p>Wheel or pinch to zoom, drag to pan, click to move the playhead, drag the handle on the axis to scrub.</p>
+          <Legend traces={[]} all />
+          <p>
+            Wheel or pinch to zoom, drag to pan, click a mark to see its details in the side panel, click elsewhere to move the playhead, drag the handle on the
+            axis to scrub. Playback slows near each numbered finding and holds on it; n jumps to the next.
+          </p>
         </div>
       </div>
       <form method="dialog">

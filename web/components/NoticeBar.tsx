@@ -1,8 +1,9 @@
 import { useUi } from '../state/ui.js';
+import { Issues } from './Issues.js';
 
 /**
- * Problems with a file or a link, as plain text lines: where (a JSON path or
- * a link parameter) and what. Text only, never HTML from the input.
+ * Problems with a file or a link: what the lab took the input for, its
+ * first problem, the rest folded, and what the user can do instead.
  */
 export function NoticeBar() {
   const notice = useUi((s) => s.notice);
@@ -16,13 +17,23 @@ export function NoticeBar() {
           Dismiss
         </button>
       </div>
-      <ul className="issues">
-        {notice.issues.map((i, k) => (
-          <li key={k}>
-            <code>{i.path === '' ? notice.source : `${notice.source}: ${i.path}`}</code> {i.message}
-          </li>
-        ))}
-      </ul>
+      <Issues source={notice.source} issues={notice.issues} what={notice.what} />
+      {notice.actions !== undefined && notice.actions.length > 0 && (
+        <div className="notice-actions">
+          {notice.actions.map((a) => (
+            <button
+              key={a.label}
+              type="button"
+              onClick={() => {
+                set({ notice: null });
+                a.run();
+              }}
+            >
+              {a.label}
+            </button>
+          ))}
+        </div>
+      )}
     </div>
   );
 }

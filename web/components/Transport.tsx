@@ -52,9 +52,9 @@ export function Transport({ trace }: { trace: LoadedTrace }) {
       <span className="mono time-readout" aria-hidden="true">
         {formatInstant(playheadUs)}
       </span>
-      <label>
-        Speed{' '}
-        <select value={speed} onChange={(ev) => ui.set({ speed: Number(ev.target.value) })}>
+      <label title="Playback speed ([ slower, ] faster)">
+        <span className="sr-only">Speed</span>
+        <select value={speed} onChange={(ev) => ui.set({ speed: Number(ev.target.value) })} data-testid="speed">
           {SPEEDS.map((s) => (
             <option key={s} value={s}>
               {s}×
@@ -71,8 +71,8 @@ export function Transport({ trace }: { trace: LoadedTrace }) {
       <button type="button" onClick={() => ui.set({ domain: null })} aria-label="Show the whole trace (0)" title="Whole trace (0)">
         <Icon name="fit" />
       </button>
-      <label className="check">
-        <input type="checkbox" checked={arrows} onChange={(ev) => ui.set({ arrows: ev.target.checked })} /> Request/response arrows
+      <label className="check" title="Request/response arrows between the lanes (a)">
+        <input type="checkbox" checked={arrows} onChange={(ev) => ui.set({ arrows: ev.target.checked })} /> Arrows
       </label>
     </div>
   );

@@ -1,23 +1,64 @@
 import { summarize } from '../../sim/check/summary.js';
 import type { Verdict } from '../../sim/check/verdict.js';
+import { formatInstant } from '../../sim/time.js';
+import type { LoadedTrace } from '../state/traces.js';
+import { useUi } from '../state/ui.js';
 
 const HEADLINE: Readonly<Record<Verdict['outcome'], string>> = {
   unsafe: '✕ Unsafe: a stale write was accepted and the resource is corrupted',
   fenced: '◆ Fenced: locks overlapped, but fencing rejected every stale write',
-  safe: '✓ Safe: no double ownership, no stale write',
+  safe: '✓ Safe: no stale write reached the resource',
 };
 
-/** The checker's verdict in words: the outcome, with a symbol as well as a colour, and one line per finding. */
-export function VerdictView({ verdict }: { verdict: Verdict }) {
+const SYMBOL = { damage: '✕', fenced: '◆', warning: '⚠' } as const;
+
+/**
+ * The checker's verdict in words: the outcome, with a symbol as well as a
+ * colour, then each finding numbered as on the timeline. Choosing one moves
+ * the playhead to its event and shows its details (on the primary trace;
+ * another trace's list moves the playhead to its time).
+ */
+export function VerdictView({ trace, primary = true }: { trace: LoadedTrace; primary?: boolean }) {
+  const verdict = trace.doc.verdict;
+  const { findings } = trace.annotations;
+  const report = summarize(verdict);
+  const go = (seq: number) => {
+    const ui = useUi.getState();
+    if (primary) ui.inspect(seq);
+    else ui.seekTime(trace.model.times[seq] ?? 0);
+  };
   return (
     <section className={`verdict verdict-${verdict.outcome}`} data-testid="verdict" data-outcome={verdict.outcome} aria-label="Verdict">
       <p className="verdict-headline">{HEADLINE[verdict.outcome]}</p>
-      {summarize(verdict).length > 0 && (
-        <ul>
-          {summarize(verdict).map((line) => (
-            <li key={line}>{line}</li>
+      {findings.length > 0 ? (
+        <ol className="findings" aria-label="Findings (n: next, Shift+N: previous)">
+          {findings.map((f, i) => (
+            <li key={f.id} className={`finding finding-${f.severity}`} data-finding={f.kind} data-seq={f.seq}>
+              <button type="button" className="link-button" onClick={() => go(f.seq)}>
+                <span className={`finding-number-chip finding-${f.severity}`} aria-label={`Finding ${i + 1}`}>
+                  {i + 1}
+                </span>{' '}
+                <span className="finding-when mono">{formatInstant(f.atUs)}</span>{' '}
+                <strong>
+                  {SYMBOL[f.severity]} {f.title}:
+                </strong>{' '}
+                {f.detail}
+              </button>
+            </li>
           ))}
-        </ul>
+        </ol>
+      ) : (
+        <p className="muted small">No double ownership and no stale write: mutual exclusion held.</p>
+      )}
+      {report.length > 0 && (
+        <details className="small">
+          <summary>The checker’s report</summary>
+          <ul>
+            {report.map((line) => (
+              <li key={line}>{line}</li>
+            ))}
+          </ul>
+        </details>
       )}
     </section>
   );

@@ -42,7 +42,8 @@ export async function buildLink(state: LinkState): Promise<string> {
     for (const o of state.compare.overrides) p.append('bset', o);
     if (state.compare.seed !== null) p.set('bseed', String(state.compare.seed));
   }
-  if (state.cursor !== null) p.set('t', String(state.cursor));
+  // Before the first event is the default view, so it needs no parameter.
+  if (state.cursor !== null && state.cursor >= 0) p.set('t', String(state.cursor));
   if (state.domain !== null) p.set('z', `${Math.round(state.domain[0])}-${Math.round(state.domain[1])}`);
   if (state.arrows) p.set('arrows', '1');
   const query = p.toString();
@@ -99,7 +100,8 @@ export async function parseLink(hash: string): Promise<LinkResult> {
     return r.ok ? r.seed : null;
   };
   state.seed = seedOf('seed');
-  state.cursor = number('t');
+  // Earlier versions wrote t=-1 for "before the first event"; such links still open.
+  state.cursor = p.get('t') === '-1' ? null : number('t');
   const z = p.get('z');
   if (z !== null) {
     const m = /^(\d{1,15})-(\d{1,15})$/.exec(z);

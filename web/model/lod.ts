@@ -31,7 +31,16 @@ function firstStartingAfter<T>(items: readonly T[], at: number, key: (t: T) => n
   return lo;
 }
 
-/** Spans of a row (sorted by start) that meet [fromUs, toUs], merged where gaps are under `mergeUs`. */
+/** A span narrower than this many merge gaps (pixels) may merge with its neighbour; wider ones always stand alone. */
+const NARROW = 3;
+
+/**
+ * Spans of a row (sorted by start) that meet [fromUs, toUs], merged where
+ * gaps are under `mergeUs` and one of the two is too narrow to see alone.
+ * Two wide spans that touch (a takeover: A's holding ends as B's begins)
+ * stay two, so each keeps its label; the count drawn is still bounded by
+ * the plot's width.
+ */
 export function visibleSpans(spans: readonly Span[], fromUs: number, toUs: number, mergeUs: number): DrawnSpan[] {
   const out: DrawnSpan[] = [];
   // Long spans that began before the window may still reach into it; walk back over a bounded number of them.
@@ -45,7 +54,9 @@ export function visibleSpans(spans: readonly Span[], fromUs: number, toUs: numbe
     const s = spans[i]!;
     if (s.fromUs > toUs) break;
     if (s.toUs < fromUs) continue;
-    if (cur !== null && s.fromUs - cur.toUs <= mergeUs) {
+    const narrow = cur !== null && (s.toUs - s.fromUs < NARROW * mergeUs || cur.toUs - cur.fromUs < NARROW * mergeUs);
+    // Spans that overlap on one row (several holders at once) cannot be told apart anyway, so they merge too.
+    if (cur !== null && ((s.fromUs - cur.toUs <= mergeUs && narrow) || s.fromUs < cur.toUs)) {
       cur.toUs = Math.max(cur.toUs, s.toUs);
       cur.count++;
       continue;

@@ -1,6 +1,12 @@
 import type { ClientSpec, Scenario } from '../../sim/scenario/types.js';
 import { CheckField, NumField, SelectField, TextField } from './fields.js';
 import { ValueField } from './ValueField.js';
+import { spellOut } from './words.js';
+
+const ACQUIRE_WORDS: Readonly<Record<string, string>> = {
+  shared: 'Take a shared (read) lock',
+  poll: 'Wait by polling (a blocking acquire on a store that cannot block)',
+};
 
 const KNOWN_ACQUIRE = new Set(['mode', 'method', 'retries', 'retryDelayMs', 'waitTimeoutMs']);
 const KNOWN_CLIENT = new Set([
@@ -76,7 +82,7 @@ export function ClientCard({
         {Object.entries(acquire)
           .filter(([k]) => !KNOWN_ACQUIRE.has(k))
           .map(([k, v]) => (
-            <ValueField key={k} label={`Acquire: ${k}`} value={v} onChange={(nv) => update(at('acquire', k), nv)} />
+            <ValueField key={k} label={ACQUIRE_WORDS[k] ?? `Acquire: ${spellOut(k).toLowerCase()}`} value={v} onChange={(nv) => update(at('acquire', k), nv)} />
           ))}
         <NumField
           label="Refresh every (ms)"
@@ -100,7 +106,7 @@ export function ClientCard({
         {Object.entries(extra)
           .filter(([k]) => !KNOWN_CLIENT.has(k))
           .map(([k, v]) => (
-            <ValueField key={k} label={k} value={v} onChange={(nv) => update(at(k), nv)} />
+            <ValueField key={k} label={spellOut(k)} value={v} onChange={(nv) => update(at(k), nv)} />
           ))}
       </div>
       <button type="button" className="small-button" onClick={remove} disabled={scenario.clients.length <= 1}>

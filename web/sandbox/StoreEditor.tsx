@@ -2,6 +2,7 @@ import type { LatencyDistribution, Scenario } from '../../sim/scenario/types.js'
 import { STORE_TABLE } from '../../sim/stores/registry.js';
 import { CheckField, NumField, SelectField } from './fields.js';
 import { ValueField } from './ValueField.js';
+import { storeFieldLabel, storeFieldSchema, valueLabel } from './words.js';
 
 const LATENCY_DISTRIBUTIONS: readonly LatencyDistribution[] = ['uniform', 'normal', 'long-tail'];
 
@@ -30,13 +31,26 @@ export function StoreEditor({
           label="Store"
           value={scenario.store.kind}
           options={kinds.includes(scenario.store.kind) ? kinds : [scenario.store.kind, ...kinds]}
+          labelOf={(k) => STORE_TABLE.find((r) => r.name === k)?.title ?? k}
           onChange={changeKind}
         />
         {Object.entries(store)
           .filter(([k]) => k !== 'kind')
-          .map(([k, v]) => (
-            <ValueField key={k} label={`store ${k}`} value={v} choices={k === 'machine' ? machines : undefined} onChange={(nv) => update(['store', k], nv)} />
-          ))}
+          .map(([k, v]) => {
+            const schema = storeFieldSchema(scenario.store.kind, k);
+            const closed = schema.enum?.filter((e): e is string => typeof e === 'string');
+            return (
+              <ValueField
+                key={k}
+                label={storeFieldLabel(k)}
+                value={v}
+                choices={k === 'machine' ? machines : closed}
+                labelOf={(value) => valueLabel(k, value)}
+                hint={schema.description}
+                onChange={(nv) => update(['store', k], nv)}
+              />
+            );
+          })}
         <SelectField
           label="Resource machine"
           value={scenario.resource.machine}

@@ -11,18 +11,32 @@ export function ValueField({
   value,
   onChange,
   choices,
+  labelOf,
+  hint,
 }: {
   label: string;
   value: unknown;
   onChange: (v: unknown) => void;
   choices?: readonly string[] | undefined;
+  /** Each choice in words. */
+  labelOf?: ((v: string) => string) | undefined;
+  hint?: string | undefined;
 }) {
   if (typeof value === 'boolean') return <CheckField label={label} value={value} onChange={onChange} />;
-  if (typeof value === 'number') return <NumField label={label} value={value} onChange={onChange} />;
+  if (typeof value === 'number') return <NumField label={label} value={value} onChange={onChange} hint={hint} />;
   if (typeof value === 'string') {
     if (choices !== undefined && choices.length > 0)
-      return <SelectField label={label} value={value} options={choices.includes(value) ? choices : [value, ...choices]} onChange={onChange} />;
-    return <TextField label={label} value={value} onChange={onChange} />;
+      return (
+        <SelectField
+          label={label}
+          value={value}
+          options={choices.includes(value) ? choices : [value, ...choices]}
+          onChange={onChange}
+          labelOf={labelOf}
+          hint={hint}
+        />
+      );
+    return <TextField label={label} value={value} onChange={onChange} hint={hint} />;
   }
   return <JsonField label={label} value={value} onChange={onChange} />;
 }

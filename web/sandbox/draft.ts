@@ -9,11 +9,19 @@ import type { ClientSpec, Scenario } from '../../sim/scenario/types.js';
  */
 export interface DraftState {
   draft: Scenario | null;
-  issues: { source: string; issues: readonly InputIssue[] } | null;
+  /** The draft as it was loaded or last run: edits since make it dirty, and dropping them asks first. */
+  clean: Scenario | null;
+  /** Where the draft came from (a built-in's name and overrides, a file, a trace), so a link can tell whether it already shows it. */
+  from: string;
+  /** The draft the last run ran, to tell whether the result beside the form is still its result. */
+  ran: Scenario | null;
+  issues: { source: string; issues: readonly InputIssue[]; what?: string } | null;
   lastTraceId: string | null;
-  setDraft(d: Scenario): void;
+  setDraft(d: Scenario, from: string): void;
   update(path: readonly (string | number)[], value: unknown): void;
   setIssues(i: DraftState['issues']): void;
+  /** The draft ran as `traceId`: it is clean again and the result is its own. */
+  markRun(traceId: string): void;
 }
 
 /** Returns a copy of `obj` with the value at `path` replaced; the original is never changed. */
@@ -28,12 +36,19 @@ export function setIn<T>(obj: T, path: readonly (string | number)[], value: unkn
 
 export const useDraft = create<DraftState>()((set) => ({
   draft: null,
+  clean: null,
+  from: '',
+  ran: null,
   issues: null,
   lastTraceId: null,
-  setDraft: (d) => set({ draft: d, issues: null }),
+  setDraft: (d, from) => set({ draft: d, clean: d, from, issues: null }),
   update: (path, value) => set((s) => (s.draft === null ? {} : { draft: setIn(s.draft, path, value) })),
   setIssues: (issues) => set({ issues }),
+  markRun: (traceId) => set((s) => ({ clean: s.draft, ran: s.draft, lastTraceId: traceId, from: `trace:${traceId}` })),
 }));
+
+/** Whether the user has changed the draft since it was loaded or last run. */
+export const isDirty = (s: Pick<DraftState, 'draft' | 'clean'>): boolean => s.draft !== null && s.draft !== s.clean;
 
 /** The next free one-letter client name: A, B, … Z, then A1, B1, … */
 export function nextClientName(taken: readonly string[]): string {

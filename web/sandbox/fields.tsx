@@ -21,7 +21,7 @@ export function NumField({
   nullable?: boolean;
   step?: string;
   min?: number;
-  hint?: string;
+  hint?: string | undefined;
 }) {
   const id = useId();
   return (
@@ -49,12 +49,17 @@ export function NumField({
   );
 }
 
-export function TextField({ label, value, onChange }: { label: string; value: string; onChange: (v: string) => void }) {
+export function TextField({ label, value, onChange, hint }: { label: string; value: string; onChange: (v: string) => void; hint?: string | undefined }) {
   const id = useId();
   return (
     <div className="field">
       <label htmlFor={id}>{label}</label>
-      <input id={id} type="text" value={value} onChange={(ev) => onChange(ev.target.value)} />
+      <input id={id} type="text" value={value} onChange={(ev) => onChange(ev.target.value)} aria-describedby={hint === undefined ? undefined : `${id}-hint`} />
+      {hint !== undefined && (
+        <small id={`${id}-hint`} className="muted">
+          {hint}
+        </small>
+      )}
     </div>
   );
 }
@@ -64,23 +69,33 @@ export function SelectField<T extends string>({
   value,
   options,
   onChange,
+  labelOf,
+  hint,
 }: {
   label: string;
   value: T;
   options: readonly T[];
   onChange: (v: T) => void;
+  /** Each option in words; the value itself when absent. */
+  labelOf?: ((v: T) => string) | undefined;
+  hint?: string | undefined;
 }) {
   const id = useId();
   return (
     <div className="field">
       <label htmlFor={id}>{label}</label>
-      <select id={id} value={value} onChange={(ev) => onChange(ev.target.value as T)}>
+      <select id={id} value={value} onChange={(ev) => onChange(ev.target.value as T)} aria-describedby={hint === undefined ? undefined : `${id}-hint`}>
         {options.map((o) => (
           <option key={o} value={o}>
-            {o}
+            {labelOf === undefined ? o : labelOf(o)}
           </option>
         ))}
       </select>
+      {hint !== undefined && (
+        <small id={`${id}-hint`} className="muted">
+          {hint}
+        </small>
+      )}
     </div>
   );
 }

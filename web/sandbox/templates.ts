@@ -1,5 +1,6 @@
 import type { FaultSpec, Scenario } from '../../sim/scenario/types.js';
-import { STORE_TABLE } from '../../sim/stores/registry.js';
+import { GENERIC_FAULTS } from '../../sim/scenario/types.js';
+import { storeKind } from '../../sim/stores/registry.js';
 
 /*
  * Fault templates as plain data. The store models (and their faults) grow
@@ -8,14 +9,10 @@ import { STORE_TABLE } from '../../sim/stores/registry.js';
  * worker's validation name anything that does not fit.
  */
 
-/** Faults any store accepts. */
-const GENERIC = ['pause', 'crash', 'partition', 'clock-jump', 'clock-drift', 'latency-spike'] as const;
-
-/** The fault kinds the Sandbox and Fork offer for a store kind: the generic ones plus the store's own. */
-export function faultKindsFor(storeKind: string): string[] {
-  const row = STORE_TABLE.find((r) => r.name === storeKind) as { faults?: readonly string[] } | undefined;
-  const own = row?.faults ?? (storeKind === 'redis' ? ['store-restart'] : []);
-  return [...GENERIC, ...own.filter((k) => !(GENERIC as readonly string[]).includes(k))];
+/** The fault kinds the Sandbox and Fork offer for a store kind: the generic ones plus the store's own, as its model lists them. */
+export function faultKindsFor(kind: string): string[] {
+  const own = storeKind(kind)?.faults ?? [];
+  return [...GENERIC_FAULTS, ...own.filter((k) => !(GENERIC_FAULTS as readonly string[]).includes(k))];
 }
 
 /** The store node names a fault can be aimed at: the node itself, or nodes named after it. */

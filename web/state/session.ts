@@ -23,7 +23,10 @@ export function labelOf(origin: Origin): string {
 }
 
 function report(err: unknown, title: string): void {
-  if (err instanceof WorkerInputError) useUi.getState().set({ notice: { title, source: err.source, issues: err.issues, tone: 'error' } });
+  if (err instanceof WorkerInputError)
+    useUi
+      .getState()
+      .set({ notice: { title, source: err.source, issues: err.issues, tone: 'error', ...(err.what === undefined ? {} : { what: err.what.words }) } });
   else useUi.getState().set({ notice: { title, source: 'lab', issues: [{ path: '', message: String((err as Error).message ?? err) }], tone: 'error' } });
 }
 
@@ -33,7 +36,7 @@ export async function runOrigin(origin: Exclude<Origin, { kind: 'file' }>, label
   ui.set({ busy: `Running ${label}…` });
   try {
     const t = await sim().run(inputOf(origin), origin.seed, origin.overrides);
-    return registerTrace({ label, origin, doc: t.doc, text: t.text, hash: t.hash, workMs: t.workMs });
+    return registerTrace({ label, origin, ...t });
   } catch (err) {
     report(err, `Could not run ${label}`);
     return null;
@@ -51,6 +54,7 @@ export function showPrimary(t: LoadedTrace, keep: { cursor?: number; domain?: re
     cursor,
     playheadUs: cursor >= 0 ? t.model.times[cursor]! : t.model.startUs,
     playing: false,
+    selected: null,
     domain: keep.domain === undefined ? null : keep.domain,
   });
   performance.mark('locklab:trace-shown');
@@ -63,6 +67,12 @@ export async function runPrimary(origin: Exclude<Origin, { kind: 'file' }>, keep
   return t;
 }
 
+/** Where a file opened as a trace goes when it turns out to be a scenario. */
+let openScenarioInSandbox: ((f: File) => void) | null = null;
+export function whenTraceIsScenario(open: (f: File) => void): void {
+  openScenarioInSandbox = open;
+}
+
 /** Loads a trace file (from the picker or a drop) through the worker's validation. */
 export async function loadTraceFile(file: File, slot: 'primary' | 'secondary'): Promise<LoadedTrace | null> {
   const ui = useUi.getState();
@@ -72,17 +82,28 @@ export async function loadTraceFile(file: File, slot: 'primary' | 'secondary'): 
     const t = registerTrace({
       label: `${file.name} (${p.doc.source === 'real' ? 'real servers' : 'simulated'})`,
       origin: { kind: 'file', fileName: file.name },
-      doc: p.doc,
-      text: p.text,
-      hash: p.hash,
-      workMs: p.workMs,
+      ...p,
     });
     if (slot === 'primary') showPrimary(t);
     else useUi.getState().set({ secondaryId: t.id, secondaryNote: `loaded from ${file.name}` });
     useUi.getState().set({ notice: null });
     return t;
   } catch (err) {
-    report(err, `Could not load ${file.name}`);
+    if (err instanceof WorkerInputError && err.what?.kind === 'scenario' && openScenarioInSandbox !== null) {
+      const open = openScenarioInSandbox;
+      useUi.getState().set({
+        notice: {
+          title: `${file.name} is a scenario, not a trace`,
+          source: file.name,
+          issues: [],
+          what: err.what.words,
+          tone: 'info',
+          actions: [{ label: 'Open it in the Sandbox', run: () => open(file) }],
+        },
+      });
+      return null;
+    }
+    report(err, `Could not open ${file.name}`);
     return null;
   } finally {
     useUi.getState().set({ busy: null });

@@ -12,11 +12,12 @@ export interface Shortcut {
 export const viewKeys: { fencing: (() => void) | null; fork: (() => void) | null } = { fencing: null, fork: null };
 
 export const SHORTCUTS: readonly Shortcut[] = [
-  { keys: ['Space', 'k'], does: 'Play or pause' },
+  { keys: ['Space', 'k'], does: 'Play or pause (playback slows near each finding and holds on it)' },
   { keys: ['→', 'l'], does: 'Step one event forward' },
   { keys: ['←', 'j'], does: 'Step one event back' },
   { keys: ['Shift+→', 'Shift+←'], does: 'Step ten events' },
   { keys: ['Home', 'End'], does: 'First or last event' },
+  { keys: ['n', 'Shift+N'], does: 'Jump to the next or previous finding' },
   { keys: [']', '['], does: 'Faster or slower' },
   { keys: ['+', '−'], does: 'Zoom in or out around the playhead' },
   { keys: ['0'], does: 'Show the whole trace' },
@@ -32,12 +33,17 @@ export const SHORTCUTS: readonly Shortcut[] = [
 
 const VIEWS: readonly View[] = ['lab', 'sandbox', 'compare', 'stores', 'odds'];
 
-function typingIn(target: EventTarget | null): boolean {
-  const el = target as HTMLElement | null;
+function typingIn(ev: KeyboardEvent): boolean {
+  const el = ev.target as HTMLElement | null;
   if (el === null || typeof el.closest !== 'function') return false;
+  // A closed choice takes ↑ and ↓; ← and → still step, as the side panel's hint promises.
+  if (el.closest('select') !== null) return ev.key !== 'ArrowLeft' && ev.key !== 'ArrowRight';
   // Checkboxes and buttons keep the shortcuts; fields that take arrows or letters do not.
-  return el.closest('input:not([type=checkbox]):not([type=radio]):not([type=file]), select, textarea, [contenteditable="true"], dialog') !== null;
+  return el.closest('input:not([type=checkbox]):not([type=radio]):not([type=file]), textarea, [contenteditable="true"]') !== null;
 }
+
+/** An open dialog owns the keyboard: nothing behind it may change while it is shown. */
+const dialogOpen = (): boolean => document.querySelector('dialog[open]') !== null;
 
 /** Installs the shortcuts on the document. Keys typed into form fields and dialogs are left alone. */
 export function useShortcuts(): void {
@@ -45,12 +51,13 @@ export function useShortcuts(): void {
     const onKey = (ev: KeyboardEvent) => {
       if (ev.ctrlKey || ev.metaKey || ev.altKey) return;
       const ui = useUi.getState();
-      if (ev.key === '?') {
+      // ? opens the help anywhere but in a text field, and closes it again; it does not stack on another dialog.
+      if (ev.key === '?' && !typingIn(ev) && (ui.helpOpen || !dialogOpen())) {
         ui.set({ helpOpen: !ui.helpOpen });
         ev.preventDefault();
         return;
       }
-      if (typingIn(ev.target)) return;
+      if (dialogOpen() || typingIn(ev)) return;
       // Space and Enter on a focused control press or tick it, as everywhere else.
       if ((ev.key === ' ' || ev.key === 'Enter') && (ev.target as HTMLElement | null)?.closest?.('button, a, summary, input, label') != null) return;
       const inTimeline = ui.view === 'lab' || ui.view === 'compare';
@@ -67,6 +74,12 @@ export function useShortcuts(): void {
         case 'ArrowLeft':
         case 'j':
           if (inTimeline) ui.stepBy(ev.shiftKey ? -10 : -1);
+          break;
+        case 'n':
+          if (inTimeline) ui.jumpToFinding(1);
+          break;
+        case 'N':
+          if (inTimeline) ui.jumpToFinding(-1);
           break;
         case 'Home':
           ui.seekSeq(-1);

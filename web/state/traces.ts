@@ -1,5 +1,6 @@
 import { useSyncExternalStore } from 'react';
 import type { TraceDocument } from '../../sim/trace/types.js';
+import { annotate, type Annotations } from '../model/annotate.js';
 import { buildModel } from '../model/build.js';
 import type { TraceModel } from '../model/types.js';
 
@@ -18,6 +19,8 @@ export interface LoadedTrace {
   readonly text: string;
   readonly hash: string;
   readonly model: TraceModel;
+  /** Findings tied to their events, refused attempts and the rest the lab draws on top of the model. */
+  readonly annotations: Annotations;
   readonly workMs: number;
 }
 
@@ -31,10 +34,12 @@ const listeners = new Set<() => void>();
 let version = 0;
 let counter = 0;
 
-export function registerTrace(t: Omit<LoadedTrace, 'id' | 'model'>): LoadedTrace {
+/** Registers a trace; its model and annotations are derived here unless the worker already did. */
+export function registerTrace(t: Omit<LoadedTrace, 'id' | 'model' | 'annotations'> & Partial<Pick<LoadedTrace, 'model' | 'annotations'>>): LoadedTrace {
   const id = `t${++counter}`;
   Object.freeze(t.doc);
-  const loaded: LoadedTrace = Object.freeze({ ...t, id, model: buildModel(t.doc) });
+  const model = t.model ?? buildModel(t.doc);
+  const loaded: LoadedTrace = Object.freeze({ ...t, id, model, annotations: t.annotations ?? annotate(t.doc, model) });
   traces.set(id, loaded);
   // Keep memory bounded: the lab never shows more than a handful of traces at once.
   if (traces.size > 8) traces.delete(traces.keys().next().value!);

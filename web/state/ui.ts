@@ -1,6 +1,6 @@
 import { create } from 'zustand';
 import type { InputIssue } from '../../sim/errors.js';
-import { countAtOrBefore } from '../model/search.js';
+import { countAtOrBefore, firstAtOrAfter } from '../model/search.js';
 import { getTrace } from './traces.js';
 
 export type View = 'lab' | 'sandbox' | 'compare' | 'stores' | 'odds';
@@ -12,6 +12,10 @@ export interface Notice {
   readonly source: string;
   readonly issues: readonly InputIssue[];
   readonly tone: 'error' | 'info';
+  /** What the input appeared to be ("a Locklab trace of pause-past-expiry (seed 7, 32 events)"). */
+  readonly what?: string;
+  /** What the user can do instead: open the file where it belongs. */
+  readonly actions?: readonly { readonly label: string; run(): void }[];
 }
 
 export const SPEEDS = [0.1, 0.25, 0.5, 1, 2, 5, 10, 100, 1000, 10000] as const;
@@ -34,6 +38,10 @@ export interface UiState {
   playheadUs: number;
   playing: boolean;
   speed: number;
+  /** Seqs a story (a lesson) wants playback to stop at, besides the findings. */
+  storyStops: readonly number[];
+  /** The event whose details the side panel shows (a clicked mark, a finding), by seq; null when none is. */
+  selected: number | null;
   /** The visible window of true time; null shows the whole trace. */
   domain: readonly [number, number] | null;
   arrows: boolean;
@@ -47,6 +55,10 @@ export interface UiActions {
   set(partial: Partial<UiState>): void;
   stepBy(delta: number): void;
   seekSeq(seq: number): void;
+  /** Moves the playhead to an event and shows its details. */
+  inspect(seq: number): void;
+  /** Inspects the next (1) or previous (-1) event a finding is about, from the cursor. */
+  jumpToFinding(direction: 1 | -1): void;
   seekTime(us: number): void;
   togglePlay(): void;
   changeSpeed(direction: 1 | -1): void;
@@ -65,6 +77,8 @@ export const useUi = create<UiState & UiActions>()((set, get) => ({
   playheadUs: 0,
   playing: false,
   speed: 2,
+  selected: null,
+  storyStops: [],
   domain: null,
   arrows: false,
   theme: 'light',
@@ -87,6 +101,21 @@ export const useUi = create<UiState & UiActions>()((set, get) => ({
     if (t === null) return;
     const cursor = Math.max(-1, Math.min(t.doc.events.length - 1, Math.trunc(seq)));
     set({ cursor, playheadUs: cursor >= 0 ? t.model.times[cursor]! : t.model.startUs });
+  },
+
+  inspect: (seq) => {
+    get().seekSeq(seq);
+    set({ selected: get().cursor === seq ? seq : null, playing: false });
+  },
+
+  jumpToFinding: (direction) => {
+    const t = getTrace(get().primaryId);
+    if (t === null) return;
+    const flagged = t.annotations.flagged;
+    const cursor = get().cursor;
+    const i = direction === 1 ? firstAtOrAfter(flagged, cursor + 1) : countAtOrBefore(flagged, cursor - 1) - 1;
+    const seq = flagged[i];
+    if (seq !== undefined) get().inspect(seq);
   },
 
   seekTime: (us) => {

@@ -5,7 +5,7 @@ import { countAtOrBefore } from '../model/search.js';
 import { localAt } from '../model/state-at.js';
 import type { LoadedTrace } from '../state/traces.js';
 import { useUi } from '../state/ui.js';
-import { AXIS_H, GUTTER_W, type Lane } from './layout.js';
+import { AXIS_H, clockY, type Lane } from './layout.js';
 
 interface Props {
   trace: LoadedTrace;
@@ -14,6 +14,7 @@ interface Props {
   height: number;
   /** The primary trace follows the cursor exactly; another trace shows its last event at the playhead's time. */
   primary: boolean;
+  gutter: number;
 }
 
 /**
@@ -21,7 +22,7 @@ interface Props {
  * event's dot, and each lane's local clock reading. Kept apart from the
  * static marks so that scrubbing re-renders only this.
  */
-export function Overlay({ trace, lanes, x, height, primary }: Props) {
+export function Overlay({ trace, lanes, x, height, primary, gutter }: Props) {
   const playheadUs = useUi((s) => s.playheadUs);
   const cursorPrimary = useUi((s) => s.cursor);
   const seekTime = useUi((s) => s.seekTime);
@@ -47,7 +48,7 @@ export function Overlay({ trace, lanes, x, height, primary }: Props) {
     const svg = ev.currentTarget.ownerSVGElement;
     if (svg === null) return;
     const r = svg.getBoundingClientRect();
-    seekTime(x.invert(ev.clientX - r.left - GUTTER_W));
+    seekTime(x.invert(ev.clientX - r.left - gutter));
   };
 
   return (
@@ -58,13 +59,13 @@ export function Overlay({ trace, lanes, x, height, primary }: Props) {
           const clock = clocks.get(l.machine);
           const local = clock === undefined ? null : localAt(clock, playheadUs);
           return (
-            <text key={l.id} className="lane-clock" x={8} y={l.y + (l.kind === 'client' ? 42 : l.h - 6)} data-clock={l.machine}>
+            <text key={l.id} className="lane-clock" x={8} y={clockY(l)} data-clock={l.machine}>
               {local === null ? '' : `◷ ${formatInstant(local)}`}
             </text>
           );
         })}
       </g>
-      <g transform={`translate(${GUTTER_W},0)`}>
+      <g transform={`translate(${gutter},0)`}>
         {inView && (
           <g data-mark="playhead" data-us={playheadUs}>
             <line className="playhead" x1={px} x2={px} y1={AXIS_H - 8} y2={height} />

@@ -3,12 +3,15 @@ import { scaleLinear } from 'd3-scale';
 import { select } from 'd3-selection';
 import { zoom as d3zoom, zoomIdentity, type D3ZoomEvent, type ZoomBehavior } from 'd3-zoom';
 import { useEffect, useLayoutEffect, useMemo, useRef } from 'react';
+import { spanAt } from '../model/state-at.js';
 import type { LoadedTrace } from '../state/traces.js';
 import { useUi } from '../state/ui.js';
-import { AXIS_H, GUTTER_W, layoutLanes } from './layout.js';
+import { AXIS_H, FINDINGS_H, gutterFor, layoutLanes } from './layout.js';
+import { LaneLabels } from './LaneLabels.js';
 import { Marks } from './Marks.js';
+import type { ResourceRow } from './marks/resource.js';
 import { Overlay } from './Overlay.js';
-import { timeTicks } from './ticks.js';
+import { tickAnchor, timeTicks } from './ticks.js';
 import { useWidth } from './useWidth.js';
 
 interface Props {
@@ -18,6 +21,8 @@ interface Props {
   primary: boolean;
   title: string;
   divergeUs?: number | null;
+  /** The same run with fencing flipped, whose resource lane is drawn under this one's (its gutter name). */
+  pair?: { trace: LoadedTrace; name: string } | null;
 }
 
 /** The narrowest window the zoom allows: 20 µs across the plot. */
@@ -28,7 +33,7 @@ const MIN_SPAN_US = 20;
  * node and for the resource. Wheel or pinch zooms and dragging pans
  * (d3-zoom); a click moves the playhead there.
  */
-export function Timeline({ trace, fullDomain, primary, title, divergeUs = null }: Props) {
+export function Timeline({ trace, fullDomain, primary, title, divergeUs = null, pair = null }: Props) {
   const [boxRef, boxW] = useWidth<HTMLDivElement>();
   const svgRef = useRef<SVGSVGElement | null>(null);
   const zoomRef = useRef<ZoomBehavior<SVGSVGElement, unknown> | null>(null);
@@ -38,8 +43,23 @@ export function Timeline({ trace, fullDomain, primary, title, divergeUs = null }
   const seekTime = useUi((s) => s.seekTime);
   const setUi = useUi((s) => s.set);
 
-  const plotW = Math.max(200, boxW - GUTTER_W - 12);
-  const { lanes, height } = useMemo(() => layoutLanes(trace.model), [trace.model]);
+  const GUTTER_W = gutterFor(boxW);
+  const plotW = Math.max(160, boxW - GUTTER_W - 12);
+  const { lanes, height, findingsY } = useMemo(
+    () => layoutLanes(trace.model, trace.annotations, pair?.name ?? null, trace.doc.scenario.resource.fencing ? 'fencing on' : 'fencing off'),
+    [trace, pair?.name],
+  );
+  const resources = useMemo(() => {
+    const row = (t: LoadedTrace, scope: string): ResourceRow => ({
+      writes: t.model.resource.writes,
+      highestBefore: t.annotations.highestBefore,
+      endUs: t.model.endUs,
+      scope,
+    });
+    const m = new Map<string, ResourceRow>([['resource', row(trace, 'own')]]);
+    if (pair !== null) m.set('resource-pair', row(pair.trace, 'pair'));
+    return m;
+  }, [trace, pair]);
   const base = useMemo(() => scaleLinear().domain(fullDomain).range([0, plotW]), [fullDomain, plotW]);
   const x = useMemo(
     () =>
@@ -79,7 +99,7 @@ export function Timeline({ trace, fullDomain, primary, title, divergeUs = null }
     return () => {
       select(svg).on('.zoom', null);
     };
-  }, [base, fullDomain, plotW, height, setUi]);
+  }, [base, fullDomain, plotW, height, setUi, GUTTER_W]);
 
   // When the window changes from elsewhere (keys, a link, the other timeline), move d3-zoom's transform to match.
   useLayoutEffect(() => {
@@ -92,7 +112,7 @@ export function Timeline({ trace, fullDomain, primary, title, divergeUs = null }
     syncing.current = true;
     select(svg).call(z.transform, zoomIdentity.translate(tx, 0).scale(k));
     syncing.current = false;
-  }, [domain, fullDomain, base]);
+  }, [domain, fullDomain, base, GUTTER_W]);
 
   useEffect(() => {
     // The bench and the tests time the first paint of the marks.
@@ -100,10 +120,36 @@ export function Timeline({ trace, fullDomain, primary, title, divergeUs = null }
     return () => cancelAnimationFrame(id);
   }, [trace]);
 
+  // A click on a mark inspects its event (the primary trace's only: the other one follows the playhead); elsewhere it moves the playhead.
   const onClick = (ev: React.MouseEvent<SVGSVGElement>) => {
+    const dense = (ev.target as Element).closest('[data-dense]');
+    if (primary && dense !== null) {
+      // A row drawn as one path: the bar under the pointer is the one covering the click's time, or the last begun before it.
+      const r = ev.currentTarget.getBoundingClientRect();
+      const at = x.invert(ev.clientX - r.left - GUTTER_W);
+      const lane = trace.model.clients.find((c) => c.name === dense.getAttribute('data-client'));
+      const spans = dense.getAttribute('data-dense') === 'truth' ? lane?.truth : lane?.belief;
+      const hit = spans === undefined ? null : (spanAt(spans, at) ?? spans.filter((sp) => sp.fromUs <= at).pop() ?? null);
+      if (hit !== null) {
+        useUi.getState().inspect(hit.seq);
+        return;
+      }
+    }
+    const mark = (ev.target as Element).closest('[data-seq], [data-at-us]');
+    const seq = mark?.getAttribute('data-seq');
+    if (primary && seq !== null && seq !== undefined) {
+      useUi.getState().inspect(Number(seq));
+      return;
+    }
+    const at = mark?.getAttribute('data-at-us');
+    if (at !== null && at !== undefined) {
+      seekTime(Number(at));
+      return;
+    }
     const r = ev.currentTarget.getBoundingClientRect();
     const px = ev.clientX - r.left - GUTTER_W;
     if (px < 0 || px > plotW) return;
+    useUi.getState().set({ selected: null });
     seekTime(Math.round(x.invert(px)));
   };
 
@@ -130,39 +176,39 @@ export function Timeline({ trace, fullDomain, primary, title, divergeUs = null }
             {ticks.map((t) => (
               <g key={t.us} transform={`translate(${x(t.us)},0)`}>
                 <line className="tick" y1={AXIS_H - 5} y2={height} />
-                <text className="tick-label" y={12} textAnchor="middle">
+                <text className="tick-label" y={12} textAnchor={tickAnchor(x(t.us), plotW, t.label.length * 6.6)}>
                   {t.label}
                 </text>
               </g>
             ))}
           </g>
-          <g className="lane-labels">
-            {lanes.map((l) => (
-              <g key={l.id} data-lane={l.id}>
-                <line className="lane-sep" x1={0} x2={GUTTER_W + plotW} y1={l.y + l.h} y2={l.y + l.h} />
-                <text className="lane-name" x={8} y={l.y + 14}>
-                  {l.kind === 'client' || l.kind === 'store' ? `${l.name} @${l.machine}` : l.kind === 'resource' ? `resource @${l.machine}` : 'faults'}
-                </text>
-                {l.kind === 'client' && (
-                  <>
-                    <text className="row-name" x={GUTTER_W - 6} y={l.rowY + 4} textAnchor="end">
-                      believes
-                    </text>
-                    <text className="row-name" x={GUTTER_W - 6} y={l.truthY + 4} textAnchor="end">
-                      store
-                    </text>
-                  </>
-                )}
-              </g>
-            ))}
-          </g>
+          {findingsY !== null && (
+            <>
+              <rect className="findings-strip" x={GUTTER_W} y={AXIS_H} width={plotW} height={FINDINGS_H} />
+              <text className="row-name" x={GUTTER_W - 6} y={findingsY + 4} textAnchor="end">
+                findings
+              </text>
+            </>
+          )}
+          <LaneLabels lanes={lanes} plotW={plotW} gutter={GUTTER_W} />
           <svg x={GUTTER_W} y={0} width={plotW} height={height} overflow="hidden">
-            <Marks model={trace.model} lanes={lanes} x={x} plotW={plotW} height={height} arrows={arrows} divergeUs={divergeUs} />
+            <Marks
+              model={trace.model}
+              annotations={trace.annotations}
+              lanes={lanes}
+              x={x}
+              plotW={plotW}
+              height={height}
+              arrows={arrows}
+              findingsY={findingsY}
+              divergeUs={divergeUs}
+              resources={resources}
+            />
           </svg>
         </svg>
         {/* The playhead lives in its own layer, so moving it repaints a line, not the whole drawing. */}
         <svg className="timeline-overlay" width={plotW + GUTTER_W + 8} height={height} aria-hidden="true">
-          <Overlay trace={trace} lanes={lanes} x={x} height={height} primary={primary} />
+          <Overlay trace={trace} lanes={lanes} x={x} height={height} primary={primary} gutter={GUTTER_W} />
         </svg>
       </div>
     </figure>

@@ -5,18 +5,34 @@ import { SidePanel } from '../components/SidePanel.js';
 import { Transport } from '../components/Transport.js';
 import { VerdictView } from '../components/VerdictView.js';
 import { firstDivergenceUs } from '../model/diverge.js';
+import { fencingPair } from '../state/pairs.js';
 import { openRecording, recordingsFor } from '../state/recorded.js';
-import { labelOf, loadTraceFile, runOrigin, withOverride } from '../state/session.js';
-import { useTrace } from '../state/traces.js';
+import { loadTraceFile } from '../state/session.js';
+import { useTrace, type LoadedTrace } from '../state/traces.js';
 import { useUi } from '../state/ui.js';
 import { fullDomainOf } from '../state/zoom.js';
+import { Legend } from '../timeline/Legend.js';
 import { Timeline } from '../timeline/Timeline.js';
-import { forkBase } from './fork.js';
+import { ForkDialog } from './ForkDialog.js';
 import { LinkButton } from './LinkButton.js';
+
+/** Why two traces are not two runs of one scenario, or null when they are. */
+export function unrelated(a: LoadedTrace, b: LoadedTrace): string | null {
+  const sa = a.doc.scenario;
+  const sb = b.doc.scenario;
+  if (sa.name !== sb.name) return `they are runs of different scenarios (${sa.name} and ${sb.name})`;
+  const ca = sa.clients.map((c) => c.name).join(', ');
+  const cb = sb.clients.map((c) => c.name).join(', ');
+  if (ca !== cb) return `their clients differ (${ca} and ${cb})`;
+  if (sa.store.kind !== sb.store.kind) return `they use different stores (${sa.store.kind} and ${sb.store.kind})`;
+  return null;
+}
 
 /**
  * Two traces on one time axis: a fork beside its original, fencing off
- * beside on, or a simulated run beside one recorded on real servers.
+ * beside on, or a simulated run beside one recorded on real servers. The
+ * runs are numbered, Run 1 and Run 2, so their names never read as the
+ * clients' A and B.
  */
 export function CompareView() {
   const primaryId = useUi((s) => s.primaryId);
@@ -24,36 +40,24 @@ export function CompareView() {
   const note = useUi((s) => s.secondaryNote);
   const a = useTrace(primaryId);
   const b = useTrace(secondaryId);
-  const [overrideText, setOverrideText] = useState('');
+  const [forkOpen, setForkOpen] = useState(false);
 
   const fencingVariant = async () => {
     if (a === null) return;
-    const base = forkBase(a);
-    const origin = { ...base, overrides: withOverride(base.overrides, 'resource.fencing', String(!a.doc.scenario.resource.fencing)) };
-    const t = await runOrigin(origin);
+    const t = await fencingPair(a);
     if (t !== null) useUi.getState().set({ secondaryId: t.id, secondaryNote: `the same run with fencing ${a.doc.scenario.resource.fencing ? 'off' : 'on'}` });
   };
 
   // Opening Compare with nothing to compare shows the lesson's point at once: the same run with fencing flipped.
   useEffect(() => {
     if (a !== null && b === null && useUi.getState().busy === null) void fencingVariant();
+    // The variant depends on the first trace alone.
   }, [a?.id, b?.id]);
 
-  const diverge = useMemo(() => (a !== null && b !== null ? firstDivergenceUs(a.doc.events, b.doc.events) : null), [a, b]);
+  const apart = a !== null && b !== null ? unrelated(a, b) : null;
+  const diverge = useMemo(() => (a !== null && b !== null && apart === null ? firstDivergenceUs(a.doc.events, b.doc.events) : null), [a, b, apart]);
   if (a === null) return <p className="muted">Run or open a trace in the Lab first.</p>;
   const full = fullDomainOf(primaryId, secondaryId);
-
-  const runVariant = async () => {
-    const base = forkBase(a);
-    const extra = overrideText
-      .split(/\s+/)
-      .map((s) => s.trim())
-      .filter((s) => s !== '');
-    let overrides = base.overrides as string[];
-    for (const o of extra) overrides = withOverride(overrides, o.slice(0, Math.max(0, o.indexOf('='))), o.slice(o.indexOf('=') + 1));
-    const t = await runOrigin({ ...base, overrides });
-    if (t !== null) useUi.getState().set({ secondaryId: t.id, secondaryNote: labelOf(t.origin) });
-  };
 
   return (
     <div className="compare">
@@ -61,25 +65,9 @@ export function CompareView() {
         <button type="button" onClick={() => void fencingVariant()}>
           Compare with fencing {a.doc.scenario.resource.fencing ? 'off' : 'on'}
         </button>
-        <form
-          className="inline-form"
-          onSubmit={(ev) => {
-            ev.preventDefault();
-            void runVariant();
-          }}
-        >
-          <label>
-            Or with overrides{' '}
-            <input
-              type="text"
-              value={overrideText}
-              onChange={(ev) => setOverrideText(ev.target.value)}
-              placeholder="clients.A.ttlMs=20000"
-              className="override-input"
-            />
-          </label>
-          <button type="submit">Run</button>
-        </form>
+        <button type="button" onClick={() => setForkOpen(true)} data-testid="compare-fork">
+          Change one thing…
+        </button>
         {recordingsFor(a.doc.scenario).map((r) => (
           <button type="button" key={r.file} data-testid="compare-recorded" onClick={() => void openRecording(r)} title={r.recordedOn}>
             Compare with real servers ({r.client === 'symfony' ? 'Symfony Lock' : 'Locklab client'})
@@ -88,33 +76,40 @@ export function CompareView() {
         <FilePicker label="Compare with a trace file…" onFile={(f) => void loadTraceFile(f, 'secondary')} testId="compare-file" />
         <LinkButton />
       </div>
+      {apart !== null && (
+        <p className="notice notice-info" role="status" data-testid="unrelated">
+          These two traces do not compare event for event: {apart}. They share a time axis, but no line marks where they part.
+        </p>
+      )}
       {diverge !== null && b !== null && (
         <p className="diverge-note" data-testid="divergence">
           The runs part at <strong>{formatInstant(diverge)}</strong> (dashed line).
         </p>
       )}
-      {diverge === null && b !== null && <p className="diverge-note">The two runs are identical.</p>}
-      <Timeline trace={a} fullDomain={full} primary title={`A · ${a.label}`} divergeUs={diverge} />
+      {apart === null && diverge === null && b !== null && <p className="diverge-note">The two runs are identical.</p>}
+      <Timeline trace={a} fullDomain={full} primary title={`Run 1 · ${a.label}`} divergeUs={diverge} />
       {b !== null ? (
-        <Timeline trace={b} fullDomain={full} primary={false} title={`B · ${note || b.label}`} divergeUs={diverge} />
+        <Timeline trace={b} fullDomain={full} primary={false} title={`Run 2 · ${note || b.label}`} divergeUs={diverge} />
       ) : (
         <p className="muted">Running the second trace…</p>
       )}
+      <Legend traces={b === null ? [a] : [a, b]} divergence={diverge !== null} />
       <Transport trace={a} />
       <div className="compare-grid">
         <div>
-          <h2 className="panel-title">A</h2>
-          <VerdictView verdict={a.doc.verdict} />
+          <h2 className="panel-title">Run 1</h2>
+          <VerdictView trace={a} />
           <SidePanel trace={a} />
         </div>
         {b !== null && (
           <div>
-            <h2 className="panel-title">B</h2>
-            <VerdictView verdict={b.doc.verdict} />
+            <h2 className="panel-title">Run 2</h2>
+            <VerdictView trace={b} primary={false} />
             <SidePanel trace={b} primary={false} />
           </div>
         )}
       </div>
+      <ForkDialog trace={a} open={forkOpen} onClose={() => setForkOpen(false)} />
     </div>
   );
 }

@@ -1,7 +1,11 @@
 import { useEffect, useId, useRef, useState } from 'react';
+import type { FaultSpec } from '../../sim/scenario/types.js';
 import { formatInstant } from '../../sim/time.js';
-import { faultKindsFor, faultTemplate } from '../sandbox/templates.js';
+import { FaultFields } from '../sandbox/FaultFields.js';
 import { NumField, SelectField } from '../sandbox/fields.js';
+import { placeFault } from '../sandbox/place.js';
+import { faultKindsFor } from '../sandbox/templates.js';
+import { faultDescription, faultName } from '../sandbox/words.js';
 import type { LoadedTrace } from '../state/traces.js';
 import { useUi } from '../state/ui.js';
 import { fork, type ForkChange } from './fork.js';
@@ -9,9 +13,9 @@ import { fork, type ForkChange } from './fork.js';
 type Choice = 'fencing' | 'ttl' | 'add-fault' | 'remove-fault';
 
 /**
- * Fork from here: change one thing at the playhead (fencing, a TTL, a fault
- * placed at the playhead's time) and run again; both runs then show on one
- * time axis.
+ * Fork from here: change one thing and run again; both runs then show on
+ * one time axis. A fault is added at the playhead's time; fencing and a
+ * TTL are settings of the whole run, and the dialog says so.
  */
 export function ForkDialog({ trace, open, onClose }: { trace: LoadedTrace; open: boolean; onClose: () => void }) {
   const ref = useRef<HTMLDialogElement | null>(null);
@@ -21,9 +25,12 @@ export function ForkDialog({ trace, open, onClose }: { trace: LoadedTrace; open:
   const [client, setClient] = useState(scenario.clients[0]?.name ?? '');
   const [ttlMs, setTtlMs] = useState<number | null>(scenario.clients[0]?.ttlMs ?? 1000);
   const [kind, setKind] = useState<string>('pause');
+  const [fault, setFault] = useState<FaultSpec | null>(null);
   const [remove, setRemove] = useState(0);
   const [running, setRunning] = useState(false);
   const name = useId();
+  const atMs = Math.round(playheadUs / 1000);
+  const kinds = faultKindsFor(scenario.store.kind);
 
   useEffect(() => {
     const d = ref.current;
@@ -32,7 +39,11 @@ export function ForkDialog({ trace, open, onClose }: { trace: LoadedTrace; open:
     if (!open && d.open) d.close();
   }, [open]);
 
-  const atMs = Math.round(playheadUs / 1000);
+  // A new fault starts from where it matters, then moves to the playhead: this is a fork from here.
+  useEffect(() => {
+    setFault({ ...placeFault(kinds.includes(kind) ? kind : 'pause', scenario, trace).fault, atMs });
+  }, [kind, atMs, trace]);
+
   const change = (): ForkChange => {
     switch (choice) {
       case 'fencing':
@@ -40,7 +51,7 @@ export function ForkDialog({ trace, open, onClose }: { trace: LoadedTrace; open:
       case 'ttl':
         return { what: 'ttl', client, ttlMs: ttlMs ?? 1 };
       case 'add-fault':
-        return { what: 'add-fault', fault: faultTemplate(kind, scenario, atMs) };
+        return { what: 'add-fault', fault: fault ?? placeFault('pause', scenario, trace).fault };
       case 'remove-fault':
         return { what: 'remove-fault', index: remove };
     }
@@ -64,7 +75,22 @@ export function ForkDialog({ trace, open, onClose }: { trace: LoadedTrace; open:
         Change one thing and run the scenario again with the same seed. Both runs then share one time axis, so you can see where they part.
       </p>
       <fieldset>
-        <legend>What to change</legend>
+        <legend>At the playhead, {formatInstant(atMs * 1000)}</legend>
+        {option('add-fault', `Add a fault at ${formatInstant(atMs * 1000)}`)}
+        {choice === 'add-fault' && fault !== null && (
+          <div className="fork-fault">
+            <div className="fields fields-row">
+              <SelectField label="Fault" value={kinds.includes(kind) ? kind : 'pause'} options={kinds} labelOf={faultName} onChange={setKind} />
+            </div>
+            <p className="muted small">{faultDescription(fault.kind)}</p>
+            <div className="fields fields-row">
+              <FaultFields fault={fault} scenario={scenario} set={(field, v) => setFault({ ...fault, [field]: v } as FaultSpec)} />
+            </div>
+          </div>
+        )}
+      </fieldset>
+      <fieldset>
+        <legend>For the whole run, from its start</legend>
         {option('fencing', scenario.resource.fencing ? 'Turn fencing off' : 'Turn fencing on')}
         {option('ttl', 'Change a client’s TTL')}
         {choice === 'ttl' && (
@@ -73,18 +99,19 @@ export function ForkDialog({ trace, open, onClose }: { trace: LoadedTrace; open:
             <NumField label="TTL (ms)" value={ttlMs} min={1} onChange={setTtlMs} />
           </div>
         )}
-        {option('add-fault', `Add a fault at ${formatInstant(atMs * 1000)}`)}
-        {choice === 'add-fault' && (
-          <div className="fields fields-row">
-            <SelectField label="Fault" value={kind} options={faultKindsFor(scenario.store.kind)} onChange={setKind} />
-            <span className="muted small">{JSON.stringify(faultTemplate(kind, scenario, atMs))}</span>
-          </div>
-        )}
         {option('remove-fault', 'Remove a fault', scenario.faults.length === 0)}
         {choice === 'remove-fault' && scenario.faults.length > 0 && (
           <div className="fields fields-row">
-            <SelectField label="Fault" value={String(remove)} options={scenario.faults.map((_, i) => String(i))} onChange={(v) => setRemove(Number(v))} />
-            <span className="muted small">{JSON.stringify(scenario.faults[remove])}</span>
+            <SelectField
+              label="Fault"
+              value={String(remove)}
+              options={scenario.faults.map((_, i) => String(i))}
+              labelOf={(v) => {
+                const f = scenario.faults[Number(v)]!;
+                return `${Number(v) + 1}. ${faultName(f.kind)} at ${formatInstant(f.atMs * 1000)}`;
+              }}
+              onChange={(v) => setRemove(Number(v))}
+            />
           </div>
         )}
       </fieldset>

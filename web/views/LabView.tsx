@@ -1,15 +1,19 @@
-import { useEffect, useState } from 'react';
+import { useEffect, useMemo, useState } from 'react';
 import { serializeChromeTrace } from '../../sim/export/chrome.js';
 import { BUILTIN_NAMES } from '../../sim/scenarios/index.js';
 import { EventLog } from '../components/EventLog.js';
 import { download, FilePicker } from '../components/FilePicker.js';
 import { SidePanel } from '../components/SidePanel.js';
+import { Summary } from '../components/side/Summary.js';
 import { Transport } from '../components/Transport.js';
 import { VerdictView } from '../components/VerdictView.js';
+import { summaryParts } from '../model/fixes.js';
+import { canPair, PAIR_AUTO_EVENTS, useUnfencedPair } from '../state/pairs.js';
 import { loadTraceFile, runPrimary, withOverride } from '../state/session.js';
 import { viewKeys } from '../state/shortcuts.js';
 import { useTrace, type LoadedTrace } from '../state/traces.js';
 import { useUi } from '../state/ui.js';
+import { Legend } from '../timeline/Legend.js';
 import { Timeline } from '../timeline/Timeline.js';
 import { fullDomainOf } from '../state/zoom.js';
 import { ForkDialog } from './ForkDialog.js';
@@ -22,11 +26,25 @@ export async function toggleFencing(t: LoadedTrace): Promise<void> {
   await runPrimary({ ...base, overrides: withOverride(base.overrides, 'resource.fencing', String(!t.doc.scenario.resource.fencing)) }, true);
 }
 
+/** What the same run does without fencing, in one sentence under the verdict of the fenced run. */
+function PairNote({ unfenced }: { unfenced: LoadedTrace }) {
+  const damage = unfenced.annotations.findings.filter((f) => f.kind === 'stale-accepted');
+  return (
+    <p className={`pair-note pair-${unfenced.doc.verdict.outcome}`} data-testid="pair-note">
+      Without fencing, the same run is <strong>{unfenced.doc.verdict.outcome}</strong>
+      {damage.length > 0 ? `: ${damage.map((f) => f.sentence).join('; ')} (the lane “without fencing” under the resource).` : '.'}
+    </p>
+  );
+}
+
 /** The lab: one trace on the timeline, the transport, and the side panel that reads the playhead. */
 export function LabView() {
   const primaryId = useUi((s) => s.primaryId);
   const busy = useUi((s) => s.busy);
   const trace = useTrace(primaryId);
+  const [pairAsked, setPairAsked] = useState<string | null>(null);
+  const unfenced = useUnfencedPair(trace, pairAsked !== null && pairAsked === trace?.id);
+  const pair = useMemo(() => (unfenced === null ? null : { trace: unfenced, name: 'without fencing' }), [unfenced]);
   const [forkOpen, setForkOpen] = useState(false);
   const [seedText, setSeedText] = useState('');
   // The box shows the choice at once; the re-run that makes it true takes a moment.
@@ -112,16 +130,47 @@ export function LabView() {
           Export for Perfetto
         </button>
       </div>
-      {trace.doc.scenario.summary !== '' && <p className="summary">{trace.doc.scenario.summary}</p>}
+      {trace.doc.scenario.summary !== '' && (
+        <p className="summary" data-testid="scenario-summary">
+          {summaryParts(trace.doc.scenario.summary).map((part, i) =>
+            typeof part === 'string' ? (
+              <span key={i}>{part}</span>
+            ) : (
+              <button
+                key={i}
+                type="button"
+                className="small-button fix-button"
+                title="Run the same scenario with this setting"
+                onClick={() => {
+                  const base = forkBase(trace);
+                  void runPrimary({ ...base, overrides: withOverride(base.overrides, part.path, part.value) }, true);
+                }}
+              >
+                try {part.path} = {part.value}
+              </button>
+            ),
+          )}
+        </p>
+      )}
       <div className="lab-grid">
         <div className="lab-main">
-          <Timeline trace={trace} fullDomain={fullDomainOf(trace.id, null)} primary title={trace.label} />
+          <Timeline trace={trace} fullDomain={fullDomainOf(trace.id, null)} primary title={trace.label} pair={pair} />
+          <Legend traces={unfenced === null ? [trace] : [trace, unfenced]} />
           <Transport trace={trace} />
-          <VerdictView verdict={trace.doc.verdict} />
+          <VerdictView trace={trace} />
+          {unfenced !== null && <PairNote unfenced={unfenced} />}
+          {unfenced === null && canPair(trace) && trace.doc.events.length > PAIR_AUTO_EVENTS && pairAsked !== trace.id && (
+            <p className="pair-note">
+              <button type="button" className="small-button" onClick={() => setPairAsked(trace.id)} data-testid="pair-ask">
+                Show the same run without fencing beside it
+              </button>
+            </p>
+          )}
           <EventLog trace={trace} />
         </div>
         <SidePanel trace={trace} />
       </div>
+      <Summary trace={trace} />
       <p className="muted small">
         {trace.doc.events.length} events · stop: {trace.doc.stop.reason} · sha256{' '}
         <span className="mono" data-testid="trace-hash">

@@ -1,77 +1,89 @@
 import { useEffect, useState } from 'react';
-import type { Scenario } from '../../sim/scenario/types.js';
 import { BUILTIN_NAMES } from '../../sim/scenarios/index.js';
 import { download, FilePicker } from '../components/FilePicker.js';
+import { Issues } from '../components/Issues.js';
 import { VerdictView } from '../components/VerdictView.js';
 import { buildLink, EMPTY_LINK, MAX_LINK_CHARS } from '../links/permalink.js';
 import { ClientCard } from '../sandbox/ClientCard.js';
-import { newClient, useDraft } from '../sandbox/draft.js';
+import { Confirm, type Ask } from '../sandbox/Confirm.js';
+import { isDirty, newClient, useDraft } from '../sandbox/draft.js';
+import { FaultsEditor } from '../sandbox/FaultsEditor.js';
+import { NumField, TextField } from '../sandbox/fields.js';
+import { droppedWords, faultsForKind, importScenarioFile, loadDraft, sourceOf, switchStoreKind } from '../sandbox/load.js';
+import { MachinesEditor } from '../sandbox/MachinesEditor.js';
 import { StoreEditor } from '../sandbox/StoreEditor.js';
 import { BLANK_SCENARIO } from '../sandbox/templates.js';
-import { NumField, TextField } from '../sandbox/fields.js';
-import { FaultsEditor } from '../sandbox/FaultsEditor.js';
-import { MachinesEditor } from '../sandbox/MachinesEditor.js';
 import { runOrigin, showPrimary } from '../state/session.js';
 import { useTrace } from '../state/traces.js';
 import { useUi } from '../state/ui.js';
-import { Timeline } from '../timeline/Timeline.js';
 import { fullDomainOf } from '../state/zoom.js';
-import { sim, WorkerInputError } from '../worker/client.js';
-import type { ScenarioInput } from '../worker/protocol.js';
-import { starterStore } from '../../sim/stores/registry.js';
+import { Legend } from '../timeline/Legend.js';
+import { Timeline } from '../timeline/Timeline.js';
 
-/** Loads a scenario (built-in or a user's document) into the form, with every default filled in by the worker. */
-export async function loadDraft(input: ScenarioInput): Promise<boolean> {
-  const d = useDraft.getState();
-  try {
-    d.setDraft((await sim().normalize(input)) as Scenario);
-    return true;
-  } catch (err) {
-    if (err instanceof WorkerInputError) d.setIssues({ source: err.source, issues: err.issues });
-    else d.setIssues({ source: 'sandbox', issues: [{ path: '', message: String(err) }] });
-    return false;
-  }
-}
+export { importScenarioFile, loadDraft } from '../sandbox/load.js';
 
 /**
- * Loads a scenario file into the form; a bad file's issues are listed beside
- * the form. The worker reads and parses the file, so a large one never
- * freezes the page, and every failure ends as a listed issue.
+ * Build a scenario from forms, run it in the worker, and see the verdict and
+ * the timeline. The form opens on what the lab shows (so a link to the
+ * Sandbox opens its scenario), asks before dropping the user's changes, and
+ * says when the result beside it no longer matches it.
  */
-export async function importScenarioFile(f: File): Promise<void> {
-  await loadDraft({ file: f, sourceName: f.name });
-}
-
-/** Build a scenario from forms, run it in the worker, and see the verdict and the timeline. */
 export function SandboxView() {
-  const { draft, issues, update, lastTraceId } = useDraft();
+  const { draft, issues, update, lastTraceId, ran, from } = useDraft();
+  const dirty = useDraft(isDirty);
   const trace = useTrace(lastTraceId);
+  const primaryId = useUi((s) => s.primaryId);
+  const primary = useTrace(primaryId);
   const [share, setShare] = useState('');
   const [start, setStart] = useState(BUILTIN_NAMES[0] ?? 'pause-past-expiry');
+  const [ask, setAsk] = useState<Ask | null>(null);
 
+  /** Does something that replaces the form, asking first when it holds changes. */
+  const replacing = (what: string, run: () => void) => {
+    if (!isDirty(useDraft.getState())) run();
+    else setAsk({ message: `${what} replaces the scenario in the form, and your changes to it are lost.`, yes: `${what.split(' ')[0]} anyway`, run });
+  };
+
+  // Open on what the lab shows: the link's scenario (with its overrides), or the trace on screen.
   useEffect(() => {
-    if (useDraft.getState().draft === null) void loadDraft({ builtin: BUILTIN_NAMES[0] ?? 'pause-past-expiry' });
+    if (primary === null || primary.id === lastTraceId) return;
+    const src = sourceOf(primary);
+    const d = useDraft.getState();
+    if (d.from === src.from) return;
+    if (d.draft === null || !isDirty(d)) void loadDraft(src.input, src.from, src.overrides);
+    else replacing(`Opening ${primary.label}`, () => void loadDraft(src.input, src.from, src.overrides));
+  }, [primary, lastTraceId]);
+  useEffect(() => {
+    if (useDraft.getState().draft === null && useUi.getState().primaryId === null) void loadDraft({ builtin: start }, `builtin:${start}|`);
   }, []);
 
   if (draft === null) return <p>Loading the scenario editor…</p>;
   const up = (path: (string | number)[], v: unknown) => update(path, v);
+  const stale = trace !== null && ran !== draft;
 
   const run = async () => {
     useDraft.getState().setIssues(null);
-    try {
-      const t = await runOrigin({ kind: 'scenario', raw: draft, seed: draft.seed, overrides: [] }, `${draft.name} (sandbox)`);
-      if (t !== null) {
-        // The sandbox's run becomes the lab's current trace, so the playhead, the link and "Open in the Lab" all follow it.
-        showPrimary(t);
-        useDraft.setState({ lastTraceId: t.id });
-      } else {
-        const n = useUi.getState().notice;
-        if (n !== null) useDraft.getState().setIssues({ source: n.source, issues: n.issues });
-        useUi.getState().set({ notice: null });
-      }
-    } catch (err) {
-      if (err instanceof WorkerInputError) useDraft.getState().setIssues({ source: err.source, issues: err.issues });
+    const t = await runOrigin({ kind: 'scenario', raw: draft, seed: draft.seed, overrides: [] }, `${draft.name} (sandbox)`);
+    if (t !== null) {
+      // The sandbox's run becomes the lab's current trace, so the playhead, the link and "Open in the Lab" all follow it.
+      useDraft.getState().markRun(t.id);
+      showPrimary(t);
+    } else {
+      const n = useUi.getState().notice;
+      if (n !== null) useDraft.getState().setIssues({ source: n.source, issues: n.issues });
+      useUi.getState().set({ notice: null });
     }
+  };
+
+  const changeKind = (kind: string) => {
+    const { dropped } = faultsForKind(draft, kind);
+    if (dropped.length === 0) void switchStoreKind(draft, kind);
+    else
+      setAsk({
+        message: `The ${kind} store does not know ${dropped.length === 1 ? 'this fault' : 'these faults'}: ${droppedWords(dropped)}. Switching drops ${dropped.length === 1 ? 'it' : 'them'}; every other setting and fault stays.`,
+        yes: `Switch to ${kind} and drop ${dropped.length === 1 ? 'it' : 'them'}`,
+        run: () => void switchStoreKind(draft, kind),
+      });
   };
 
   const shareLink = async () => {
@@ -96,13 +108,16 @@ export function SandboxView() {
             ))}
           </select>
         </label>
-        <button type="button" onClick={() => void loadDraft({ builtin: start })}>
+        <button type="button" onClick={() => replacing(`Loading ${start}`, () => void loadDraft({ builtin: start }, `builtin:${start}|`))}>
           Load
         </button>
-        <button type="button" onClick={() => void loadDraft({ raw: BLANK_SCENARIO, sourceName: 'blank scenario' })}>
+        <button
+          type="button"
+          onClick={() => replacing('Starting a blank scenario', () => void loadDraft({ raw: BLANK_SCENARIO, sourceName: 'blank scenario' }, 'blank'))}
+        >
           Blank scenario
         </button>
-        <FilePicker label="Import scenario…" onFile={(f) => void importScenarioFile(f)} testId="import-scenario" />
+        <FilePicker label="Import scenario…" onFile={(f) => replacing(`Importing ${f.name}`, () => void importScenarioFile(f))} testId="import-scenario" />
         <button type="button" onClick={() => download(`${draft.name}.json`, `${JSON.stringify(draft, null, 2)}\n`)}>
           Export scenario
         </button>
@@ -112,7 +127,11 @@ export function SandboxView() {
         <button type="button" className="primary" onClick={() => void run()} data-testid="sandbox-run">
           Run in the browser
         </button>
+        <span className="muted small" data-testid="draft-state" data-from={from}>
+          {dirty ? 'changed since loaded or run' : ''}
+        </span>
       </div>
+      {ask !== null && <Confirm ask={ask} close={() => setAsk(null)} />}
       {share !== '' && (
         <p className="share-line">
           <span className="muted">Link: </span>
@@ -124,13 +143,7 @@ export function SandboxView() {
       {issues !== null && (
         <div className="notice notice-error" role="alert" data-testid="sandbox-issues">
           <strong>The scenario is not valid:</strong>
-          <ul className="issues">
-            {issues.issues.map((i, k) => (
-              <li key={k}>
-                <code>{i.path === '' ? issues.source : `${issues.source}: ${i.path}`}</code> {i.message}
-              </li>
-            ))}
-          </ul>
+          <Issues source={issues.source} issues={issues.issues} what={issues.what} />
         </div>
       )}
       <div className="sandbox-grid">
@@ -145,15 +158,8 @@ export function SandboxView() {
               <NumField label="Stop after (events)" value={draft.budget.maxEvents} step="1" onChange={(v) => up(['budget', 'maxEvents'], v)} />
             </div>
           </fieldset>
-          <StoreEditor
-            scenario={draft}
-            update={up}
-            changeKind={(kind) => {
-              // A new store kind has its own settings: start from its minimal valid form; the worker fills in its defaults.
-              const machines = draft.machines.map((m) => m.name);
-              void loadDraft({ raw: { ...draft, store: starterStore(kind, machines), faults: [] }, sourceName: 'sandbox' });
-            }}
-          />
+          <StoreEditor scenario={draft} update={up} changeKind={changeKind} />
+          <FaultsEditor scenario={draft} update={up} trace={trace} />
           <MachinesEditor scenario={draft} update={up} />
           {draft.clients.map((c, i) => (
             <ClientCard
@@ -162,25 +168,44 @@ export function SandboxView() {
               index={i}
               scenario={draft}
               update={up}
-              remove={() =>
-                up(
-                  ['clients'],
-                  draft.clients.filter((_, k) => k !== i),
-                )
-              }
+              remove={() => {
+                const aimed = draft.faults.filter((f) => 'target' in f && f.target === c.name);
+                const drop = () =>
+                  update([], {
+                    ...draft,
+                    clients: draft.clients.filter((_, k) => k !== i),
+                    faults: draft.faults.filter((f) => !aimed.includes(f)),
+                  });
+                if (aimed.length === 0) drop();
+                else
+                  setAsk({
+                    message: `Removing ${c.name} also removes the faults aimed at it: ${droppedWords(aimed)}.`,
+                    yes: `Remove ${c.name} and ${aimed.length === 1 ? 'its fault' : 'its faults'}`,
+                    run: drop,
+                  });
+              }}
             />
           ))}
           <button type="button" onClick={() => up(['clients'], [...draft.clients, newClient(draft)])}>
             Add a client
           </button>
-          <FaultsEditor scenario={draft} update={up} />
         </form>
         <section className="sandbox-result" aria-label="Result">
-          {trace === null ? (
-            <p className="muted">Run the scenario to see its verdict and timeline here.</p>
+          {trace === null || issues !== null ? (
+            <p className="muted">
+              {issues !== null ? 'Fix the scenario and run it to see its verdict and timeline here.' : 'Run the scenario to see its verdict and timeline here.'}
+            </p>
           ) : (
-            <>
-              <VerdictView verdict={trace.doc.verdict} />
+            <div className={stale ? 'result-stale' : ''} data-testid="sandbox-result" data-stale={stale}>
+              {stale && (
+                <p className="stale-note" role="status">
+                  You have changed the scenario since this run: this is the result of the scenario as it was.{' '}
+                  <button type="button" className="small-button" onClick={() => void run()}>
+                    Run it again
+                  </button>
+                </p>
+              )}
+              <VerdictView trace={trace} />
               <p className="muted small">
                 {trace.doc.events.length} events, simulated in {trace.workMs.toFixed(0)} ms · trace sha256{' '}
                 <span className="mono">{trace.hash.slice(0, 16)}…</span>
@@ -195,7 +220,8 @@ export function SandboxView() {
                 Open in the Lab to step through it
               </button>
               <Timeline trace={trace} fullDomain={fullDomainOf(trace.id, null)} primary={useUi.getState().primaryId === trace.id} title={trace.label} />
-            </>
+              <Legend traces={[trace]} />
+            </div>
           )}
         </section>
       </div>

@@ -3,6 +3,12 @@ import { buildLinkSync } from './store-links.js';
 
 const yesNo = (v: boolean) => (v ? '✓ yes' : '✕ no');
 
+/** A hazard scenario and the settings that put it on this store: "zookeeper-session-expiry, with store.kind = zookeeper-recipe". */
+export function hazardWords(scenario: string, sets: readonly string[]): string {
+  if (sets.length === 0) return scenario;
+  return `${scenario}, with ${sets.map((o) => o.replace('=', ' = ')).join(' and ')}`;
+}
+
 /** The capability table of every store the simulator models, each row linking to the scenario that shows its hazard. */
 export function StoresView() {
   return (
@@ -27,20 +33,20 @@ export function StoresView() {
             {STORE_TABLE.map((row) => (
               <tr key={row.name} data-store-row={row.name}>
                 <th scope="row">{row.title}</th>
-                <td>{row.scope}</td>
-                <td>{yesNo(row.expiring)}</td>
-                <td>{yesNo(row.blocking)}</td>
-                <td>{yesNo(row.sharing)}</td>
-                <td>{row.fencingToken ?? '✕ none'}</td>
-                <td>
+                <td data-label="Scope">{row.scope}</td>
+                <td data-label="Expiring">{yesNo(row.expiring)}</td>
+                <td data-label="Blocking">{yesNo(row.blocking)}</td>
+                <td data-label="Sharing">{yesNo(row.sharing)}</td>
+                <td data-label="Fencing token">{row.fencingToken ?? '✕ none'}</td>
+                <td data-label="Loses the lock when">
                   <ul className="plain">
                     {row.losesLockWhen.map((w) => (
                       <li key={w}>{w}</li>
                     ))}
                   </ul>
                 </td>
-                <td>
-                  <a href={buildLinkSync(row.hazardScenario, row.hazardSets)}>{[row.hazardScenario, ...row.hazardSets.map((o) => `--set ${o}`)].join(' ')}</a>
+                <td data-label="Hazard">
+                  <a href={buildLinkSync(row.hazardScenario, row.hazardSets)}>{hazardWords(row.hazardScenario, row.hazardSets)}</a>
                 </td>
               </tr>
             ))}

@@ -2,6 +2,8 @@ import type { FaultSpec, Scenario } from '../../sim/scenario/types.js';
 import { labelOf, runOrigin, withOverride } from '../state/session.js';
 import type { LoadedTrace, Origin } from '../state/traces.js';
 import { useUi } from '../state/ui.js';
+import { formatInstant } from '../../sim/time.js';
+import { faultName } from '../sandbox/words.js';
 
 /** What a fork changes, relative to the trace it forks from. */
 export type ForkChange =
@@ -29,28 +31,29 @@ export function overridesFor(base: readonly string[], scenario: Scenario, change
   }
 }
 
-export function describeChange(change: ForkChange, atUs: number): string {
-  const at = `${(atUs / 1e6).toFixed(3)} s`;
+/** What a fork changed, in words that say when it applies: a fault at its time, a setting from the start of the run. */
+export function describeChange(change: ForkChange, scenario: Scenario): string {
   switch (change.what) {
     case 'fencing':
-      return `fork at ${at}: fencing ${change.on ? 'on' : 'off'}`;
+      return `the same run with fencing ${change.on ? 'on' : 'off'} from the start`;
     case 'ttl':
-      return `fork at ${at}: ${change.client}'s TTL ${change.ttlMs} ms`;
+      return `the same run with ${change.client}'s TTL at ${change.ttlMs} ms from the start`;
     case 'add-fault':
-      return `fork at ${at}: add a ${change.fault.kind}`;
-    case 'remove-fault':
-      return `fork at ${at}: without fault ${change.index + 1}`;
+      return `the same run with a ${faultName(change.fault.kind).toLowerCase()} added at ${formatInstant(change.fault.atMs * 1000)}`;
+    case 'remove-fault': {
+      const f = scenario.faults[change.index];
+      return `the same run without fault ${change.index + 1}${f === undefined ? '' : ` (${faultName(f.kind).toLowerCase()} at ${formatInstant(f.atMs * 1000)})`}`;
+    }
   }
 }
 
 /** Runs the fork and shows both runs on one time axis in the Compare view. */
 export async function fork(from: LoadedTrace, change: ForkChange): Promise<LoadedTrace | null> {
   const base = forkBase(from);
-  const atUs = useUi.getState().playheadUs;
   const overrides = overridesFor(base.overrides, from.doc.scenario, change);
   const origin = { ...base, overrides };
   const b = await runOrigin(origin, `${labelOf(origin)}`);
   if (b === null) return null;
-  useUi.getState().set({ secondaryId: b.id, secondaryNote: describeChange(change, atUs), view: 'compare' });
+  useUi.getState().set({ secondaryId: b.id, secondaryNote: describeChange(change, from.doc.scenario), view: 'compare' });
   return b;
 }

@@ -1,4 +1,5 @@
 import type { InputIssue } from '../../sim/errors.js';
+import type { FileWhat } from './classify.js';
 import type { ScenarioInput, TracePayload, WorkerReply, WorkerRequest } from './protocol.js';
 
 /** The worker's answer when the input was wrong: where and what, never a stack trace. */
@@ -6,6 +7,8 @@ export class WorkerInputError extends Error {
   constructor(
     readonly source: string,
     readonly issues: readonly InputIssue[],
+    /** For a file: what it appears to be. */
+    readonly what?: FileWhat,
   ) {
     super(issues.map((i) => `${source}${i.path === '' ? '' : `: ${i.path}`}: ${i.message}`).join('\n'));
     this.name = 'WorkerInputError';
@@ -69,21 +72,21 @@ export class SimClient {
 
   async run(scenario: ScenarioInput, seed: number | null, overrides: readonly string[]): Promise<TracePayload> {
     const r = await this.call({ type: 'run', scenario, seed, overrides });
-    if (!r.ok) throw new WorkerInputError(r.source, r.issues);
+    if (!r.ok) throw new WorkerInputError(r.source, r.issues, r.what);
     if (r.type !== 'trace') throw new Error('worker answered a run with something else');
     return r.trace;
   }
 
-  async normalize(scenario: ScenarioInput): Promise<unknown> {
-    const r = await this.call({ type: 'normalize', scenario });
-    if (!r.ok) throw new WorkerInputError(r.source, r.issues);
+  async normalize(scenario: ScenarioInput, overrides: readonly string[] = []): Promise<unknown> {
+    const r = await this.call({ type: 'normalize', scenario, overrides });
+    if (!r.ok) throw new WorkerInputError(r.source, r.issues, r.what);
     if (r.type !== 'scenario') throw new Error('worker answered a normalize with something else');
     return r.scenario;
   }
 
   async loadTrace(file: Blob, fileName: string): Promise<TracePayload> {
     const r = await this.call({ type: 'load-trace', file, fileName });
-    if (!r.ok) throw new WorkerInputError(r.source, r.issues);
+    if (!r.ok) throw new WorkerInputError(r.source, r.issues, r.what);
     if (r.type !== 'trace') throw new Error('worker answered a load with something else');
     return r.trace;
   }

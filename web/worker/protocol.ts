@@ -1,12 +1,15 @@
 import type { InputIssue } from '../../sim/errors.js';
 import type { TraceDocument } from '../../sim/trace/types.js';
+import type { Annotations } from '../model/annotate.js';
+import type { TraceModel } from '../model/types.js';
+import type { FileWhat } from './classify.js';
 
 /** What the page asks the simulation worker to do. Every request carries an id so replies can be matched. */
 export type WorkerRequest =
   /** Run a scenario: a built-in's name or a raw scenario document, a seed, and `path=value` overrides. */
   | { id: number; type: 'run'; scenario: ScenarioInput; seed: number | null; overrides: readonly string[] }
   /** Check a scenario document and return it with every default filled in, without running it. */
-  | { id: number; type: 'normalize'; scenario: ScenarioInput }
+  | { id: number; type: 'normalize'; scenario: ScenarioInput; overrides?: readonly string[] }
   /** Read, parse and validate a trace file (the worker reads the file, so the page never holds its text). */
   | { id: number; type: 'load-trace'; file: Blob; fileName: string };
 
@@ -24,9 +27,13 @@ export interface TracePayload {
   hash: string;
   /** Milliseconds the worker spent simulating (or parsing), for the status line and the bench. */
   workMs: number;
+  /** What the lab draws, derived here too, off the page's main thread: a long trace arrives ready to draw. */
+  model: TraceModel;
+  annotations: Annotations;
 }
 
 export type WorkerReply =
   | { id: number; ok: true; type: 'trace'; trace: TracePayload }
   | { id: number; ok: true; type: 'scenario'; scenario: unknown }
-  | { id: number; ok: false; source: string; issues: InputIssue[] };
+  /** Refused input: where and what, and for a file, what it appears to be. */
+  | { id: number; ok: false; source: string; issues: InputIssue[]; what?: FileWhat };

@@ -2,7 +2,8 @@
 /*
  * The simulation runs here, off the page's main thread, with the very same
  * sim/ modules the CLI uses, so a trace hashed in the browser equals the one
- * hashed under Node. Nothing here touches the DOM.
+ * hashed under Node. Files are read and parsed here too, so a large one never
+ * freezes the page. Nothing here touches the DOM.
  */
 import { InputError, show } from '../../sim/errors.js';
 import { grouped, keptTraceIssue, LIMITS, limitText } from '../../sim/scenario/limits.js';
@@ -13,22 +14,31 @@ import { BUILTIN_SCENARIOS } from '../../sim/scenarios/index.js';
 import { runScenario } from '../../sim/run.js';
 import { serializeTrace, traceHash, validateTrace } from '../../sim/trace/io.js';
 import type { Scenario } from '../../sim/scenario/types.js';
-import type { ScenarioInput, WorkerReply, WorkerRequest } from './protocol.js';
+import type { TraceDocument } from '../../sim/trace/types.js';
+import { annotate } from '../model/annotate.js';
+import { buildModel } from '../model/build.js';
+import { classifyText, classifyValue, type FileWhat } from './classify.js';
+import type { ScenarioInput, TracePayload, WorkerReply, WorkerRequest } from './protocol.js';
 
 declare const self: DedicatedWorkerGlobalScope;
 
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
 
+/** The text of the file being read, kept so that a refused file can be told apart (a trace, a scenario). */
+let lastText: string | undefined;
+
 /** A file's JSON by the CLI's rules; the size is checked before a byte is read. */
 async function readJson(file: Blob, source: string, kind: JsonKind): Promise<unknown> {
-  const limit = kind === 'trace' ? 'maxTraceBytes' : 'maxScenarioBytes';
-  if (file.size > LIMITS[limit]) throw new InputError(source, [{ path: '', message: `is ${grouped(file.size)} bytes; ${limitText(limit)}` }]);
+  // The lab holds a trace twice (here and in the page) and draws it, so it opens smaller traces than `locklab check` reads.
+  const limit = kind === 'trace' ? 'maxLabTraceBytes' : 'maxScenarioBytes';
+  if (file.size > LIMITS[limit]) {
+    const elsewhere = kind === 'trace' ? '; `locklab check` reads larger ones' : '';
+    throw new InputError(source, [{ path: '', message: `is ${grouped(file.size)} bytes; ${limitText(limit)}${elsewhere}` }]);
+  }
   const bytes = new Uint8Array(await file.arrayBuffer());
-  return parseJson(
-    textOfBytes(bytes, source, kind, (b) => UTF8.decode(b)),
-    source,
-    kind,
-  );
+  const text = textOfBytes(bytes, source, kind, (b) => UTF8.decode(b));
+  lastText = text;
+  return parseJson(text, source, kind);
 }
 
 /** Reads a file input into a document; other inputs need no reading. */
@@ -66,40 +76,65 @@ async function handle(req: WorkerRequest): Promise<WorkerReply> {
       const tooLong = keptTraceIssue(scenario.budget);
       if (tooLong !== undefined) throw new InputError('builtin' in req.scenario ? req.scenario.builtin : req.scenario.sourceName, [tooLong]);
       const doc = runScenario(scenario, req.seed ?? scenario.seed);
-      const text = serializeTrace(doc);
-      return { id: req.id, ok: true, type: 'trace', trace: { doc, text, hash: traceHash(doc), workMs: performance.now() - started } };
+      return { id: req.id, ok: true, type: 'trace', trace: payload(doc, serializeTrace(doc), started) };
     }
-    case 'normalize':
-      return { id: req.id, ok: true, type: 'scenario', scenario: scenarioOf(await resolved(req.scenario)) };
+    case 'normalize': {
+      const base = scenarioOf(await resolved(req.scenario));
+      const overrides = req.overrides ?? [];
+      return { id: req.id, ok: true, type: 'scenario', scenario: overrides.length === 0 ? base : applyOverrides(base, overridesOf(overrides)) };
+    }
     case 'load-trace': {
       const doc = validateTrace(await readJson(req.file, req.fileName, 'trace'), req.fileName);
       // Re-serialize so the hash is of the canonical bytes, as the CLI computes it.
-      const text = serializeTrace(doc);
-      return { id: req.id, ok: true, type: 'trace', trace: { doc, text, hash: traceHash(doc), workMs: performance.now() - started } };
+      return { id: req.id, ok: true, type: 'trace', trace: payload(doc, serializeTrace(doc), started) };
     }
   }
 }
 
+/** A trace with its hash and, derived here rather than on the page, what the lab draws of it. */
+function payload(doc: TraceDocument, text: string, started: number): TracePayload {
+  const workMs = performance.now() - started;
+  const model = buildModel(doc);
+  return { doc, text, hash: traceHash(doc), workMs, model, annotations: annotate(doc, model) };
+}
+
+/** What the refused input appears to be, for files (a trace to load, a scenario document). */
+function whatOf(req: WorkerRequest): FileWhat | undefined {
+  if (req.type === 'load-trace') return lastText === undefined ? undefined : classifyText(lastText);
+  if (req.type === 'run') return undefined;
+  if ('raw' in req.scenario) return classifyValue(req.scenario.raw);
+  if ('file' in req.scenario && lastText !== undefined) return classifyText(lastText);
+  return undefined;
+}
+
+/** Overrides come from the lab's own controls here, not a command line: name them as a setting. */
+const sourceName = (source: string): string => (source === '--set' ? 'changed setting' : source);
+
 /** Any failure as a reply: the page shows it, and the worker lives on for the next request. */
-function failure(id: number, err: unknown): WorkerReply {
-  if (err instanceof InputError) return { id, ok: false, source: err.source, issues: err.shown() };
+function failure(req: WorkerRequest, err: unknown): WorkerReply {
+  if (err instanceof InputError) {
+    const what = whatOf(req);
+    return { id: req.id, ok: false, source: sourceName(err.source), issues: err.shown(), ...(what === undefined ? {} : { what }) };
+  }
   const message =
     err instanceof RangeError ? `the input is too large to handle here (${err.message})` : `internal error: ${String((err as Error | null)?.message ?? err)}`;
-  return { id, ok: false, source: 'simulation', issues: [{ path: '', message }] };
+  return { id: req.id, ok: false, source: 'simulation', issues: [{ path: '', message }] };
 }
 
 self.onmessage = async (ev: MessageEvent<WorkerRequest>) => {
   const req = ev.data;
+  lastText = undefined;
   let reply: WorkerReply;
   try {
     reply = await handle(req);
   } catch (err) {
-    reply = failure(req.id, err);
+    reply = failure(req, err);
   }
+  lastText = undefined;
   try {
     self.postMessage(reply);
   } catch (err) {
     // A reply too large to copy to the page still gets an answer.
-    self.postMessage(failure(req.id, err));
+    self.postMessage(failure(req, err));
   }
 };

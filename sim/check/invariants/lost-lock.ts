@@ -2,19 +2,22 @@ import type { Holding, IntervalTracker } from '../intervals.js';
 import type { LostLock } from '../verdict.js';
 
 /**
- * A lock is lost when its holding ends other than by release while the
- * client's belief in that very acquisition is still open at that instant. A
- * belief that begins at the same microsecond counts too, so the answer for
- * an instant waits until the trace has moved past it.
+ * A lock is lost when its holding ends while a client's belief in that very
+ * acquisition is still open at that instant: ended other than by release,
+ * or released by another process than the believer (a forked child's
+ * destructor releasing its parent's lock). A belief that begins at the same
+ * microsecond counts too, so the answer for an instant waits until the
+ * trace has moved past it.
  */
 export class LostLocks {
   readonly found: LostLock[] = [];
-  private pending: Array<{ h: Holding; atUs: number; seq: number }> = [];
+  private pending: Array<{ h: Holding; atUs: number; seq: number; releasedBy: string | undefined }> = [];
 
   constructor(private readonly intervals: IntervalTracker) {}
 
-  holdingEnded(h: Holding, atUs: number, seq: number): void {
-    if (h.how !== 'released') this.pending.push({ h, atUs, seq });
+  holdingEnded(h: Holding, atUs: number, seq: number, by: string | undefined): void {
+    if (h.how !== 'released') this.pending.push({ h, atUs, seq, releasedBy: undefined });
+    else if (by !== undefined) this.pending.push({ h, atUs, seq, releasedBy: by });
   }
 
   /** Called before each event: settles the losses of every instant before `nowUs`. */
@@ -35,7 +38,7 @@ export class LostLocks {
         continue;
       }
       const beliefs = this.intervals.beliefsByOwner.get(p.h.owner) ?? [];
-      const b = beliefs.find((x) => x.startUs <= p.atUs && (x.endUs === undefined || x.endUs > p.atUs));
+      const b = beliefs.find((x) => x.startUs <= p.atUs && (x.endUs === undefined || x.endUs > p.atUs) && x.client !== p.releasedBy);
       if (b !== undefined) {
         const h = p.h;
         this.found.push({
@@ -44,7 +47,7 @@ export class LostLocks {
           owner: h.owner,
           atUs: p.atUs,
           how: h.how ?? 'lost',
-          reason: h.endReason ?? '',
+          reason: p.releasedBy === undefined ? (h.endReason ?? '') : `released by ${p.releasedBy}`,
           seqs: [p.seq, b.startSeq],
         });
       }

@@ -1,19 +1,25 @@
 import type { TraceEvent } from '../../trace/types.js';
 import { clientOf, type Holding, type IntervalTracker } from '../intervals.js';
 import { CheckError } from '../refuse.js';
-import type { RefusedHolder, StaleCause, StaleWrite } from '../verdict.js';
+import type { RefusedHolder, StaleCause, StaleWrite, UnprotectedWrite } from '../verdict.js';
 
 /**
- * Safety of the resource: a write is stale when its writer's latest holding
- * had ended, or a newer holder had been granted the same key, before the
- * write reached the resource. Accepted stale writes are damage; rejected
- * ones are fencing doing its job. A write refused although its writer still
- * held the lock is reported apart: fencing without a token refuses good
- * writes too.
+ * Safety of the resource: a write is stale when a newer holder had been
+ * granted the same key before it reached the resource, after its writer's
+ * latest holding began (whether or not that holding had ended), or when
+ * its writer never held the lock. Accepted stale writes are damage;
+ * rejected ones are fencing doing its job. A write after its writer's own
+ * holding ended, with nobody granted the key since, overwrote nobody's
+ * work: it is reported apart, as unprotected. A write refused although its
+ * writer still held the lock is reported apart too: fencing without a
+ * token refuses good writes as well.
  */
 export class StaleWrites {
   readonly found: StaleWrite[] = [];
   readonly refusedHolders: RefusedHolder[] = [];
+  readonly unprotected: UnprotectedWrite[] = [];
+  /** The highest fencing token the resource has accepted so far. */
+  private highestSeen: number | null = null;
 
   constructor(private readonly intervals: IntervalTracker) {}
 
@@ -21,36 +27,56 @@ export class StaleWrites {
     if (e.owner === undefined)
       throw new CheckError(e.seq, 'owner', `${e.kind} must name the writer's owner token: the checker judges each write by its writer's lock`);
     const client = e.peer ?? clientOf(e.owner);
-    const cause = this.staleness(e.owner, e.timeUs);
-    if (cause === undefined) {
-      if (e.kind === 'write.rejected') this.refusedHolders.push({ seq: e.seq, timeUs: e.timeUs, client, owner: e.owner, seqs: [e.seq] });
+    const accepted = e.kind === 'write.accepted';
+    const seen = this.highestSeen;
+    if (accepted && e.fence !== undefined && (seen === null || e.fence > seen)) this.highestSeen = e.fence;
+    const mine = this.intervals.holdingsByOwner.get(e.owner)?.findLast((h) => h.startUs <= e.timeUs);
+    const newer = mine === undefined ? undefined : this.newerHolder(mine, e.owner, e.timeUs);
+    const fence = e.fence ?? null;
+    if (mine !== undefined && newer === undefined) {
+      if (mine.endUs === undefined || mine.endUs > e.timeUs) {
+        if (!accepted) this.refusedHolders.push({ seq: e.seq, timeUs: e.timeUs, client, owner: e.owner, seqs: [e.seq] });
+        return;
+      }
+      this.unprotected.push({
+        seq: e.seq,
+        timeUs: e.timeUs,
+        client,
+        owner: e.owner,
+        fence,
+        endedUs: mine.endUs,
+        how: mine.how ?? 'lost',
+        reason: mine.endReason ?? null,
+        seqs: [e.seq, mine.endSeq!],
+      });
       return;
     }
+    const cause: StaleCause =
+      mine === undefined
+        ? { kind: 'never-held' }
+        : mine.endUs !== undefined && mine.endUs <= e.timeUs
+          ? { kind: 'ended', atUs: mine.endUs, how: mine.how ?? 'lost', reason: mine.endReason ?? null, seq: mine.endSeq! }
+          : { kind: 'superseded', atUs: newer!.startUs, client: newer!.client, owner: newer!.owner, seq: newer!.startSeq };
     this.found.push({
       seq: e.seq,
       timeUs: e.timeUs,
       client,
       owner: e.owner,
-      fence: e.fence ?? null,
-      accepted: e.kind === 'write.accepted',
+      fence,
+      accepted,
       cause,
+      newer: newer === undefined ? null : { client: newer.client, owner: newer.owner, fence: newer.fence ?? null, atUs: newer.startUs, seq: newer.startSeq },
+      highestSeen: seen,
       seqs: cause.kind === 'never-held' ? [e.seq] : [e.seq, cause.seq],
     });
   }
 
-  /** Why a write at `t` by `owner` was stale, or undefined when its writer still solely held the lock. */
-  private staleness(owner: string, t: number): StaleCause | undefined {
-    // The writer's latest holding that began before the write (holdings are in start order).
-    const mine = this.intervals.holdingsByOwner.get(owner)?.findLast((h) => h.startUs <= t);
-    if (mine === undefined) return { kind: 'never-held' };
-    if (mine.endUs !== undefined && mine.endUs <= t) {
-      return { kind: 'ended', atUs: mine.endUs, how: mine.how ?? 'lost', reason: mine.endReason ?? null, seq: mine.endSeq! };
-    }
+  /** The first exclusive holding of the same key by another owner, granted after `mine` began and before `t`. */
+  private newerHolder(mine: Holding, owner: string, t: number): Holding | undefined {
     const sameKey = this.intervals.holdingsByKey.get(mine.key) ?? [];
     for (let i = positionOf(sameKey, mine) + 1; i < sameKey.length && sameKey[i]!.startUs <= t; i++) {
-      const newer = sameKey[i]!;
-      if (newer.owner !== owner && !newer.shared)
-        return { kind: 'superseded', atUs: newer.startUs, client: newer.client, owner: newer.owner, seq: newer.startSeq };
+      const h = sameKey[i]!;
+      if (h.owner !== owner && !h.shared) return h;
     }
     return undefined;
   }

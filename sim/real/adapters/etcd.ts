@@ -77,6 +77,7 @@ export class EtcdNode implements RealNode {
 
   async handle(req: LockOp, call: NodeCall): Promise<NodeAnswer> {
     const op = req as unknown as SessionOp;
+    if (op.op === 'exists') return this.exists(op);
     const s = await this.session(op);
     if (s === undefined || s.expired) return answer({ ok: false, error: EXPIRED });
     try {
@@ -128,10 +129,29 @@ export class EtcdNode implements RealNode {
         if (req.end === true) facts.push(...(await this.end(req.session, s)));
         return answer(ok ? { ok: true } : { ok: false, holder: null }, ...facts);
       }
+      case 'exists':
+        return this.exists(req);
       case 'get':
       case 'set':
       case 'del':
         return answer({ ok: false, error: `no plain ${req.op} on this store` });
+    }
+  }
+
+  /**
+   * exists(): a range read of the lock's prefix, compared with our token: the
+   * key with the lowest create revision is the holder. A read needs no lease
+   * of ours, only a session the server has not dropped when we name one.
+   */
+  private async exists(req: SessionOp & { op: 'exists' }): Promise<NodeAnswer> {
+    const known = this.sessions.get(req.session);
+    if ((known === undefined && !req.fresh) || known?.expired === true) return answer({ ok: false, error: EXPIRED });
+    try {
+      const head = (await this.client.getAll().prefix(`${req.key}/`).sort('Create', 'Ascend').limit(1).exec()).kvs[0];
+      return answer({ ok: head !== undefined && head.value.toString() === req.owner });
+    } catch (err) {
+      if (isUnavailable(err)) throw new RefusedError(this.name, message(err));
+      return answer({ ok: false, error: message(err) });
     }
   }
 

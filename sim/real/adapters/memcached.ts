@@ -105,6 +105,10 @@ export class MemcachedNode implements RealNode {
         if (before === req.owner) return answer({ ok: true }, { kind: 'lock.released', key: req.key, owner: before, reason: 'released' });
         return answer({ ok: true }, { kind: 'lock.deleted', key: req.key, owner: before, reason: `delete by ${call.client}` });
       }
+      case 'exists': {
+        const value = await mc<unknown>((cb) => c.get(req.key, cb));
+        return answer({ ok: value === req.owner });
+      }
       case 'set': {
         const before = await mc<unknown>((cb) => c.get(req.key, cb));
         await mc<boolean>((cb) => c.set(req.key, req.owner, ttlSeconds(req.ttlUs), cb));

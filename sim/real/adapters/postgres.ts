@@ -47,6 +47,12 @@ export class PostgresAdvisoryNode implements RealNode {
   private readonly connections = new Map<string, pg.Client>();
   /** Connections the server dropped: a query on them fails as on a dead PDO handle. */
   private readonly dead = new Set<string>();
+  /**
+   * Which owners took which lock id on each connection: pg_locks knows the
+   * backend, not the Key, so exists() checks both, as the store's own record
+   * of its keys does in Symfony.
+   */
+  private readonly owners = new Map<string, Map<number, Set<string>>>();
 
   constructor(
     readonly name: string,
@@ -77,10 +83,11 @@ export class PostgresAdvisoryNode implements RealNode {
     const c = await this.connection(f);
     if (c === undefined) return answer({ ok: false, error: CONNECTION_LOST });
     try {
-      return await this.run(c, req, call);
+      return await this.run(c, f.conn, req, call);
     } catch (err) {
       if (isLostConnection(err)) {
         this.connections.delete(f.conn);
+        this.owners.delete(f.conn);
         this.dead.add(f.conn);
         c.end().catch(() => undefined);
         return answer({ ok: false, error: CONNECTION_LOST });
@@ -89,7 +96,24 @@ export class PostgresAdvisoryNode implements RealNode {
     }
   }
 
-  private async run(c: pg.Client, req: LockOp, _call: NodeCall): Promise<NodeAnswer> {
+  private ownersOf(conn: string, id: number): Set<string> {
+    let byId = this.owners.get(conn);
+    if (byId === undefined) this.owners.set(conn, (byId = new Map()));
+    let set = byId.get(id);
+    if (set === undefined) byId.set(id, (set = new Set()));
+    return set;
+  }
+
+  /** Whether this connection's backend holds advisory lock `id` now, per pg_locks. */
+  private async backendHolds(c: pg.Client, id: number): Promise<boolean> {
+    const rows = await c.query(
+      "SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND classid = 0 AND objid = $1 AND objsubid = 1 AND pid = pg_backend_pid() AND granted",
+      [id],
+    );
+    return rows.rowCount !== null && rows.rowCount > 0;
+  }
+
+  private async run(c: pg.Client, conn: string, req: LockOp, _call: NodeCall): Promise<NodeAnswer> {
     const id = crc32(req.key);
     switch (req.op) {
       case 'acquire': {
@@ -112,21 +136,20 @@ export class PostgresAdvisoryNode implements RealNode {
           );
         }
         if (!got) return answer({ ok: false, holder: null });
+        this.ownersOf(conn, id).add(req.owner);
         const data = { lockId: id, command: req.waitUs === undefined ? 'pg_try_advisory_lock' : 'pg_advisory_lock', ...(shared ? { shared: true } : {}) };
         return answer({ ok: true }, { kind: 'lock.granted', key: req.key, owner: req.owner, data });
       }
-      case 'refresh': {
-        const rows = await c.query(
-          "SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND classid = 0 AND objid = $1 AND objsubid = 1 AND pid = pg_backend_pid() AND granted",
-          [id],
-        );
-        return answer(rows.rowCount === 0 ? { ok: false, holder: null } : { ok: true });
-      }
+      case 'refresh':
+        return answer((await this.backendHolds(c, id)) ? { ok: true } : { ok: false, holder: null });
+      case 'exists':
+        return answer({ ok: this.ownersOf(conn, id).has(req.owner) && (await this.backendHolds(c, id)) });
       case 'release': {
         // Exclusive first (the common case, one round trip); a shared lock answers false there, then true here.
         let ok = (await c.query<{ ok: boolean }>('SELECT pg_advisory_unlock($1) AS ok', [id])).rows[0]?.ok === true;
         if (!ok) ok = (await c.query<{ ok: boolean }>('SELECT pg_advisory_unlock_shared($1) AS ok', [id])).rows[0]?.ok === true;
         if (!ok) return answer({ ok: false, holder: null });
+        this.ownersOf(conn, id).delete(req.owner);
         return answer({ ok: true }, { kind: 'lock.released', key: req.key, owner: req.owner, reason: 'released' });
       }
       case 'get':

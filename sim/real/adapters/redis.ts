@@ -190,6 +190,9 @@ export class RedisNode implements RealNode {
       }
       case 'get':
         return answer({ ok: true, holder: holderOf(await r.get(req.key)) });
+      case 'exists':
+        // The model's answer: the key holds this owner's token now (a string key, or Symfony's sorted set).
+        return answer({ ok: (await r.lockHolds(req.key, req.owner)) === 1 });
       case 'set': {
         const [fenceValue, holder] = await r.lockPlainSet(req.key, fenceKey(req.key), req.owner, usToMsCeil(req.ttlUs));
         const fence = Number(fenceValue);

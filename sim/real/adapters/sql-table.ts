@@ -7,15 +7,26 @@ import { answer, connectWithin, RefusedError, type NodeAnswer, type NodeCall, ty
 export const LOCK_TABLE_DDL =
   'CREATE TABLE IF NOT EXISTS lock_keys (key_id VARCHAR(64) NOT NULL PRIMARY KEY, key_token VARCHAR(64) NOT NULL, key_expiration INTEGER NOT NULL)';
 
-/** PdoStore's "now" on pgsql: the server's clock in whole seconds (the cast rounds). */
-const SERVER_NOW = 'CAST(EXTRACT(epoch FROM NOW()) AS INT)';
+/** The database behind the table, as the scenario's `store.database` names it: it decides how "now" becomes whole seconds. */
+export type TableDatabase = 'mysql' | 'postgresql' | 'sqlite';
+
+/**
+ * "Now" on the server's clock in whole seconds, as PdoStore reads it from
+ * each database, in PostgreSQL's SQL: on pgsql the cast rounds to the
+ * nearest second; MySQL's UNIX_TIMESTAMP() and SQLite's strftime('%s')
+ * truncate, which FLOOR plays on the same server.
+ */
+export function serverNowSql(database: TableDatabase): string {
+  return database === 'postgresql' ? 'CAST(EXTRACT(epoch FROM NOW()) AS INT)' : 'CAST(FLOOR(EXTRACT(epoch FROM NOW())) AS INT)';
+}
 
 /**
  * A lock table on a real PostgreSQL, with Symfony PdoStore's statements:
  * INSERT to acquire; on a duplicate key, UPDATE ... WHERE the token is ours
  * or the row has expired (a takeover); DELETE ... WHERE the token is ours.
- * "Now" is the server's clock (PdoStore), or the client's reading carried by
- * the request (a hand-written table): the request's `clientNowUs`.
+ * "Now" is the server's clock (PdoStore), read as the scenario's database
+ * reads it, or the client's reading carried by the request (a hand-written
+ * table): the request's `clientNowUs`.
  */
 export class SqlTableNode implements RealNode {
   private client: pg.Client | undefined;
@@ -24,6 +35,7 @@ export class SqlTableNode implements RealNode {
     readonly name: string,
     private readonly url: string,
     private readonly application: string,
+    private readonly database: TableDatabase = 'postgresql',
   ) {}
 
   async open(): Promise<void> {
@@ -64,7 +76,7 @@ export class SqlTableNode implements RealNode {
   private async run(c: pg.Client, req: LockOp, call: NodeCall): Promise<NodeAnswer> {
     const clientNowUs = (req as LockOp & { clientNowUs?: number }).clientNowUs;
     // With a client clock the statement carries the client's reading, in whole seconds, as a literal.
-    const now = clientNowUs === undefined ? SERVER_NOW : `${Math.floor(clientNowUs / 1_000_000)}`;
+    const now = clientNowUs === undefined ? serverNowSql(this.database) : `${Math.floor(clientNowUs / 1_000_000)}`;
     const by = clientNowUs === undefined ? 'the server clock' : `${call.client}'s clock`;
     switch (req.op) {
       case 'acquire':
@@ -129,6 +141,11 @@ export class SqlTableNode implements RealNode {
         const r = await c.query('DELETE FROM lock_keys WHERE key_id = $1 AND key_token = $2', [req.key, req.owner]);
         if (r.rowCount === 0) return answer({ ok: false, holder: null });
         return answer({ ok: true }, { kind: 'lock.released', key: req.key, owner: req.owner, reason: 'released' });
+      }
+      case 'exists': {
+        // PdoStore's exists(): our token, and not expired by the same "now" the other statements use.
+        const r = await c.query(`SELECT 1 FROM lock_keys WHERE key_id = $1 AND key_token = $2 AND key_expiration > ${now}`, [req.key, req.owner]);
+        return answer({ ok: r.rowCount !== null && r.rowCount > 0 });
       }
       case 'get': {
         const r = await c.query<{ key_token: string }>(`SELECT key_token FROM lock_keys WHERE key_id = $1 AND key_expiration > ${now}`, [req.key]);

@@ -92,6 +92,7 @@ export class ZooKeeperNode implements RealNode {
 
   async handle(req: LockOp, call: NodeCall): Promise<NodeAnswer> {
     const op = req as unknown as SessionOp;
+    if (op.op === 'exists') return this.exists(op);
     const s = await this.session(op);
     if (s === undefined || s.expired) return answer({ ok: false, error: EXPIRED });
     try {
@@ -146,11 +147,63 @@ export class ZooKeeperNode implements RealNode {
         if (req.end === true) facts.push(...(await this.end(req.session, s)));
         return answer(reply, ...facts);
       }
+      case 'exists':
+        return this.exists(req);
       case 'get':
       case 'set':
       case 'del':
         return answer({ ok: false, error: `no plain ${req.op} on this store` });
     }
+  }
+
+  /**
+   * exists(): a read of the key's node, compared with our token, whoever's
+   * session made it (the recipe: the lowest child). A read needs a
+   * connection, not a session of ours: without a live one, a short-lived
+   * session is opened for it and closed after, as the library reconnects.
+   */
+  private async exists(req: SessionOp & { op: 'exists' }): Promise<NodeAnswer> {
+    const known = this.sessions.get(req.session);
+    if ((known === undefined && !req.fresh) || known?.expired === true) return answer({ ok: false, error: EXPIRED });
+    let client: ZkClient;
+    try {
+      client = known?.client ?? (await this.connect(Math.ceil(req.timeoutUs / 1000)));
+    } catch (err) {
+      throw new RefusedError(this.name, err instanceof Error ? err.message : String(err));
+    }
+    try {
+      return answer({ ok: (await this.holderNow(client, req.key)) === req.owner });
+    } catch (err) {
+      const code = codeOf(err);
+      if (code === Exception.SESSION_EXPIRED) return answer({ ok: false, error: EXPIRED });
+      if (code === Exception.CONNECTION_LOSS) throw new RefusedError(this.name, 'connection loss');
+      return answer({ ok: false, error: err instanceof Error ? err.message : String(err) });
+    } finally {
+      if (known === undefined) client.close();
+    }
+  }
+
+  /** The token in the node that holds `key` now (plain: the key's node; recipe: its lowest child), or null. */
+  private async holderNow(c: ZkClient, key: string): Promise<string | null> {
+    const path = `/${key.replace(/\//g, '_')}`;
+    const read = (p: string): Promise<string | null> =>
+      zk2<Buffer, Stat>((cb) => c.getData(p, cb as never)).then(
+        ([data]) => data?.toString() ?? null,
+        (err: unknown) => {
+          if (codeOf(err) === Exception.NO_NODE) return null;
+          throw err;
+        },
+      );
+    if (!this.recipe) return read(path);
+    const children = await zk2<string[], unknown>((cb) => c.getChildren(path, cb as never)).then(
+      ([list]) => list,
+      (err: unknown) => {
+        if (codeOf(err) === Exception.NO_NODE) return [] as string[];
+        throw err;
+      },
+    );
+    const head = children.sort()[0];
+    return head === undefined ? null : read(`${path}/${head}`);
   }
 
   /** Symfony's ZookeeperStore: one ephemeral node named after the key, holding our token. */

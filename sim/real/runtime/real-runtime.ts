@@ -6,6 +6,17 @@ import { LocalClock } from '../../world/clock.js';
 import { RefusedError, type RealNode, type StoreFact } from '../adapters/types.js';
 import type { RunClock } from './time.js';
 
+/** Message ids of a forked child start this far above its parent's (each client has a block of a million). */
+const FORK_MSG_BLOCK = 100_000;
+
+/**
+ * The least a write waits for the protected resource's answer. In the
+ * simulation it answers within the network's latency; here it lives in the
+ * runner, reached through the client process's IPC channel, which a busy
+ * machine can hold up for longer than a scenario's short request timeout.
+ */
+const RESOURCE_WAIT_MS_MIN = 2_000;
+
 /** An event as a process records it; the runner numbers the merged trace. */
 export type RawEvent = Omit<TraceEvent, 'seq'>;
 
@@ -60,6 +71,9 @@ export class RealRuntime implements Runtime {
   private running = true;
   /** True time until which the process is stalled (a GC pause the workload draws). */
   private stalledUntilUs = 0;
+  /** Forked children still running: the OS process stays until they have exited too. */
+  private readonly children: Array<Promise<void>> = [];
+  private forks = 0;
 
   constructor(private readonly opts: RealRuntimeOptions) {
     this.process = opts.process;
@@ -97,13 +111,26 @@ export class RealRuntime implements Runtime {
     this.stalledUntilUs = Math.max(this.stalledUntilUs, this.opts.clock.nowUs() + durationUs);
   }
 
-  /** Runs the client's main script; resolves when it has ended (its process then exits). */
+  /** Runs the client's main script; resolves when it has ended (its process then exits), and every child it forked has exited too. */
   async main(script: Script<void>): Promise<void> {
     try {
       await this.run(script);
     } finally {
       this.running = false;
     }
+    while (this.children.length > 0) await this.children.shift();
+  }
+
+  /**
+   * pcntl_fork(), within this OS process: the child is a process of the
+   * trace of its own (its own name, messages, threads and exit) that shares
+   * this one's connections, as a forked child shares its parent's sockets.
+   * A SIGSTOP or SIGKILL of the client stops or kills the child with it.
+   */
+  fork(name: string, body: (rt: Runtime) => Script<void>): void {
+    const child = new RealRuntime({ ...this.opts, process: name, msgBase: this.opts.msgBase + FORK_MSG_BLOCK * ++this.forks });
+    child.stalledUntilUs = this.stalledUntilUs;
+    this.children.push(child.main(body(child)));
   }
 
   /** Records a store node's event, stamped with the node's machine clock. */
@@ -190,14 +217,17 @@ export class RealRuntime implements Runtime {
 
   /** Sends a request for real and waits for the reply, a refusal, or the timeout (by this process's clock). */
   private async call(to: string, request: unknown, timeoutLocalUs: number, msg: number): Promise<CallResult<unknown>> {
-    const timeoutMs = Math.ceil(this.clockOf.trueDuration(timeoutLocalUs) / 1000);
+    const cut = this.opts.cut?.(this.machine, to) === true;
+    const askedMs = Math.ceil(this.clockOf.trueDuration(timeoutLocalUs) / 1000);
+    // The protected resource is the runner's own stand-in, a message away: how long it takes is the harness's load, not a server's.
+    const timeoutMs = cut || this.opts.nodes.has(to) ? askedMs : Math.max(askedMs, RESOURCE_WAIT_MS_MIN);
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<CallResult<unknown>>((resolve) => {
       // Longer than a timer can wait: the run's own budget ends it first.
       timer = setTimeout(() => resolve({ status: 'timeout', msg }), Math.min(timeoutMs, 2 ** 31 - 1));
     });
     try {
-      if (this.opts.cut?.(this.machine, to) === true) {
+      if (cut) {
         this.emitEvent(this.opts.clock.nowUs(), 'msg.lost', 'net', this.machine, undefined, { peer: to, msg, reason: 'partition' }, undefined, undefined);
         return await timeout;
       }

@@ -11,8 +11,13 @@
 //   {"id": 4, "step": "getRemainingLifetime", "owner": "A:1"}
 //   {"id": 5, "step": "isExpired", "owner": "A:1"}
 //   {"id": 6, "step": "release", "owner": "A:1"}
+//   {"id": 7, "step": "acquireRead", "owner": "A:2", "ttl": 10, "blocking": false}
 //   → {"id": 1, "ok": true, "result": true}
-//   → {"id": 1, "ok": false, "exception": {"class": "...LockConflictedException", "message": "..."}}
+//   → {"id": 1, "ok": false, "exception": {"class": "...LockConflictedException", "message": "...",
+//                                          "chain": ["LockConflictedException"]}}
+//
+// The end of stdin is the end of the script: PHP exits normally, and the
+// stores' connection objects are destroyed with it.
 //
 // Each acquisition (owner) gets a Lock of its own, with autoRelease off (the
 // scenario says when to release), and its Key carries the owner as the token
@@ -102,9 +107,13 @@ function exceptionOf(\Throwable $e): array
     $out = ['class' => get_class($e), 'message' => $e->getMessage()];
     // The whole chain of causes, innermost last: Lock wraps what the store threw.
     $causes = [];
+    $chain = [(new \ReflectionClass($e))->getShortName()];
     for ($p = $e->getPrevious(); $p !== null; $p = $p->getPrevious()) {
         $causes[] = get_class($p) . ': ' . $p->getMessage();
+        $chain[] = (new \ReflectionClass($p))->getShortName();
+        $out['root'] = $p->getMessage();
     }
+    $out['chain'] = $chain;
     if ($causes !== []) {
         $out['previous'] = implode(' <- ', $causes);
     }
@@ -147,7 +156,7 @@ while (($line = fgets(STDIN)) !== false) {
         }
         $owner = (string) $msg['owner'];
         $step = (string) $msg['step'];
-        if ($step === 'acquire') {
+        if ($step === 'acquire' || $step === 'acquireRead') {
             $key = new Key($resource);
             foreach ($classes as $class) {
                 $key->setState($class, $owner);
@@ -161,6 +170,10 @@ while (($line = fgets(STDIN)) !== false) {
         switch ($step) {
             case 'acquire':
                 $result = $lock->acquire((bool) ($msg['blocking'] ?? false));
+                break;
+            case 'acquireRead':
+                // On a store without shared locks Symfony falls back to an ordinary acquire itself.
+                $result = $lock->acquireRead((bool) ($msg['blocking'] ?? false));
                 break;
             case 'refresh':
                 $lock->refresh(isset($msg['ttl']) ? (float) $msg['ttl'] : null);

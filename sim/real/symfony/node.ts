@@ -1,7 +1,9 @@
 import type { ClientSpec, Scenario, StoreSpecBase } from '../../scenario/types.js';
 import { acquireResult, stepResult, waitTimeoutUs } from '../../stores/single-node-driver.js';
-import type { AcquireArgs, AcquireResult, ClientIo, LeaseRef, LockDriver, LockOp, StepResult } from '../../stores/protocol.js';
-import type { Script } from '../../runtime/types.js';
+import type { AcquireArgs, AcquireResult, ClientIo, ExistsResult, LeaseRef, LockDriver, LockOp, LockReply, StepResult } from '../../stores/protocol.js';
+import { call, type CallResult, type Script } from '../../runtime/types.js';
+import { INVALID_TTL, LOCK_CONFLICTED, LOCK_EXPIRED } from '../../clients/exceptions.js';
+import { DEFAULT_INITIAL_TTL_US as SYMFONY_INITIAL_TTL_US } from '../../stores/memcached-driver.js';
 import { MemcachedNode } from '../adapters/memcached.js';
 import { RedisNode } from '../adapters/redis.js';
 import { answer, type NodeAnswer, type NodeCall, type RealNode, type StoreFact } from '../adapters/types.js';
@@ -25,6 +27,12 @@ function phpStore(spec: StoreSpecBase, urls: ReadonlyMap<string, string>, path: 
       strategy: spec.strategy as 'consensus' | 'unanimous',
       stores: (spec.stores as StoreSpecBase[]).map((s, i) => phpStore(s, urls, `${path}.stores[${i}]`)),
     };
+  }
+  if (spec.kind === 'sql' && spec.database !== 'postgresql') {
+    throw new UnsupportedScenarioError(
+      `${path}.database`,
+      `Symfony's PdoStore runs here on PostgreSQL, whose "now" rounds to the nearest second, not on ${String(spec.database)}: set store.database=postgresql`,
+    );
   }
   if (spec.kind === 'sql' && spec.clock === 'client') {
     throw new UnsupportedScenarioError(
@@ -102,45 +110,81 @@ export class SymfonyNode implements RealNode {
 
   private failure(r: PhpReply): NodeAnswer {
     const e = r.exception!;
-    return answer({ ok: false, error: `${shortClass(e)}: ${e.message}${e.previous === undefined ? '' : ` (${e.previous})`}` });
+    const reply = { ok: false, error: `${shortClass(e)}: ${e.message}${e.previous === undefined ? '' : ` (${e.previous})`}` };
+    return answer({ ...reply, symfony: { chain: e.chain ?? [shortClass(e)], root: e.root ?? e.message } } as SymfonyReply);
   }
 
-  async handle(req: LockOp, _call: NodeCall): Promise<NodeAnswer> {
+  async handle(req: LockOp | { op: 'close' }, _call: NodeCall): Promise<NodeAnswer> {
     switch (req.op) {
       case 'acquire': {
-        const r = await this.php.step('acquire', req.owner, { ttl: req.ttlUs / 1_000_000, blocking: req.waitUs !== undefined });
-        if (!r.ok) return this.failure(r);
+        const step = req.shared === true ? 'acquireRead' : 'acquire';
+        const r = await this.php.step(step, req.owner, { ttl: req.ttlUs / 1_000_000, blocking: req.waitUs !== undefined });
+        if (!r.ok) return this.acquireFailure(r, req.key, req.owner);
         if (r.result !== true) return answer({ ok: false, holder: null });
         const nodes = await this.holders(req.key, req.owner);
-        const facts: StoreFact[] = nodes.map((node) => ({
-          node,
-          kind: 'lock.granted',
-          key: req.key,
-          owner: req.owner,
-          ttlUs: req.ttlUs,
-          data: { library: 'symfony' },
-        }));
-        return answer({ ok: true }, ...facts);
+        return answer({ ok: true }, ...nodes.map((node) => this.fact(node, 'lock.granted', req.key, req.owner, req.ttlUs)));
       }
       case 'refresh': {
         const r = await this.php.step('refresh', req.owner, { ttl: req.ttlUs / 1_000_000 });
-        if (!r.ok) return this.failure(r);
+        if (!r.ok) {
+          const f = this.failure(r);
+          // Extended, then found expired by the client's clock: Symfony deleted the key before throwing.
+          if (chainOf(f).includes(LOCK_EXPIRED))
+            return answer(f.reply, ...nodeNamesOf(this.spec).map((node) => this.fact(node, 'lock.released', req.key, req.owner)));
+          return f;
+        }
         const nodes = await this.holders(req.key, req.owner);
         return answer({ ok: true }, ...nodes.map((node): StoreFact => ({ node, kind: 'lock.refreshed', key: req.key, owner: req.owner, ttlUs: req.ttlUs })));
       }
+      case 'exists': {
+        const r = await this.php.step('isAcquired', req.owner);
+        if (!r.ok) return this.failure(r);
+        return answer({ ok: r.result === true });
+      }
       case 'release':
       case 'del': {
-        // Which nodes held it before: Symfony's release returns quietly either way.
+        // Which nodes held it before: Symfony's release returns quietly either way, and a lock already lost is a quiet release.
         const before = await this.php.step('isAcquired', req.owner);
         const nodes = before.ok && before.result === true ? await this.holders(req.key, req.owner) : [];
         const r = await this.php.step('release', req.owner);
         if (!r.ok) return this.failure(r);
+        if (nodes.length === 0) return answer({ ok: false, holder: null });
         return answer({ ok: true }, ...nodes.map((node): StoreFact => ({ node, kind: 'lock.released', key: req.key, owner: req.owner, reason: 'released' })));
       }
+      case 'close':
+        // The end of the PHP script: its connections close with it (an advisory lock's session ends; the observer sees it go).
+        await this.php.close();
+        return answer({ ok: true });
       case 'get':
       case 'set':
         return answer({ ok: false, error: `Symfony's Lock has no plain ${req.op}` });
     }
+  }
+
+  /**
+   * An acquire that threw. A TTL under a second (Memcached, PDO) is refused
+   * after the key was saved with the store's initial TTL, so the key stays;
+   * a lease that ran out in flight was saved, then deleted by Lock itself.
+   */
+  private async acquireFailure(r: PhpReply, key: string, owner: string): Promise<NodeAnswer> {
+    const f = this.failure(r);
+    const chain = chainOf(f);
+    if (chain.includes(INVALID_TTL)) {
+      const nodes = await this.holders(key, owner);
+      return answer(f.reply, ...nodes.map((node) => this.fact(node, 'lock.granted', key, owner, SYMFONY_INITIAL_TTL_US)));
+    }
+    if (chain.includes(LOCK_EXPIRED)) {
+      return answer(
+        f.reply,
+        ...nodeNamesOf(this.spec).flatMap((node) => [this.fact(node, 'lock.granted', key, owner, undefined), this.fact(node, 'lock.released', key, owner)]),
+      );
+    }
+    return f;
+  }
+
+  private fact(node: string, kind: 'lock.granted' | 'lock.released', key: string, owner: string, ttlUs?: number): StoreFact {
+    if (kind === 'lock.released') return { node, kind, key, owner, reason: 'deleted by Lock: the lease ran out in flight' };
+    return { node, kind, key, owner, ttlUs, data: { library: 'symfony' } };
   }
 
   /** A step the lifecycle does not use, for tests: isAcquired, getRemainingLifetime, isExpired. */
@@ -149,25 +193,40 @@ export class SymfonyNode implements RealNode {
   }
 
   async close(): Promise<void> {
-    this.php.close();
+    await this.php.close();
     await Promise.all(this.probes.map((p) => p.adapter.close()));
   }
 }
 
+/** What the Symfony node adds to a failed reply: the exception's chain of classes and its innermost message. */
+type SymfonyReply = LockReply & { readonly symfony?: { readonly chain: readonly string[]; readonly root: string } };
+
+function chainOf(a: { reply: LockReply }): readonly string[] {
+  return (a.reply as SymfonyReply).symfony?.chain ?? [];
+}
+
+function symfonyOf(r: CallResult<LockReply>): { chain: readonly string[]; root: string } | undefined {
+  return r.status === 'reply' ? (r.reply as SymfonyReply).symfony : undefined;
+}
+
 /**
- * The lock library of a Symfony client: one request per operation to the
- * Symfony node, which runs it on Symfony's own Lock. The lifecycle around it
- * (retries, polling every 100 ms like Lock::acquire(true), work, writes) is
- * the simulation's.
+ * The lock library of a Symfony client: one request per Lock method to the
+ * Symfony node, which calls it on Symfony's own Lock, and Symfony's answer
+ * or exception turned back into the driver's result. The script around it
+ * (retries, polling every 100 ms like Lock::acquire(true), the checks by the
+ * client's clock, the destructor's release, work, writes) is the
+ * simulation's, so the two can be compared step for step.
  */
 export class SymfonyDriver implements LockDriver {
   constructor(
     private readonly node: string,
     private readonly expires: boolean,
+    /** The Symfony store class and the exception its client library throws, as the store's own driver names them. */
+    readonly library: { readonly store: string; readonly exception: string },
   ) {}
 
   *acquire(io: ClientIo, a: AcquireArgs): Script<AcquireResult> {
-    const op: LockOp = { op: 'acquire', key: a.key, owner: a.owner, ttlUs: a.ttlUs, waitUs: a.waitUs };
+    const op: LockOp = { op: 'acquire', key: a.key, owner: a.owner, ttlUs: a.ttlUs, waitUs: a.waitUs, shared: a.shared };
     const data = a.waitUs === undefined ? { attempt: a.attempt, library: 'symfony' } : { attempt: a.attempt, waitUs: a.waitUs ?? -1, library: 'symfony' };
     const r = yield* io.request(
       { name: this.node },
@@ -176,6 +235,10 @@ export class SymfonyDriver implements LockDriver {
       { owner: a.owner, ttlUs: this.expires ? a.ttlUs : undefined, data },
       waitTimeoutUs(io, a.waitUs),
     );
+    const thrown = symfonyOf(r);
+    if (thrown?.chain.includes(INVALID_TTL) === true) return { status: 'invalid-ttl', msg: r.msg, reason: thrown.root };
+    // The lease ran out in flight: saved, then deleted by Lock. The script sees a lease already over, as the model's check finds it.
+    if (thrown?.chain.includes(LOCK_EXPIRED) === true) return { status: 'ok', msg: r.msg, expiresLocalUs: io.localNow() };
     return acquireResult(r, this.expires ? undefined : null);
   }
 
@@ -185,7 +248,13 @@ export class SymfonyDriver implements LockDriver {
       fence: lease.fence,
       ttlUs,
     });
-    return stepResult(r, 'not the owner any more');
+    const thrown = symfonyOf(r);
+    if (thrown?.chain.includes(INVALID_TTL) === true) return { status: 'invalid-ttl', msg: r.msg, reason: thrown.root };
+    if (thrown?.chain.includes(LOCK_EXPIRED) === true) return { status: 'ok', msg: r.msg, expiresLocalUs: io.localNow() };
+    if (thrown?.chain[0] === LOCK_CONFLICTED) return { status: 'failed', msg: r.msg, reason: thrown.root };
+    const s = stepResult(r, 'not the owner any more');
+    // Any other exception is a store failure Lock wrapped (LockAcquiringException), not a conflict.
+    return thrown !== undefined ? { status: 'error', msg: r.msg, reason: thrown.root } : s;
   }
 
   *release(io: ClientIo, lease: LeaseRef, _method: 'token-checked' | 'plain-del'): Script<StepResult> {
@@ -193,7 +262,23 @@ export class SymfonyDriver implements LockDriver {
       owner: lease.owner,
       data: { method: 'token-checked' },
     });
-    return stepResult(r, 'not the owner');
+    const thrown = symfonyOf(r);
+    if (thrown !== undefined) return { status: 'error', msg: r.msg, reason: thrown.root };
+    return stepResult(r, 'the key no longer held our token');
+  }
+
+  *exists(io: ClientIo, lease: LeaseRef & { readonly shared: boolean }): Script<ExistsResult> {
+    const r = yield* io.request({ name: this.node }, { op: 'exists', key: lease.key, owner: lease.owner, shared: lease.shared }, 'isAcquired.request', {
+      owner: lease.owner,
+    });
+    if (r.status !== 'reply') return { status: r.status, msg: r.msg, reason: r.status };
+    if (r.reply.error !== undefined) return { status: 'error', msg: r.msg, reason: symfonyOf(r)?.root ?? r.reply.error };
+    return { status: r.reply.ok ? 'yes' : 'no', msg: r.msg };
+  }
+
+  /** The PHP script ends normally: its input closes and PHP exits, destroying its connections. */
+  *close(io: ClientIo): Script<void> {
+    yield* call(this.node, { op: 'close' }, io.requestTimeoutUs, io.newMsg());
   }
 }
 

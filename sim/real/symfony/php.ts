@@ -8,6 +8,10 @@ export interface PhpException {
   readonly class: string;
   readonly message: string;
   readonly previous?: string;
+  /** Short class names, outermost first, as the script's catch would see them. */
+  readonly chain?: readonly string[];
+  /** The innermost cause's message. */
+  readonly root?: string;
 }
 
 export interface PhpReply {
@@ -84,7 +88,16 @@ export class PhpDriver {
     return this.send({ id: this.nextId++, step, owner, ...extra });
   }
 
-  close(): void {
+  /** Ends the script: PHP reads the end of its input and exits normally. Resolves once it has, or after `withinMs`. */
+  async close(withinMs = 3_000): Promise<void> {
     this.php.stdin.end();
+    if (this.php.exitCode !== null || this.php.signalCode !== null) return;
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, withinMs);
+      this.php.once('exit', () => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
   }
 }

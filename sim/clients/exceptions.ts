@@ -1,0 +1,47 @@
+/*
+ * The exceptions a PHP script sees from Symfony Lock 5.4, as the client
+ * raises them. Each is recorded as an `exception.*` event named after its
+ * root cause, with the class the script catches (`thrown`) and the whole
+ * chain of previous exceptions, outermost first, as Symfony builds it: for
+ * instance a lease that ran out while `acquire()` was in flight is a
+ * LockAcquiringException ("Failed to acquire") whose previous is a
+ * LockAcquiringException ("Failed to define an expiration") whose previous
+ * is the LockExpiredException the store threw.
+ */
+
+/** What went wrong, as the event kind names it. */
+export type ExceptionKind =
+  | 'exception.conflicted'
+  | 'exception.expired'
+  | 'exception.acquiring'
+  | 'exception.releasing'
+  | 'exception.invalid-ttl'
+  | 'exception.store'
+  | 'exception.unsupported'
+  | 'exception.resource'
+  | 'exception.user';
+
+/** Short names of the classes in Symfony\Component\Lock\Exception, as the trace records them. */
+export const LOCK_CONFLICTED = 'LockConflictedException';
+export const LOCK_EXPIRED = 'LockExpiredException';
+export const LOCK_ACQUIRING = 'LockAcquiringException';
+export const LOCK_RELEASING = 'LockReleasingException';
+export const INVALID_TTL = 'InvalidTtlException';
+
+/** An exception thrown inside a client's script: JavaScript's own throw carries it through the generators, as PHP's does through the calls. */
+export class ScriptException extends Error {
+  constructor(
+    readonly kind: ExceptionKind,
+    /** The Lock method (or step) that threw: acquire, refresh, release, isAcquired, write, throw. */
+    readonly method: string,
+    /** The classes, outermost (what a catch block sees) first. */
+    readonly chain: readonly string[],
+    message: string,
+  ) {
+    super(message);
+  }
+
+  get thrown(): string {
+    return this.chain[0]!;
+  }
+}

@@ -1,0 +1,47 @@
+import type { InputIssue } from '../../sim/errors.js';
+
+function Line({ source, issue }: { source: string; issue: InputIssue }) {
+  return (
+    <>
+      <code>{issue.path === '' ? source : `${source}: ${issue.path}`}</code> {issue.message}
+    </>
+  );
+}
+
+/**
+ * Problems with a file, a link or a form: the first in full, the rest
+ * folded under a count, so one broken field cannot push the page away.
+ * Text only, never HTML from the input.
+ */
+export function Issues({ source, issues, what }: { source: string; issues: readonly InputIssue[]; what?: string | undefined }) {
+  const [first, ...rest] = issues;
+  return (
+    <div className="issues-box">
+      {(what !== undefined || first !== undefined) && (
+        <p className="issue-first" data-testid="first-issue">
+          {what !== undefined && `${source} is ${what}. `}
+          {first !== undefined && (
+            <>
+              {what !== undefined && (rest.length > 0 ? 'Its first problem: ' : 'Its problem: ')}
+              <Line source={source} issue={first} />
+            </>
+          )}
+        </p>
+      )}
+      {rest.length > 0 && (
+        <details className="issues-more" data-testid="more-issues">
+          <summary>
+            {rest.length} more problem{rest.length === 1 ? '' : 's'}
+          </summary>
+          <ul className="issues">
+            {rest.map((i, k) => (
+              <li key={k}>
+                <Line source={source} issue={i} />
+              </li>
+            ))}
+          </ul>
+        </details>
+      )}
+    </div>
+  );
+}
