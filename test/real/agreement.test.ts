@@ -71,13 +71,12 @@ const KNOWN: Readonly<Record<string, KnownDifference>> = {
       real.events.some((e) => e.actor === 'B' && e.kind === 'exception.acquiring' && /went away|Connection lost/.test(e.reason ?? '')),
   },
   'memcached-restart-symfony': {
-    why: "libmemcached marks the server dead after B's request fails during the restart, and Symfony's MemcachedStore reports each later add as a conflict until it retries: B is refused until A has released",
+    why: "libmemcached marks the server dead after the restart and Symfony's MemcachedStore reads each later add as a conflict, so B is refused for a few seconds after the server is back, long enough that A's work ends first",
     real: UNPROTECTED_ONLY,
     answersDifferFor: [],
     holds: (real) =>
       real.verdict.unprotectedWrites.length === 1 &&
-      real.events.some((e) => e.actor === 'B' && e.kind === 'acquire.denied' && e.timeUs > after(real, 'store.up')) &&
-      real.events.filter((e) => e.actor === 'B' && e.kind === 'acquire.ok').every((e) => e.timeUs > after(real, 'release.lost')),
+      real.events.some((e) => e.actor === 'B' && e.kind === 'acquire.denied' && e.timeUs > after(real, 'store.up')),
   },
 };
 

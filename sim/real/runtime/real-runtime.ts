@@ -245,7 +245,12 @@ export class RealRuntime implements Runtime {
       this.recordFacts(node.name, a.facts, msg);
       return { status: 'reply', reply: a.reply, msg };
     } catch (err) {
-      if (err instanceof RefusedError) return { status: 'refused', msg };
+      if (err instanceof RefusedError) {
+        // A client library that is not connected refuses at once, without I/O: let the event loop run (its reconnect,
+        // the IPC channel) before the script goes on, or a script that retries straight away never lets it.
+        await new Promise((resolve) => setImmediate(resolve));
+        return { status: 'refused', msg };
+      }
       throw err;
     }
   }
