@@ -211,6 +211,7 @@ async function main(): Promise<void> {
   const maxAt = process.argv.indexOf('--events-max');
   const eventsMax = maxAt === -1 ? 1_000_000 : Number(process.argv[maxAt + 1]);
   const sizes = [10_000, 1_000_000, ...(eventsMax > 1_000_000 ? [eventsMax] : [])];
+  const withReal = !process.argv.includes('--no-real');
   const report: Record<string, unknown> = {
     node: process.version,
     // The machine is shared: its load (1, 5 and 15 minutes) when the bench began, and when it ended, below.
@@ -265,6 +266,10 @@ async function main(): Promise<void> {
     };
   }
   report.loadAverageAtEnd = loadavg().map((x) => Math.round(x * 100) / 100);
+  if (withReal) {
+    const { runRealBench } = await import('./real.js');
+    report.real = await runRealBench();
+  }
   process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
 }
 

@@ -8,7 +8,7 @@
 // sees half of one.
 import { build } from 'esbuild';
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, renameSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdirSync, renameSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 
 const root = new URL('..', import.meta.url).pathname;
@@ -31,12 +31,23 @@ try {
   // The entry points share chunks: `locklab` and `locklab/testing` see one copy of each class, and the command adds only itself.
   await build({
     ...common,
-    // sweep-worker is what the sweep's worker threads load (sim/sweep/pool.ts finds it beside cli.js).
-    entryPoints: { index: 'sim/index.ts', testing: 'sim/testing/vitest.ts', cli: 'sim/cli/start.ts', 'sweep-worker': 'sim/sweep/batch-task.ts' },
+    // sweep-worker is what the sweep's worker threads load (sim/sweep/pool.ts finds it beside cli.js); real-child is one real-run client process.
+    entryPoints: {
+      index: 'sim/index.ts',
+      testing: 'sim/testing/vitest.ts',
+      cli: 'sim/cli/start.ts',
+      'sweep-worker': 'sim/sweep/batch-task.ts',
+      'real-child': 'sim/real/child.ts',
+    },
     outdir: `${staging}/lib`,
     splitting: true,
     chunkNames: 'chunks/[name]-[hash]',
   });
+
+  // What the real runner starts as it is: the reaper of servers left behind, and the Symfony driver in PHP.
+  mkdirSync(`${root}${staging}/lib/real`, { recursive: true });
+  copyFileSync(`${root}sim/real/harness/reaper.mjs`, `${root}${staging}/lib/real/reaper.mjs`);
+  copyFileSync(`${root}sim/real/symfony/driver.php`, `${root}${staging}/lib/real/driver.php`);
 
   const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
   execFileSync(process.execPath, [tsc, '-p', 'tsconfig.lib.json', '--outDir', `${staging}/types`], { cwd: root, stdio: 'inherit' });

@@ -154,6 +154,8 @@ export interface RunEnd {
   readonly stop: TraceDocument['stop'];
   /** Trace events recorded. */
   readonly traceEvents: number;
+  /** A run on real servers took real time; a simulated one, simulated time. */
+  readonly source?: TraceDocument['source'] | undefined;
   /** The kernel events a run that keeps its trace was held to, when that (and not the scenario's budget) stopped it. */
   readonly keptCapEvents?: number | undefined;
 }
@@ -173,9 +175,16 @@ export function stopReason(end: RunEnd): string | undefined {
   return `Run stopped at its ${which} ${after}: something in the scenario never finishes (a blocking acquire with no waitTimeoutMs?). Raise budget.maxEvents or budget.maxTimeMs to let it run longer.`;
 }
 
+/** How a trace document's run ended, for formatStop. */
+export function runEndOf(doc: TraceDocument): RunEnd {
+  return { scenario: doc.scenario, stop: doc.stop, traceEvents: doc.events.length, source: doc.source };
+}
+
 export function formatStop(end: RunEnd, c: Colors): string {
   const s = end.stop;
   const why = stopReason(end);
+  if (why === undefined && end.source === 'real')
+    return c.dim(`Real run completed: ${end.traceEvents} trace events over ${formatInstant(s.timeUs)} of real time.`);
   if (why === undefined)
     return c.dim(`Run completed: ${end.traceEvents} trace events, ${s.events} kernel events, ${formatInstant(s.timeUs)} of simulated time.`);
   return c.bold(c.yellow(why));

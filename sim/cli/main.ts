@@ -21,6 +21,7 @@ import { JsonlTraceReader } from '../trace/jsonl-read.js';
 import { formatStop, formatVerdict } from './format.js';
 import { addLessonCommands } from './lessons-commands.js';
 import { isJsonl, runCommand, type RunOptions } from './run-command.js';
+import { registerRealCommands } from './real.js';
 import { addSweepCommands } from './sweep-commands.js';
 
 /** Exit codes, as the README documents them. */
@@ -254,6 +255,7 @@ Exit codes: 0 the run completed (whatever its outcome), 1 the outcome met --fail
     });
 
   addLessonCommands(program, io, c, (n) => (code = n));
+  registerRealCommands(program, { io, c, loadScenario, collect, setCode: (n) => (code = n) });
   addSweepCommands(program, io, c, loadScenario, (next) => (code = next));
 
   try {

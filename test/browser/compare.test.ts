@@ -68,6 +68,22 @@ describeBrowser('fork and compare', () => {
     expect(await b.locator('figcaption').textContent()).toContain('redis-real.trace.json');
   });
 
+  it('sets the trace recorded on real servers with Symfony Lock beside the simulated run, saying where it was recorded', async () => {
+    const page = await lab.page('#/lab?s=pause-past-expiry');
+    await ready(page);
+    await page.getByRole('button', { name: 'Compare' }).click();
+    await expect.poll(() => page.locator('figure.timeline').count()).toBe(2);
+    await page.getByRole('button', { name: 'Compare with real servers (Symfony Lock)' }).click();
+    const b = page.locator('figure.timeline').nth(1);
+    await expect.poll(() => b.locator('figcaption').textContent()).toMatch(/recorded on Redis 7\.\d+\.\d+ with Symfony Lock 5\.4/);
+    expect(await b.getAttribute('data-outcome')).toBe('unsafe');
+    // The real run has the story's marks: A's stale write accepted after its lease ran out on the server.
+    expect(await b.locator('[data-mark="write"][data-outcome="stale-accepted"]').count()).toBe(1);
+    expect(await b.locator('[data-mark="double-ownership"]').count()).toBeGreaterThan(0);
+    await screenshot(page, 'compare-real-symfony');
+    expect(lab.errors).toEqual([]);
+  });
+
   it('refuses a damaged trace file with the path of what is wrong, rendering nothing from it', async () => {
     const doc = runScenario(normalizeScenario(BUILTIN_SCENARIOS['pause-past-expiry'], 'x'), 7);
     const events = doc.events.map((e, i) => (i === 3 ? { ...e, seq: 99, kind: '<script>window.__pwned=1</script>' } : e));

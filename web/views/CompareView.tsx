@@ -6,6 +6,7 @@ import { Transport } from '../components/Transport.js';
 import { VerdictView } from '../components/VerdictView.js';
 import { firstDivergenceUs } from '../model/diverge.js';
 import { fencingPair } from '../state/pairs.js';
+import { openRecording, recordingsFor } from '../state/recorded.js';
 import { loadTraceFile } from '../state/session.js';
 import { useTrace, type LoadedTrace } from '../state/traces.js';
 import { useUi } from '../state/ui.js';
@@ -67,6 +68,11 @@ export function CompareView() {
         <button type="button" onClick={() => setForkOpen(true)} data-testid="compare-fork">
           Change one thing…
         </button>
+        {recordingsFor(a.doc.scenario).map((r) => (
+          <button type="button" key={r.file} data-testid="compare-recorded" onClick={() => void openRecording(r)} title={r.recordedOn}>
+            Compare with real servers ({r.client === 'symfony' ? 'Symfony Lock' : 'Locklab client'})
+          </button>
+        ))}
         <FilePicker label="Compare with a trace file…" onFile={(f) => void loadTraceFile(f, 'secondary')} testId="compare-file" />
         <LinkButton />
       </div>

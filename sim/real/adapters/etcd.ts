@@ -1,0 +1,228 @@
+import { noop } from 'cockatiel';
+import { Etcd3, type Lease } from 'etcd3';
+import type { SessionOp } from '../../stores/session-driver.js';
+import type { LockOp } from '../../stores/protocol.js';
+import { answer, connectWithin, RefusedError, type NodeAnswer, type NodeCall, type RealNode, type StoreFact } from './types.js';
+
+const EXPIRED = 'lease expired';
+
+/** An etcd client that fails fast: no retries, no circuit breaker (the lock library decides what to do). */
+export function etcdClient(url: string): Etcd3 {
+  return new Etcd3({ hosts: url, faultHandling: { host: () => noop, global: noop }, dialTimeout: 3_000 });
+}
+
+function message(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+function isLeaseGone(err: unknown): boolean {
+  return (
+    /lease not found|requested lease not found|revoked|lease.*expired/i.test(message(err)) ||
+    (err as { constructor?: { name?: string } })?.constructor?.name === 'EtcdLeaseInvalidError'
+  );
+}
+
+function isUnavailable(err: unknown): boolean {
+  return /UNAVAILABLE|No connection established|ECONNREFUSED|connect|Deadline/i.test(message(err));
+}
+
+interface EtcdSession {
+  readonly lease: Lease;
+  readonly id: string;
+  expired: boolean;
+  /** Keys created under this lease, by owner. */
+  readonly keys: Map<string, { key: string; path: string; created: number; held: boolean }>;
+}
+
+/**
+ * etcd as a lock store, the way its concurrency package's mutex works: each
+ * session the simulated driver opens is a real lease with its TTL (kept
+ * alive by the driver's own keep-alive thread, so a paused process stops
+ * them); the acquirer puts `key/<lease>` under the lease if it does not
+ * exist; the key with the lowest create revision holds the lock, and that
+ * revision is its fencing token; a waiter watches its predecessor.
+ */
+export class EtcdNode implements RealNode {
+  readonly client: Etcd3;
+  private readonly sessions = new Map<string, EtcdSession>();
+
+  constructor(
+    readonly name: string,
+    private readonly url: string,
+  ) {
+    this.client = etcdClient(url);
+  }
+
+  async open(): Promise<void> {
+    await connectWithin(this.name, this.url, 3_000, () => this.client.get('locklab-probe').string());
+  }
+
+  private async session(req: SessionOp): Promise<EtcdSession | undefined> {
+    const known = this.sessions.get(req.session);
+    if (known !== undefined) return known;
+    if (!req.fresh) return undefined;
+    // etcd counts lease TTLs in whole seconds.
+    const lease = this.client.lease(Math.max(1, Math.ceil(req.timeoutUs / 1_000_000)), { autoKeepAlive: false });
+    lease.on('lost', () => undefined);
+    let id: string;
+    try {
+      id = await lease.grant();
+    } catch (err) {
+      throw new RefusedError(this.name, message(err));
+    }
+    const s: EtcdSession = { lease, id, expired: false, keys: new Map() };
+    this.sessions.set(req.session, s);
+    return s;
+  }
+
+  async handle(req: LockOp, call: NodeCall): Promise<NodeAnswer> {
+    const op = req as unknown as SessionOp;
+    if (op.op === 'exists') return this.exists(op);
+    const s = await this.session(op);
+    if (s === undefined || s.expired) return answer({ ok: false, error: EXPIRED });
+    try {
+      const a = await this.run(s, op, call);
+      if (op.op === 'acquire' && !a.reply.ok && op.endIfDenied === true) await this.end(op.session, s);
+      return a;
+    } catch (err) {
+      if (isLeaseGone(err)) {
+        s.expired = true;
+        return answer({ ok: false, error: EXPIRED });
+      }
+      if (isUnavailable(err)) throw new RefusedError(this.name, message(err));
+      return answer({ ok: false, error: message(err) });
+    }
+  }
+
+  private async run(s: EtcdSession, req: SessionOp, call: NodeCall): Promise<NodeAnswer> {
+    switch (req.op) {
+      case 'ping': {
+        const r = await s.lease.keepaliveOnce();
+        // A keep-alive for a lease the server has dropped answers TTL 0.
+        if (Number(r.TTL) <= 0) {
+          s.expired = true;
+          return answer({ ok: false, error: EXPIRED });
+        }
+        return answer({ ok: true });
+      }
+      case 'close':
+        return answer({ ok: true }, ...(await this.end(req.session, s)));
+      case 'acquire':
+        return this.acquire(s, req, call);
+      case 'refresh': {
+        const mine = s.keys.get(req.owner);
+        if (mine === undefined || !mine.held) return answer({ ok: false, holder: null });
+        const kv = (await this.client.get(mine.path).exec()).kvs[0];
+        if (kv === undefined || kv.lease !== s.id) return answer({ ok: false, holder: null });
+        return answer({ ok: true, fence: mine.created });
+      }
+      case 'release': {
+        const mine = s.keys.get(req.owner);
+        const facts: StoreFact[] = [];
+        let ok = false;
+        if (mine !== undefined) {
+          const r = await this.client.delete().key(mine.path).exec();
+          s.keys.delete(req.owner);
+          ok = Number(r.deleted) > 0 && mine.held;
+          if (ok) facts.push({ kind: 'lock.released', key: mine.key, owner: req.owner, fence: mine.created, reason: 'released' });
+        }
+        if (req.end === true) facts.push(...(await this.end(req.session, s)));
+        return answer(ok ? { ok: true } : { ok: false, holder: null }, ...facts);
+      }
+      case 'exists':
+        return this.exists(req);
+      case 'get':
+      case 'set':
+      case 'del':
+        return answer({ ok: false, error: `no plain ${req.op} on this store` });
+    }
+  }
+
+  /**
+   * exists(): a range read of the lock's prefix, compared with our token: the
+   * key with the lowest create revision is the holder. A read needs no lease
+   * of ours, only a session the server has not dropped when we name one.
+   */
+  private async exists(req: SessionOp & { op: 'exists' }): Promise<NodeAnswer> {
+    const known = this.sessions.get(req.session);
+    if ((known === undefined && !req.fresh) || known?.expired === true) return answer({ ok: false, error: EXPIRED });
+    try {
+      const head = (await this.client.getAll().prefix(`${req.key}/`).sort('Create', 'Ascend').limit(1).exec()).kvs[0];
+      return answer({ ok: head !== undefined && head.value.toString() === req.owner });
+    } catch (err) {
+      if (isUnavailable(err)) throw new RefusedError(this.name, message(err));
+      return answer({ ok: false, error: message(err) });
+    }
+  }
+
+  private async acquire(s: EtcdSession, req: SessionOp & { op: 'acquire' }, call: NodeCall): Promise<NodeAnswer> {
+    const prefix = `${req.key}/`;
+    let mine = s.keys.get(req.owner);
+    const facts: StoreFact[] = [];
+    if (mine === undefined) {
+      const path = `${prefix}${BigInt(s.id).toString(16)}`;
+      const t = await this.client.if(path, 'Create', '==', 0).then(s.lease.put(path).value(req.owner)).commit();
+      const kv = (await this.client.get(path).exec()).kvs[0];
+      if (kv === undefined || (!t.succeeded && kv.lease !== s.id)) throw new Error(`lease ${s.id} could not create ${path}`);
+      mine = { key: req.key, path, created: Number(kv.create_revision), held: false };
+      s.keys.set(req.owner, mine);
+    }
+    const deadline = req.waitUs === undefined ? 0 : req.waitUs === null ? Infinity : Date.now() + req.waitUs / 1000;
+    let queued = false;
+    for (;;) {
+      const all = (await this.client.getAll().prefix(prefix).sort('Create', 'Ascend').exec()).kvs;
+      const at = all.findIndex((kv) => kv.key.toString() === mine!.path);
+      if (at === -1) {
+        s.keys.delete(req.owner);
+        return answer({ ok: false, error: EXPIRED }, ...facts);
+      }
+      if (at === 0) {
+        mine.held = true;
+        facts.push({ kind: 'lock.granted', key: req.key, owner: req.owner, fence: mine.created, data: { key: mine.path, created: mine.created, lease: s.id } });
+        return answer({ ok: true, fence: mine.created }, ...facts);
+      }
+      const holder = all[0]!.value.toString();
+      if (Date.now() >= deadline) {
+        await this.client.delete().key(mine.path).exec();
+        s.keys.delete(req.owner);
+        return answer({ ok: false, holder }, ...facts);
+      }
+      if (!queued) {
+        queued = true;
+        facts.push({ kind: 'lock.queued', key: req.key, owner: req.owner, data: { position: at, holder, created: mine.created, client: call.client } });
+      }
+      await this.waitForDelete(all[at - 1]!.key.toString(), deadline);
+    }
+  }
+
+  /** Waits until `key` is deleted, or the deadline passes. */
+  private async waitForDelete(key: string, deadline: number): Promise<void> {
+    const watcher = await this.client.watch().key(key).create();
+    try {
+      const gone = new Promise<void>((resolve) => watcher.on('delete', () => resolve()));
+      // It may have gone before the watch began.
+      if ((await this.client.get(key).exec()).kvs.length === 0) return;
+      const left = deadline === Infinity ? 2 ** 31 - 1 : Math.max(1, deadline - Date.now());
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([gone, new Promise<void>((resolve) => (timer = setTimeout(resolve, Math.min(left, 2 ** 31 - 1))))]);
+      clearTimeout(timer);
+    } finally {
+      await watcher.cancel().catch(() => undefined);
+    }
+  }
+
+  /** Ends a session: revoking the lease deletes every key bound to it. */
+  private async end(id: string, s: EtcdSession): Promise<StoreFact[]> {
+    const facts: StoreFact[] = [];
+    for (const [owner, k] of s.keys) if (k.held) facts.push({ kind: 'lock.released', key: k.key, owner, fence: k.created, reason: 'lease revoked' });
+    s.keys.clear();
+    this.sessions.delete(id);
+    await s.lease.revoke().catch(() => undefined);
+    return facts;
+  }
+
+  async close(): Promise<void> {
+    for (const [id, s] of [...this.sessions]) await this.end(id, s);
+    this.client.close();
+  }
+}

@@ -1,0 +1,81 @@
+import type { Verdict } from '../check/verdict.js';
+import type { TraceDocument, TraceEvent } from '../trace/types.js';
+
+/** What agreement between a simulated and a real run means: the same outcome, the same double-ownership finding. */
+export interface Finding {
+  readonly outcome: Verdict['outcome'];
+  /** Pairs of clients that both believed they held a key, sorted. */
+  readonly doubleOwnership: string[];
+}
+
+export function findingOf(v: Verdict): Finding {
+  const pairs = new Set(v.doubleOwnership.map((d) => [...d.clients].sort().join('+')));
+  return { outcome: v.outcome, doubleOwnership: [...pairs].sort() };
+}
+
+export function agree(a: Verdict, b: Verdict): boolean {
+  return JSON.stringify(findingOf(a)) === JSON.stringify(findingOf(b));
+}
+
+/** One row of the aligned timelines: the same client event (its n-th of that kind) in both runs. */
+export interface AlignedRow {
+  readonly actor: string;
+  readonly kind: string;
+  readonly simUs: number | null;
+  readonly realUs: number | null;
+}
+
+/** The events both timelines can be lined up by: what clients did and what the resource took. */
+function alignable(e: TraceEvent): boolean {
+  return e.believes !== undefined || e.actor === 'resource' || e.kind === 'process.pause' || e.kind === 'process.resume' || e.kind.startsWith('lock.');
+}
+
+/**
+ * Lines up two traces of one scenario: each actor's n-th event of a kind in
+ * one is matched with its n-th event of that kind in the other, in the order
+ * of the simulated run (events only one run has are listed where they fall).
+ */
+export function alignTimelines(sim: TraceDocument, real: TraceDocument): AlignedRow[] {
+  const keyed = (events: readonly TraceEvent[]): Map<string, number> => {
+    const seen = new Map<string, number>();
+    const out = new Map<string, number>();
+    for (const e of events) {
+      if (!alignable(e)) continue;
+      const base = `${e.actor}\u0000${e.kind}`;
+      const n = seen.get(base) ?? 0;
+      seen.set(base, n + 1);
+      out.set(`${base}\u0000${n}`, e.timeUs);
+    }
+    return out;
+  };
+  const s = keyed(sim.events);
+  const r = keyed(real.events);
+  const rows: AlignedRow[] = [];
+  for (const [k, simUs] of s) {
+    const [actor, kind] = k.split('\u0000') as [string, string];
+    rows.push({ actor, kind, simUs, realUs: r.get(k) ?? null });
+  }
+  for (const [k, realUs] of r) {
+    if (s.has(k)) continue;
+    const [actor, kind] = k.split('\u0000') as [string, string];
+    rows.push({ actor, kind, simUs: null, realUs });
+  }
+  return rows.sort((a, b) => (a.simUs ?? a.realUs ?? 0) - (b.simUs ?? b.realUs ?? 0));
+}
+
+/** Client events that are not what a Lock call answered: requests, conflicts retried, timing, a Combined store's own bookkeeping. */
+const NOT_AN_ANSWER =
+  /\.request$|^acquire\.(denied|timeout|error)$|^(msg|client|work|sleep|process|session|quorum)\.|^autorelease\.check$|^exists\.reply$|^lifetime\.read$/;
+
+/**
+ * What `client` (and each child it forked) was answered, in order: each
+ * acquire that succeeded or gave up, each refresh, check, release, write and
+ * exception. Conflicts that were retried are left out, since how many polls
+ * fit in a wait depends on real timing. Two runs that agree step by step give
+ * the same list.
+ */
+export function answersOf(doc: TraceDocument, client: string): string[] {
+  return doc.events
+    .filter((e) => (e.actor === client || e.actor.startsWith(`${client}/`)) && e.believes !== undefined && !NOT_AN_ANSWER.test(e.kind))
+    .map((e) => `${e.actor} ${e.kind}`);
+}

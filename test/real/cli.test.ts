@@ -1,0 +1,88 @@
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, expect, it } from 'vitest';
+import { validateTrace } from '../../sim/trace/io.js';
+import { cli } from '../support/cli.js';
+import { describeReal } from './support.js';
+
+describeReal('locklab real and locklab compare', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'locklab-real-cli-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('runs a scenario on real servers, prints its timeline and verdict, and writes a trace that locklab check judges the same', async () => {
+    const out = join(dir, 'crash.json');
+    const r = await cli('real', 'crash-without-release', '--out', out);
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(/Recorded on real servers \(redis redis\)/);
+    expect(r.out).toMatch(/Verdict: SAFE/);
+    expect(r.err).toMatch(/\[real \d+\.\d s\]/);
+    const doc = validateTrace(JSON.parse(readFileSync(out, 'utf8')), out);
+    expect(doc.source).toBe('real');
+    expect(doc.events.map((e) => e.kind)).toEqual(expect.arrayContaining(['process.crash', 'lock.expired', 'acquire.ok']));
+    const checked = await cli('check', out, '--json');
+    expect(checked.code).toBe(0);
+    expect(JSON.parse(checked.out).verdict.outcome).toBe(doc.verdict.outcome);
+  });
+
+  it('compares the simulated and the real run, aligned, and exits 0 when they agree', async () => {
+    const r = await cli('compare', 'crash-without-release');
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(/simulated\s+real\s+actor\s+event/);
+    expect(r.out).toMatch(/A\s+process\.crash/);
+    expect(r.out).toMatch(/agree: same outcome, same double ownership/);
+  });
+
+  it('refuses a malformed server URL, naming the option', async () => {
+    const r = await cli('real', 'pause-past-expiry', '--redis', 'localhost:6379');
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(/--redis/);
+    expect(r.err).toMatch(/redis:\/\/HOST:PORT/);
+  });
+
+  it('fails within seconds, naming the address, when a given server cannot be reached', async () => {
+    const t0 = Date.now();
+    const r = await cli('real', 'crash-without-release', '--redis', 'redis://127.0.0.1:1');
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(/127\.0\.0\.1:1/);
+    expect(r.err.split('\n').filter((l) => l.startsWith('locklab:'))).toHaveLength(1);
+    expect(Date.now() - t0).toBeLessThan(15_000);
+  });
+
+  it('on Ctrl-C stops every server and client it started and writes the partial trace, marked as such', async () => {
+    const out = join(dir, 'interrupted.json');
+    const root = new URL('../..', import.meta.url).pathname;
+    const before = new Set(readdirSync(tmpdir()).filter((d) => d.startsWith('locklab-redis-')));
+    const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'sim/cli/start.ts'), 'real', 'pause-past-expiry', '--out', out], {
+      cwd: root,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let err = '';
+    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    // Wait until A is at work under its lock, then press Ctrl-C.
+    for (let i = 0; i < 300 && !/A: (work\.start|process\.pause)/.test(err); i++) await new Promise((r) => setTimeout(r, 100));
+    child.kill('SIGINT');
+    expect(await exited).toBe(130);
+    expect(err).toMatch(/interrupted; partial trace written to/);
+    const doc = validateTrace(JSON.parse(readFileSync(out, 'utf8')), out);
+    expect(doc.partial).toBe(true);
+    expect(doc.source).toBe('real');
+    expect(doc.events.map((e) => e.kind)).toContain('acquire.ok');
+    const left = readdirSync(tmpdir()).filter((d) => d.startsWith('locklab-redis-') && !before.has(d));
+    expect(left.filter((d) => existsSync(join(tmpdir(), d)))).toEqual([]);
+  });
+
+  it('says which part of a scenario cannot be made real, and why', async () => {
+    const flock = await cli('real', 'flock-across-servers');
+    expect(flock.code).toBe(2);
+    expect(flock.err).toMatch(/store\.kind: the real runner has no server for flock stores/);
+    const zk = await cli('real', 'zookeeper-session-expiry', '--client', 'symfony');
+    expect(zk.code).toBe(2);
+    expect(zk.err).toMatch(/php-zookeeper/);
+    const jump = await cli('real', 'redlock-clock-jump');
+    expect(jump.code).toBe(2);
+    expect(jump.err).toMatch(/jemalloc|libfaketime/);
+  });
+});
