@@ -103,6 +103,7 @@ describeBrowser('the sandbox speaks the user’s language and keeps what they bu
     await expect.poll(() => page.getByLabel('Name', { exact: true }).first().inputValue()).toBe('pause-past-expiry');
     // Unchanged, a load just loads.
     await page.getByRole('button', { name: 'Blank scenario' }).click();
+    await expect.poll(() => page.getByTestId('draft-state').getAttribute('data-from')).toBe('blank');
     await expect.poll(() => page.getByLabel('Name', { exact: true }).first().inputValue()).toBe('my-scenario');
     await page.locator('[data-client-card="A"]').getByLabel('TTL (ms)').fill('4321');
     await page.getByRole('button', { name: 'Load', exact: true }).click();
@@ -137,6 +138,7 @@ describeBrowser('the sandbox speaks the user’s language and keeps what they bu
   it('every store’s own faults, added from the form, make a scenario that runs', async () => {
     const page = await lab.page('#/sandbox');
     await page.getByRole('button', { name: 'Blank scenario' }).click();
+    await expect.poll(() => page.getByTestId('draft-state').getAttribute('data-from')).toBe('blank');
     await expect.poll(() => page.getByLabel('Name', { exact: true }).first().inputValue()).toBe('my-scenario');
     const tried: string[] = [];
     // Each store-specific fault once, with the first store whose form offers it.
@@ -176,6 +178,7 @@ describeBrowser('the sandbox speaks the user’s language and keeps what they bu
   it('a new fault lands while the first client holds the lock, says so, and then shows in the run', async () => {
     const page = await lab.page('#/sandbox');
     await page.getByRole('button', { name: 'Blank scenario' }).click();
+    await expect.poll(() => page.getByTestId('draft-state').getAttribute('data-from')).toBe('blank');
     await expect.poll(() => page.getByLabel('Name', { exact: true }).first().inputValue()).toBe('my-scenario');
     await page.getByLabel('New fault').selectOption('pause');
     await page.getByRole('button', { name: 'Add fault' }).click();

@@ -14,6 +14,7 @@ describeBrowser('the sandbox', () => {
   it('builds a scenario from the forms, runs it in the browser and shows the verdict', async () => {
     const page = await lab.page('#/sandbox');
     await page.getByRole('button', { name: 'Blank scenario' }).click();
+    await expect.poll(() => page.getByTestId('draft-state').getAttribute('data-from')).toBe('blank');
     const a = page.locator('[data-client-card="A"]');
     await a.getByLabel('TTL (ms)').fill('2000');
     await a.getByLabel('Work per write (ms)').fill('3000');
@@ -48,6 +49,7 @@ describeBrowser('the sandbox', () => {
   it('switches the store to each kind and runs it: every kind starts from a valid form', async () => {
     const page = await lab.page('#/sandbox');
     await page.getByRole('button', { name: 'Blank scenario' }).click();
+    await expect.poll(() => page.getByTestId('draft-state').getAttribute('data-from')).toBe('blank');
     // Each kind's run draws its own store lanes: per-machine flock tables, three Redlock or Combined nodes, one server.
     const lane: Record<string, string> = {
       flock: 'store:flock@app1',
@@ -70,6 +72,7 @@ describeBrowser('the sandbox', () => {
   it('lists each problem with its path when the form is not valid, and runs nothing', async () => {
     const page = await lab.page('#/sandbox');
     await page.getByRole('button', { name: 'Blank scenario' }).click();
+    await expect.poll(() => page.getByTestId('draft-state').getAttribute('data-from')).toBe('blank');
     await page.locator('[data-client-card="A"]').getByLabel('TTL (ms)').fill('0');
     await page.getByTestId('sandbox-run').click();
     const issues = page.getByTestId('sandbox-issues');

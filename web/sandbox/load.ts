@@ -12,13 +12,27 @@ import { useDraft } from './draft.js';
 import { storeNodes } from './place.js';
 import { faultName } from './words.js';
 
-/** Loads a scenario (built-in or a user's document, with overrides) into the form, every default filled in by the worker. */
+/** The number of the latest load asked for: a load that returns after a newer one was asked for is dropped. */
+let latestLoad = 0;
+
+/**
+ * Loads a scenario (built-in or a user's document, with overrides) into the
+ * form, every default filled in by the worker. Only the load asked for last
+ * lands: the scenario the Sandbox opens with may come back from the worker
+ * after the user has already pressed "Blank scenario" or switched the store,
+ * and must not replace what they chose. Resolves false when the scenario was
+ * refused or a newer load took its place.
+ */
 export async function loadDraft(input: ScenarioInput, from: string, overrides: readonly string[] = []): Promise<boolean> {
+  const ticket = ++latestLoad;
   const d = useDraft.getState();
   try {
-    d.setDraft((await sim().normalize(input, overrides)) as Scenario, from);
+    const scenario = (await sim().normalize(input, overrides)) as Scenario;
+    if (ticket !== latestLoad) return false;
+    d.setDraft(scenario, from);
     return true;
   } catch (err) {
+    if (ticket !== latestLoad) return false;
     if (err instanceof WorkerInputError) d.setIssues({ source: err.source, issues: err.issues, ...(err.what === undefined ? {} : { what: err.what.words }) });
     else d.setIssues({ source: 'sandbox', issues: [{ path: '', message: String(err) }] });
     return false;
