@@ -1,5 +1,4 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
-import { existsSync } from 'node:fs';
 import pc from 'picocolors';
 import type { Colors } from 'picocolors/types.js';
 import { InputError } from '../errors.js';
@@ -22,6 +21,7 @@ import { formatStop, formatVerdict } from './format.js';
 import { addLessonCommands } from './lessons-commands.js';
 import { isJsonl, runCommand, type RunOptions } from './run-command.js';
 import { registerRealCommands } from './real.js';
+import { readScenarioRef } from './scenario-ref.js';
 import { addSweepCommands } from './sweep-commands.js';
 
 /** Exit codes, as the README documents them. */
@@ -64,16 +64,8 @@ function parseOutFile(value: string): string {
 /** Finds a scenario by file path or built-in name and returns it normalized, with its source name. */
 export function loadScenario(ref: string): { scenario: Scenario; source: string; builtin: boolean } {
   if (ref === '') throw new InputError('scenario', [{ path: '', message: 'expected a file or a built-in name, got an empty one' }]);
-  if (existsSync(ref) || /[/\\]|\.json$/i.test(ref)) {
-    return { scenario: normalizeScenario(readJsonFile(ref), ref), source: ref, builtin: false };
-  }
-  const raw = BUILTIN_SCENARIOS[ref];
-  if (raw === undefined) {
-    throw new InputError(ref, [
-      { path: '', message: `no such file, and no built-in scenario of that name (built-ins: ${BUILTIN_NAMES.join(', ')}; see \`locklab scenarios\`)` },
-    ]);
-  }
-  return { scenario: normalizeScenario(raw, `built-in ${ref}`), source: ref, builtin: true };
+  const found = readScenarioRef(ref, '; see `locklab scenarios`');
+  return { scenario: normalizeScenario(found.document, found.label), source: ref, builtin: found.builtin };
 }
 
 function describeOutcome(stored: unknown): string {

@@ -5,11 +5,8 @@
  * that reproduces it. Importing this module registers the matchers with
  * Vitest's `expect`, so Vitest (an optional peer dependency) must be there.
  */
-import { existsSync } from 'node:fs';
 import { expect } from 'vitest';
-import { readJsonFile } from '../cli/files.js';
-import { InputError } from '../errors.js';
-import { BUILTIN_NAMES, BUILTIN_SCENARIOS } from '../scenarios/index.js';
+import { readScenarioRef } from '../cli/scenario-ref.js';
 import { locklabMatchers, type LocklabMatchers } from './matchers.js';
 import { runDocument, type Run, type RunOptions } from './run.js';
 
@@ -26,12 +23,8 @@ declare module 'vitest' {
  * seed and overrides, exactly as `locklab run REF --seed N --set …` does.
  */
 export function replay(ref: string, options: RunOptions = {}): Run {
-  const builtIn = BUILTIN_SCENARIOS[ref];
-  if (builtIn !== undefined && !existsSync(ref)) return runDocument({ document: builtIn, ref, label: `built-in ${ref}` }, options);
-  if (!existsSync(ref) && !/[/\\]|\.json$/i.test(ref)) {
-    throw new InputError(ref, [{ path: '', message: `no such file, and no built-in scenario of that name (built-ins: ${BUILTIN_NAMES.join(', ')})` }]);
-  }
-  return runDocument({ document: readJsonFile(ref), ref, label: ref }, options);
+  const found = readScenarioRef(ref);
+  return runDocument({ document: found.document, ref, label: found.label }, options);
 }
 
 export { scenario, ScenarioBuilder, type At, type AtFor, type NodeStoreOptions, type RedisOptions, type RedlockOptions } from './builder.js';
