@@ -161,11 +161,30 @@ export class EtcdNode implements RealNode {
     const facts: StoreFact[] = [];
     if (mine === undefined) {
       const path = `${prefix}${BigInt(s.id).toString(16)}`;
-      const t = await this.client.if(path, 'Create', '==', 0).then(s.lease.put(path).value(req.owner)).commit();
-      const kv = (await this.client.get(path).exec()).kvs[0];
-      if (kv === undefined || (!t.succeeded && kv.lease !== s.id)) throw new Error(`lease ${s.id} could not create ${path}`);
-      mine = { key: req.key, path, created: Number(kv.create_revision), held: false };
+      // One round trip: create our key if it is not there yet (a write transaction's revision is then its create revision,
+      // the fencing token) or read it back, with the key that holds the lock now, the prefix's lowest create revision.
+      const head = () => this.client.getAll().prefix(prefix).sort('Create', 'Ascend').limit(1);
+      const t = await this.client.if(path, 'Create', '==', 0).then(s.lease.put(path).value(req.owner), head()).else(this.client.get(path), head()).commit();
+      const first = t.responses[1]?.response_range.kvs[0];
+      let created = Number(t.header.revision);
+      if (!t.succeeded) {
+        const own = t.responses[0]?.response_range.kvs[0];
+        if (own === undefined || own.lease !== s.id) throw new Error(`lease ${s.id} could not create ${path}`);
+        created = Number(own.create_revision);
+      }
+      mine = { key: req.key, path, created, held: false };
       s.keys.set(req.owner, mine);
+      if (first !== undefined && first.key.toString() === path) {
+        mine.held = true;
+        facts.push({ kind: 'lock.granted', key: req.key, owner: req.owner, fence: mine.created, data: { key: path, created: mine.created, lease: s.id } });
+        return answer({ ok: true, fence: mine.created }, ...facts);
+      }
+      // Someone else holds it and we do not wait: give our place up, as the loop below would.
+      if (req.waitUs === undefined && first !== undefined) {
+        await this.client.delete().key(path).exec();
+        s.keys.delete(req.owner);
+        return answer({ ok: false, holder: first.value.toString() }, ...facts);
+      }
     }
     const deadline = req.waitUs === undefined ? 0 : req.waitUs === null ? Infinity : Date.now() + req.waitUs / 1000;
     let queued = false;

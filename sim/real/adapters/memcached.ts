@@ -11,10 +11,13 @@ function ttlSeconds(ttlUs: number): number {
  * A memcached connection that fails fast while the server is down. The
  * library's own reconnection pings the host with the system's `ping` before
  * it tries again; instead, a failed server is dropped at once (`remove`) and
- * the caller makes a fresh client for the next request.
+ * the caller makes a fresh client for the next request. One connection
+ * (`poolSize: 1`): commands then reach the server in the order they were
+ * issued, so two of them can share a round trip (the library would put
+ * nearly all traffic on one connection of its pool anyway).
  */
 export function memcachedClient(location: string): Memcached {
-  const c = new Memcached(location, { retries: 0, retry: 50, failures: 0, reconnect: 50, timeout: 2_000, idle: 0, poolSize: 10, remove: true });
+  const c = new Memcached(location, { retries: 0, retry: 50, failures: 0, reconnect: 50, timeout: 2_000, idle: 0, poolSize: 1, remove: true });
   for (const event of ['issue', 'failure', 'remove', 'reconnecting', 'reconnect'] as const) c.on(event, () => undefined);
   return c;
 }
@@ -37,6 +40,8 @@ export function mc<T>(f: (cb: (err: unknown, result: T) => void) => void): Promi
  */
 export class MemcachedNode implements RealNode {
   client: Memcached;
+  /** Whether `client` has yet to connect: its one connection is opened before two commands are sent together. */
+  private connecting = true;
   private readonly location: string;
   /** cas ids as the server wrote them, by the number handed to the driver. */
   private readonly casIds = new Map<number, string>();
@@ -51,16 +56,22 @@ export class MemcachedNode implements RealNode {
 
   async open(): Promise<void> {
     await connectWithin(this.name, this.url, 3_000, () => mc((cb) => this.client.version(cb as never)));
+    this.connecting = false;
   }
 
   async handle(req: LockOp, call: NodeCall): Promise<NodeAnswer> {
     try {
+      if (this.connecting) {
+        await mc((cb) => this.client.version(cb as never));
+        this.connecting = false;
+      }
       return await this.run(req, call);
     } catch (err) {
       if (isRefusal(err)) {
         // The dropped server is not tried again by this client: the next request gets a fresh one.
         this.client.end();
         this.client = memcachedClient(this.location);
+        this.connecting = true;
         throw new RefusedError(this.name, err instanceof Error ? err.message : String(err));
       }
       return answer({ ok: false, error: err instanceof Error ? err.message : String(err) });
@@ -98,9 +109,9 @@ export class MemcachedNode implements RealNode {
       }
       case 'release':
       case 'del': {
-        // Who held it is read first for the trace alone: the delete itself checks nothing.
-        const before = await mc<unknown>((cb) => c.get(req.key, cb));
-        const deleted = await mc<boolean>((cb) => c.del(req.key, cb)).catch(() => false);
+        // Who held it is read for the trace alone (the delete itself checks nothing), in the same round trip:
+        // on the one connection the server answers the get before it runs the delete.
+        const [before, deleted] = await Promise.all([mc<unknown>((cb) => c.get(req.key, cb)), mc<boolean>((cb) => c.del(req.key, cb)).catch(() => false)]);
         if (!deleted || typeof before !== 'string') return answer({ ok: false, holder: null });
         if (before === req.owner) return answer({ ok: true }, { kind: 'lock.released', key: req.key, owner: before, reason: 'released' });
         return answer({ ok: true }, { kind: 'lock.deleted', key: req.key, owner: before, reason: `delete by ${call.client}` });

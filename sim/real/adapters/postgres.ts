@@ -10,6 +10,23 @@ interface PgFields {
   readonly fresh: boolean;
 }
 
+/**
+ * The statements of every acquire and release, prepared once per connection
+ * (named, so the server parses and plans each once, not on every request).
+ */
+const STATEMENTS = {
+  pg_try_advisory_lock: 'SELECT pg_try_advisory_lock($1) AS got',
+  pg_try_advisory_lock_shared: 'SELECT pg_try_advisory_lock_shared($1) AS got',
+  pg_advisory_unlock: 'SELECT pg_advisory_unlock($1) AS ok',
+  pg_advisory_unlock_shared: 'SELECT pg_advisory_unlock_shared($1) AS ok',
+} as const;
+
+/** Runs one of the lock's prepared statements for lock `id`: its one boolean answer. */
+async function call(c: pg.Client, fn: keyof typeof STATEMENTS, id: number): Promise<boolean> {
+  const r = await c.query<[boolean]>({ name: `locklab-${fn}`, text: STATEMENTS[fn], values: [id], rowMode: 'array' });
+  return r.rows[0]?.[0] === true;
+}
+
 /** PostgreSQL's SQLSTATE for a statement cancelled by lock_timeout. */
 const LOCK_NOT_AVAILABLE = '55P03';
 
@@ -64,9 +81,7 @@ export class PostgresAdvisoryNode implements RealNode {
     await connectWithin(this.name, this.url, 3_000, async () => (await pgConnect(this.url, `${this.application}-probe`)).end());
   }
 
-  private async connection(f: PgFields): Promise<pg.Client | undefined> {
-    const known = this.connections.get(f.conn);
-    if (known !== undefined) return known;
+  private async connect(f: PgFields): Promise<pg.Client | undefined> {
     if (!f.fresh || this.dead.has(f.conn)) return undefined;
     let c: pg.Client;
     try {
@@ -80,7 +95,8 @@ export class PostgresAdvisoryNode implements RealNode {
 
   async handle(req: LockOp, call: NodeCall): Promise<NodeAnswer> {
     const f = req as LockOp & PgFields;
-    const c = await this.connection(f);
+    // A known connection is taken without a wait: the common case, every request after a session's first.
+    const c = this.connections.get(f.conn) ?? (await this.connect(f));
     if (c === undefined) return answer({ ok: false, error: CONNECTION_LOST });
     try {
       return await this.run(c, f.conn, req, call);
@@ -120,8 +136,7 @@ export class PostgresAdvisoryNode implements RealNode {
         const shared = req.shared === true;
         let got: boolean;
         if (req.waitUs === undefined) {
-          const fn = shared ? 'pg_try_advisory_lock_shared' : 'pg_try_advisory_lock';
-          got = (await c.query<{ got: boolean }>(`SELECT ${fn}($1) AS got`, [id])).rows[0]?.got === true;
+          got = await call(c, shared ? 'pg_try_advisory_lock_shared' : 'pg_try_advisory_lock', id);
         } else {
           const fn = shared ? 'pg_advisory_lock_shared' : 'pg_advisory_lock';
           // lock_timeout 0 waits for ever, as pg_advisory_lock does.
@@ -146,8 +161,7 @@ export class PostgresAdvisoryNode implements RealNode {
         return answer({ ok: this.ownersOf(conn, id).has(req.owner) && (await this.backendHolds(c, id)) });
       case 'release': {
         // Exclusive first (the common case, one round trip); a shared lock answers false there, then true here.
-        let ok = (await c.query<{ ok: boolean }>('SELECT pg_advisory_unlock($1) AS ok', [id])).rows[0]?.ok === true;
-        if (!ok) ok = (await c.query<{ ok: boolean }>('SELECT pg_advisory_unlock_shared($1) AS ok', [id])).rows[0]?.ok === true;
+        const ok = (await call(c, 'pg_advisory_unlock', id)) || (await call(c, 'pg_advisory_unlock_shared', id));
         if (!ok) return answer({ ok: false, holder: null });
         this.ownersOf(conn, id).delete(req.owner);
         return answer({ ok: true }, { kind: 'lock.released', key: req.key, owner: req.owner, reason: 'released' });
