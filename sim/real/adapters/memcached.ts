@@ -1,4 +1,6 @@
+import type { Socket } from 'node:net';
 import Memcached from 'memcached';
+import { TickWrites } from './tick-writes.js';
 import type { LockOp } from '../../stores/protocol.js';
 import { answer, connectWithin, RefusedError, type NodeAnswer, type NodeCall, type RealNode } from './types.js';
 
@@ -22,6 +24,16 @@ export function memcachedClient(location: string): Memcached {
   return c;
 }
 
+/**
+ * The socket of a client made by `memcachedClient` (its pool holds one). The
+ * library keeps its pools in `connections`, by server, outside its typed API;
+ * when that is not there, nothing is found and commands go out one write each.
+ */
+export function memcachedSocket(c: Memcached, location: string): Socket | undefined {
+  const pools = (c as unknown as { connections?: Record<string, { pool?: Socket[] } | undefined> }).connections;
+  return pools?.[location]?.pool?.[0];
+}
+
 function isRefusal(err: unknown): boolean {
   const m = err instanceof Error ? err.message : String(err);
   return /ECONNREFUSED|ECONNRESET|EPIPE|not available|connection|dead|Stream|No servers|server/i.test(m);
@@ -43,6 +55,8 @@ export class MemcachedNode implements RealNode {
   /** Whether `client` has yet to connect: its one connection is opened before two commands are sent together. */
   private connecting = true;
   private readonly location: string;
+  /** The commands of one tick in one write (many callers share one node in the bench and in Combined stores). */
+  private readonly writes = new TickWrites(() => memcachedSocket(this.client, this.location));
   /** cas ids as the server wrote them, by the number handed to the driver. */
   private readonly casIds = new Map<number, string>();
 
@@ -80,6 +94,7 @@ export class MemcachedNode implements RealNode {
 
   private async run(req: LockOp, call: NodeCall): Promise<NodeAnswer> {
     const c = this.client;
+    this.writes.hold();
     switch (req.op) {
       case 'acquire': {
         // `add` answers NOT_STORED (an error in this client) when the key exists.

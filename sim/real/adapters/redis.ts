@@ -1,4 +1,5 @@
 import { Redis } from 'ioredis';
+import type { Socket } from 'node:net';
 import type { LockOp } from '../../stores/protocol.js';
 import { LuaScript } from './redis-script.js';
 import { TickWrites } from './tick-writes.js';
@@ -155,7 +156,7 @@ export class RedisNode implements RealNode {
     private readonly fencing = true,
   ) {
     this.redis = lockRedis(url);
-    this.writes = new TickWrites(this.redis);
+    this.writes = new TickWrites(() => this.redis.stream as Socket | undefined);
   }
 
   /** Runs a lock script, its write sent with the others of this tick (many callers share one node in the bench and in Combined stores). */
