@@ -82,6 +82,13 @@ describeReal('the memcached adapter on the wire', () => {
     }
   });
 
+  it('answers requests sent together before it has connected, each after the one connection is open', async () => {
+    const n = new MemcachedNode('memcached', server.url);
+    opened.push(n);
+    const replies = await Promise.all(Array.from({ length: 5 }, (_, i) => n.handle({ op: 'acquire', key: `w4-${i}`, owner: `A:${i}`, ttlUs: 5_000_000 }, A)));
+    expect(replies.map((r) => r.reply)).toEqual(Array.from({ length: 5 }, () => ({ ok: true })));
+  });
+
   it('after a restart connects again before it sends a request, so a delete and its read still share the one connection', async () => {
     const n = await open();
     await n.handle({ op: 'acquire', key: 'w3', owner: 'A:1', ttlUs: 30_000_000 }, A);

@@ -52,8 +52,12 @@ export function mc<T>(f: (cb: (err: unknown, result: T) => void) => void): Promi
  */
 export class MemcachedNode implements RealNode {
   client: Memcached;
-  /** Whether `client` has yet to connect: its one connection is opened before two commands are sent together. */
-  private connecting = true;
+  /**
+   * `client` connecting (a `version` all callers wait for), or true once it
+   * answered: its one connection is open before commands are sent together,
+   * since while it opens the pool has no room for a second request.
+   */
+  private connected: Promise<unknown> | true | undefined;
   private readonly location: string;
   /** The commands of one tick in one write (many callers share one node in the bench and in Combined stores). */
   private readonly writes = new TickWrites(() => memcachedSocket(this.client, this.location));
@@ -69,23 +73,31 @@ export class MemcachedNode implements RealNode {
   }
 
   async open(): Promise<void> {
-    await connectWithin(this.name, this.url, 3_000, () => mc((cb) => this.client.version(cb as never)));
-    this.connecting = false;
+    await connectWithin(this.name, this.url, 3_000, () => this.connect());
+  }
+
+  private async connect(): Promise<void> {
+    if (this.connected === true) return;
+    const client = this.client;
+    this.connected ??= mc((cb) => client.version(cb as never)).catch((err: unknown) => {
+      // Tried again by the next request, not remembered as failed for ever.
+      if (this.client === client) this.connected = undefined;
+      throw err;
+    });
+    await this.connected;
+    if (this.client === client) this.connected = true;
   }
 
   async handle(req: LockOp, call: NodeCall): Promise<NodeAnswer> {
     try {
-      if (this.connecting) {
-        await mc((cb) => this.client.version(cb as never));
-        this.connecting = false;
-      }
+      if (this.connected !== true) await this.connect();
       return await this.run(req, call);
     } catch (err) {
       if (isRefusal(err)) {
         // The dropped server is not tried again by this client: the next request gets a fresh one.
         this.client.end();
         this.client = memcachedClient(this.location);
-        this.connecting = true;
+        this.connected = undefined;
         throw new RefusedError(this.name, err instanceof Error ? err.message : String(err));
       }
       return answer({ ok: false, error: err instanceof Error ? err.message : String(err) });
