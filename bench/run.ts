@@ -52,12 +52,12 @@ function contention(reps: number): { eventsPerSec: Stat; kernelEvents: number; t
  */
 function contentionStreaming(reps: number, hash: boolean): { eventsPerSec: Stat; outcome: string } {
   const scenario = normalizeScenario(contentionScenario(), 'bench-contention');
-  runJob(scenario, scenario.seed, { hash }); // warm-up
+  runJob(scenario, scenario.seed, { hash, bounded: true }); // warm-up
   const rates: number[] = [];
   let outcome = '';
   for (let i = 0; i < reps; i++) {
     const t0 = performance.now();
-    const r = runJob(scenario, scenario.seed, { hash });
+    const r = runJob(scenario, scenario.seed, { hash, bounded: true });
     rates.push(r.stop.events / ((performance.now() - t0) / 1000));
     outcome = r.outcome;
   }
@@ -134,22 +134,26 @@ function workloadBench(rounds: number, cycles: number): Record<string, unknown> 
 }
 
 /** One fresh process of bench/events-run.ts at `events` kernel events. */
-function eventsOnce(events: number): { usPerEvent: number; peakRssMiB: number } | string {
-  const r = spawnSync(process.execPath, ['--import', 'tsx', new URL('./events-run.ts', import.meta.url).pathname, String(events)], { encoding: 'utf8' });
+function eventsOnce(events: number): { usPerEvent: number; peakRssMiB: number; heapMiB: number[] } | string {
+  const r = spawnSync(process.execPath, ['--expose-gc', '--import', 'tsx', new URL('./events-run.ts', import.meta.url).pathname, String(events)], {
+    encoding: 'utf8',
+  });
   if (r.status !== 0) return (r.stderr || r.error?.message || `exit ${r.status}`).trim().split('\n').slice(-1)[0]!;
-  return JSON.parse(r.stdout) as { usPerEvent: number; peakRssMiB: number };
+  return JSON.parse(r.stdout) as { usPerEvent: number; peakRssMiB: number; heapMiB: number[] };
 }
 
 /**
  * The cost of a kernel event at each size of run, the workload judged as it
  * runs with no trace kept, each size in fresh processes taken in turn; and
- * the peak memory of each, which says whether memory grows with the run.
+ * the peak memory of each and what the run holds as it goes, which say
+ * whether memory grows with the run.
  * 10^8 events takes minutes here, so it runs only when asked
  * (`npm run bench -- --events-max 100000000`).
  */
 function eventsBench(rounds: number, sizes: readonly number[]): Record<string, unknown> {
   const us = new Map<number, number[]>(sizes.map((n) => [n, []]));
   const rss = new Map<number, number[]>(sizes.map((n) => [n, []]));
+  const heap = new Map<number, number[]>();
   const failed = new Map<number, string>();
   for (let r = 0; r < rounds; r++) {
     for (const n of sizes) {
@@ -159,6 +163,7 @@ function eventsBench(rounds: number, sizes: readonly number[]): Record<string, u
       else {
         us.get(n)!.push(v.usPerEvent);
         rss.get(n)!.push(v.peakRssMiB);
+        if (v.heapMiB.length > 0) heap.set(n, v.heapMiB);
       }
     }
   }
@@ -174,6 +179,8 @@ function eventsBench(rounds: number, sizes: readonly number[]): Record<string, u
     rounds,
     usPerEvent: Object.fromEntries(sizes.map((n) => [String(n), failed.get(n) ?? med(us.get(n)!)])),
     peakRssMiB: Object.fromEntries(sizes.map((n) => [String(n), failed.get(n) ?? med(rss.get(n)!)])),
+    // What the run holds a third and two thirds of the way through, after a full collection: flat memory means these agree at every size.
+    heapMiBDuringRun: Object.fromEntries([...heap].map(([n, xs]) => [String(n), xs])),
     largestToSmallest: smallest === null || largest === null ? null : Math.round((largest / smallest) * 100) / 100,
     target: 'largest within 1.5 × the smallest',
   };

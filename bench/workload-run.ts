@@ -20,7 +20,7 @@ else {
   const scenario = normalizeScenario(workloadScenario(cycles), 'bench-workload');
   if (mode === 'kept') done = runScenario(scenario).events.reduce((n, e) => n + (e.kind === 'acquire.ok' ? 1 : 0), 0);
   else if (mode === 'streaming') {
-    const r = runJob(scenario, scenario.seed, { hash: false });
+    const r = runJob(scenario, scenario.seed, { hash: false, bounded: true });
     // Every client completes each of its iterations (blocking acquires never give up), so the cycles are the iterations.
     if (r.stop.reason !== 'completed') throw new Error(`the workload stopped at its ${r.stop.reason}`);
     done = scenario.clients.reduce((n, c) => n + c.iterations, 0);

@@ -1,4 +1,4 @@
-import { Checker } from './check/checker.js';
+import { boundedFor, Checker } from './check/checker.js';
 import type { IntervalTracker } from './check/intervals.js';
 import type { Verdict } from './check/verdict.js';
 import { Client } from './clients/lifecycle.js';
@@ -25,6 +25,13 @@ export interface JobWants {
    * at the event budget.
    */
   readonly maxEvents?: number;
+  /**
+   * Judge in bounded memory (a run whose events are not kept, at any
+   * length): the checker forgets an acquisition a while
+   * after the last of it closed (see boundedFor), and lists at most SPANS_KEPT lock-out spans
+   * per client. `intervals` then lists nothing but what is open.
+   */
+  readonly bounded?: boolean;
 }
 
 /** The result of one run: its fingerprint, its verdict, why it stopped, and its events when they were wanted. */
@@ -56,7 +63,7 @@ export function runJob(scenario: Scenario, seed: number = scenario.seed, want: J
     },
     want.trace === true,
   );
-  const checker = new Checker();
+  const checker = new Checker(want.bounded === true ? boundedFor(scenario.network.latencyMaxMs) : {});
   const hasher = want.hash === false ? undefined : new RunHasher({ schema: TRACE_SCHEMA, source: 'sim', scenario, seed });
   const observe = want.observe;
   world.trace.onEvent =

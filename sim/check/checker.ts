@@ -4,7 +4,32 @@ import { Availability } from './invariants/availability.js';
 import { LostLocks } from './invariants/lost-lock.js';
 import { StaleWrites } from './invariants/stale-write.js';
 import { IntervalTracker } from './intervals.js';
-import type { Finding, Verdict } from './verdict.js';
+import type { Finding, FindingList, Verdict } from './verdict.js';
+
+/** How many lock-out spans, and spans of work without the lock, a bounded judgement lists per client. */
+export const SPANS_KEPT = 1000;
+/** How many findings of each kind a bounded judgement lists. */
+export const FINDINGS_KEPT = 10_000;
+
+/** How a checker keeps its findings: all of them, unless it judges in bounded memory. */
+export interface CheckerOptions {
+  /** See IntervalOptions.forgetAfterUs: set, the judgement runs in bounded memory. */
+  readonly forgetAfterUs?: number;
+  /** How many findings of each kind to list (bounded: FINDINGS_KEPT), and how many spans of each kind per client (bounded: SPANS_KEPT). */
+  readonly findingsListed?: number;
+  readonly spansListed?: number;
+}
+
+/**
+ * A bounded judgement of a simulated run whose slowest message takes
+ * `latencyMaxMs`: it remembers an acquisition for ten minutes of simulated
+ * time after it ended, or a hundred of the slowest messages, whichever is
+ * longer. Only a message can name an acquisition after its client and its
+ * store are done with it, so no event of the run comes that late.
+ */
+export function boundedFor(latencyMaxMs: number): CheckerOptions {
+  return { forgetAfterUs: Math.max(600_000_000, Math.round(100 * latencyMaxMs * 1000)) };
+}
 
 /**
  * Reads a trace and judges it. It looks at events only — never at the
@@ -18,18 +43,32 @@ export class Checker {
   private readonly lost: LostLocks;
   private readonly stale: StaleWrites;
 
-  private readonly availability = new Availability();
+  private readonly availability: Availability;
 
-  constructor() {
-    this.intervals = new IntervalTracker({
-      holdingStarted: (h) => this.availability.holdingStarted(h),
-      holdingEnded: (h, e) => {
-        this.lost.holdingEnded(h, e.timeUs, e.seq, h.how === 'released' ? e.peer : undefined);
-        this.availability.holdingEnded(h);
+  /**
+   * With `forgetAfterUs`, the judgement runs in bounded memory, for a run
+   * whose events are not kept: see IntervalOptions. Each client's lists of
+   * lock-out spans and of work without the lock then keep their first
+   * `SPANS_KEPT` entries and count the rest, and each list of findings its
+   * first `FINDINGS_KEPT`; totals and the outcome stay exact.
+   */
+  constructor(options: CheckerOptions = {}) {
+    const bounded = options.forgetAfterUs !== undefined;
+    const findings = options.findingsListed ?? (bounded ? FINDINGS_KEPT : Infinity);
+    this.availability = new Availability(options.spansListed ?? (bounded ? SPANS_KEPT : Infinity));
+    this.intervals = new IntervalTracker(
+      {
+        holdingStarted: (h) => this.availability.holdingStarted(h),
+        holdingEnded: (h, e) => {
+          this.lost.holdingEnded(h, e.timeUs, e.seq, h.how === 'released' ? e.peer : undefined);
+          this.availability.holdingEnded(h);
+        },
+        forgot: (owner) => this.availability.forgot(owner),
       },
-    });
-    this.lost = new LostLocks(this.intervals);
-    this.stale = new StaleWrites(this.intervals);
+      { ...(bounded ? { forgetAfterUs: options.forgetAfterUs } : {}), windowsListed: findings },
+    );
+    this.lost = new LostLocks(this.intervals, findings);
+    this.stale = new StaleWrites(this.intervals, findings);
   }
 
   push(e: TraceEvent): void {
@@ -43,20 +82,29 @@ export class Checker {
   finish(): Verdict {
     this.intervals.finish();
     this.lost.finish();
-    const staleWrites = this.stale.found;
     // The outcome judges the resource: damage is a stale write it accepted. Double
     // ownership without any stale write (say, the late holder checked its lease
     // and skipped its write) is reported, but did no harm.
-    const outcome = staleWrites.some((w) => w.accepted) ? 'unsafe' : staleWrites.length > 0 ? 'fenced' : 'safe';
-    return {
+    const outcome = this.stale.anyAccepted ? 'unsafe' : this.stale.anyStale ? 'fenced' : 'safe';
+    const verdict: Verdict = {
       outcome,
       doubleOwnership: doubleOwnership(this.intervals.windows),
-      staleWrites,
-      lostLocks: this.lost.found,
-      refusedHolders: this.stale.refusedHolders,
-      unprotectedWrites: this.stale.unprotected,
+      staleWrites: this.stale.found.items,
+      lostLocks: this.lost.found.items,
+      refusedHolders: this.stale.refusedHolders.items,
+      unprotectedWrites: this.stale.unprotected.items,
       availability: this.availability.finish(),
     };
+    const lists: Array<[FindingList, { omitted: number }]> = [
+      ['doubleOwnership', { omitted: this.intervals.windowsOmitted }],
+      ['staleWrites', this.stale.found],
+      ['lostLocks', this.lost.found],
+      ['refusedHolders', this.stale.refusedHolders],
+      ['unprotectedWrites', this.stale.unprotected],
+    ];
+    const omitted = Object.fromEntries(lists.filter(([, l]) => l.omitted > 0).map(([name, l]) => [name, l.omitted]));
+    if (Object.keys(omitted).length > 0) verdict.omitted = omitted;
+    return verdict;
   }
 }
 

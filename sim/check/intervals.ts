@@ -76,6 +76,24 @@ export interface OwnershipWindow {
 export interface IntervalEvents {
   holdingStarted?(h: Holding, e: TraceEvent): void;
   holdingEnded?(h: Holding, e: TraceEvent): void;
+  /** A bounded derivation forgot an owner token (see `IntervalOptions.forgetAfterUs`). */
+  forgot?(owner: string): void;
+}
+
+/** How much of the past a derivation keeps. */
+export interface IntervalOptions {
+  /**
+   * Judge in bounded memory: keep no list of every interval (`holdings`,
+   * `nodeHoldings` and `beliefs` stay empty) and forget an owner token once
+   * nothing of it has been open for this long in trace time. Everything
+   * still open, every finding, and every acquisition that ended less than
+   * this long ago is kept, so a run of any length is judged exactly as long
+   * as no event names an acquisition after it was forgotten; an event that
+   * does is judged as a stranger's. Unset: everything is kept.
+   */
+  readonly forgetAfterUs?: number;
+  /** How many windows of double ownership to list; the rest are counted in `windowsOmitted`. */
+  readonly windowsListed?: number;
 }
 
 /** The group a store node belongs to (`data.group`), or the node itself. */
@@ -113,7 +131,8 @@ export class IntervalTracker {
   readonly beliefs: BeliefInterval[] = [];
   readonly windows: OwnershipWindow[] = [];
   readonly holdingsByOwner = new Map<string, Holding[]>();
-  readonly holdingsByKey = new Map<string, Holding[]>();
+  /** Holdings by key in start order: kept only for a trace that refiles holdings (see `learnKey`), and unbounded. */
+  private readonly holdingsByKey = new Map<string, Holding[]>();
   readonly beliefsByOwner = new Map<string, BeliefInterval[]>();
   lastUs = 0;
 
@@ -125,11 +144,51 @@ export class IntervalTracker {
   private readonly openBelief = new Map<string, BeliefInterval>();
   /** Windows whose end is not known yet, by the two beliefs they pair. */
   private readonly openWindows: Array<{ w: OwnershipWindow; a: BeliefInterval; b: BeliefInterval }> = [];
+  /**
+   * For each holding, the first exclusive holding of its key by another
+   * owner granted after it: the newer holder a stale write of its owner is
+   * judged against, set at that grant so that no list of every holding of a
+   * key need be kept. Holdings still waiting for theirs, by key.
+   */
+  private readonly successor = new Map<Holding, Holding>();
+  private readonly awaitingSuccessor = new Map<string, Holding[]>();
+  /** Set once a holding was refiled under another key: successors were found under the old one, so the lists are read instead. */
+  private refiled = false;
+  private readonly forgetAfterUs: number | undefined;
+  private readonly windowsListed: number;
+  /** Windows found but not listed (see `IntervalOptions.windowsListed`). */
+  windowsOmitted = 0;
+  /** Per owner token, how many of its node holdings, holdings and beliefs are open. */
+  private readonly openOfOwner = new Map<string, number>();
+  /** Owner tokens with nothing open, in the order they closed, with when: the ones to forget. */
+  private readonly closed: Array<{ owner: string; atUs: number }> = [];
+  private closedHead = 0;
 
-  constructor(private readonly listeners: IntervalEvents = {}) {}
+  constructor(
+    private readonly listeners: IntervalEvents = {},
+    options: IntervalOptions = {},
+  ) {
+    this.forgetAfterUs = options.forgetAfterUs;
+    this.windowsListed = options.windowsListed ?? Infinity;
+  }
+
+  /** The first exclusive holding of `mine`'s key by another owner, granted after `mine` and by `t`. */
+  newerHolder(mine: Holding, t: number): Holding | undefined {
+    if (this.refiled) {
+      const sameKey = this.holdingsByKey.get(mine.key) ?? [];
+      for (let i = positionOf(sameKey, mine) + 1; i < sameKey.length && sameKey[i]!.startUs <= t; i++) {
+        const h = sameKey[i]!;
+        if (h.owner !== mine.owner && !h.shared) return h;
+      }
+      return undefined;
+    }
+    const next = this.successor.get(mine);
+    return next !== undefined && next.startUs <= t ? next : undefined;
+  }
 
   push(e: TraceEvent): void {
     this.lastUs = e.timeUs;
+    if (this.forgetAfterUs !== undefined) this.forgetBefore(e.timeUs - this.forgetAfterUs);
     const spec = kindSpec(e.kind);
     const actorClass = spec?.actor ?? (e.believes !== undefined ? 'client' : undefined);
     if (actorClass === 'client' && e.owner !== undefined && e.key !== undefined && !this.ownerKey.has(e.owner)) this.learnKey(e.owner, e.key);
@@ -154,6 +213,9 @@ export class IntervalTracker {
     this.ownerKey.set(owner, key);
     for (const h of this.holdingsByOwner.get(owner) ?? []) {
       if (h.key === key) continue;
+      if (this.forgetAfterUs !== undefined)
+        throw new CheckError(h.startSeq, 'key', `a bounded judgement needs every client to name its key before its grant; ${owner}'s was granted first`);
+      this.refiled = true;
       const old = this.holdingsByKey.get(h.key)!;
       old.splice(old.indexOf(h), 1);
       h.key = key;
@@ -174,6 +236,7 @@ export class IntervalTracker {
       current.endSeq = e.seq;
       this.openBelief.delete(e.actor);
       this.closeWindows(current, e.timeUs);
+      this.closeOf(current.owner, e.timeUs);
     }
     if (b.holds && !this.openBelief.has(e.actor)) {
       const interval: BeliefInterval = {
@@ -199,12 +262,14 @@ export class IntervalTracker {
           owners: [other.owner, interval.owner],
           seqs: [other.startSeq, interval.startSeq],
         };
-        this.windows.push(w);
+        if (this.windows.length < this.windowsListed) this.windows.push(w);
+        else this.windowsOmitted++;
         this.openWindows.push({ w, a: other, b: interval });
       }
-      this.beliefs.push(interval);
+      if (this.forgetAfterUs === undefined) this.beliefs.push(interval);
       this.openBelief.set(e.actor, interval);
       push(this.beliefsByOwner, interval.owner, interval);
+      this.openOf(interval.owner);
     }
   }
 
@@ -223,6 +288,7 @@ export class IntervalTracker {
     if (atUs > w.fromUs) return;
     const i = this.windows.lastIndexOf(w);
     if (i !== -1) this.windows.splice(i, 1);
+    else this.windowsOmitted--;
   }
 
   private granted(e: TraceEvent): void {
@@ -244,7 +310,8 @@ export class IntervalTracker {
       endKind: undefined,
     };
     this.openNode.set(nodeId, nh);
-    this.nodeHoldings.push(nh);
+    if (this.forgetAfterUs === undefined) this.nodeHoldings.push(nh);
+    this.openOf(owner);
     // Truth is kept per store node, then combined per group: the lock is held
     // while at least `quorum` nodes of its group hold it (1 of 1 for a single
     // node; a majority for Redlock; all stores for a unanimous Combined store).
@@ -268,9 +335,11 @@ export class IntervalTracker {
         endReason: undefined,
       };
       this.openHolding.set(groupId, h);
-      this.holdings.push(h);
-      push(this.holdingsByKey, key, h);
+      if (this.forgetAfterUs === undefined) this.holdings.push(h);
+      if (this.forgetAfterUs === undefined) push(this.holdingsByKey, key, h);
       push(this.holdingsByOwner, owner, h);
+      this.awaitSuccessor(h);
+      this.openOf(owner);
       this.listeners.holdingStarted?.(h, e);
     }
   }
@@ -286,7 +355,8 @@ export class IntervalTracker {
     nh.endKind = e.kind;
     const groupId = `${groupOf(e)}\u0000${owner}`;
     const count = (this.groupCount.get(groupId) ?? 1) - 1;
-    this.groupCount.set(groupId, count);
+    if (count === 0) this.groupCount.delete(groupId);
+    else this.groupCount.set(groupId, count);
     const h = this.openHolding.get(groupId);
     if (h !== undefined && count < quorumOf(e)) {
       h.endUs = e.timeUs;
@@ -295,8 +365,87 @@ export class IntervalTracker {
       h.endReason = e.reason;
       this.openHolding.delete(groupId);
       this.listeners.holdingEnded?.(h, e);
+      this.closeOf(owner, e.timeUs);
+    }
+    this.closeOf(owner, e.timeUs);
+  }
+
+  /** `h` is the newest holding of its key: it settles every earlier one still waiting for a successor, and waits for its own. */
+  private awaitSuccessor(h: Holding): void {
+    const waiting = this.awaitingSuccessor.get(h.key);
+    if (waiting === undefined) {
+      this.awaitingSuccessor.set(h.key, [h]);
+      return;
+    }
+    if (!h.shared) {
+      let kept = 0;
+      for (const w of waiting) {
+        if (w.owner !== h.owner) this.successor.set(w, h);
+        else waiting[kept++] = w;
+      }
+      waiting.length = kept;
+    }
+    waiting.push(h);
+  }
+
+  private openOf(owner: string): void {
+    if (this.forgetAfterUs !== undefined) this.openOfOwner.set(owner, (this.openOfOwner.get(owner) ?? 0) + 1);
+  }
+
+  private closeOf(owner: string, atUs: number): void {
+    if (this.forgetAfterUs === undefined) return;
+    const n = (this.openOfOwner.get(owner) ?? 1) - 1;
+    if (n > 0) {
+      this.openOfOwner.set(owner, n);
+      return;
+    }
+    this.openOfOwner.delete(owner);
+    this.closed.push({ owner, atUs });
+  }
+
+  /** Forgets every owner token that has had nothing open since before `beforeUs`. */
+  private forgetBefore(beforeUs: number): void {
+    while (this.closedHead < this.closed.length && this.closed[this.closedHead]!.atUs < beforeUs) {
+      const { owner } = this.closed[this.closedHead++]!;
+      // Reopened since (a store that brought the key back), or already forgotten.
+      if (this.openOfOwner.has(owner) || (!this.ownerKey.has(owner) && !this.holdingsByOwner.has(owner))) continue;
+      this.forget(owner);
+    }
+    if (this.closedHead > 1024 && this.closedHead * 2 > this.closed.length) {
+      this.closed.splice(0, this.closedHead);
+      this.closedHead = 0;
     }
   }
+
+  private forget(owner: string): void {
+    for (const h of this.holdingsByOwner.get(owner) ?? []) {
+      this.successor.delete(h);
+      const waiting = this.awaitingSuccessor.get(h.key);
+      if (waiting !== undefined) {
+        const i = waiting.indexOf(h);
+        if (i !== -1) waiting.splice(i, 1);
+        if (waiting.length === 0) this.awaitingSuccessor.delete(h.key);
+      }
+    }
+    this.holdingsByOwner.delete(owner);
+    this.beliefsByOwner.delete(owner);
+    this.ownerKey.delete(owner);
+    this.listeners.forgot?.(owner);
+  }
+}
+
+/** Where `h` stands among holdings in start order, by binary search on the grant's seq. */
+function positionOf(list: readonly Holding[], h: Holding): number {
+  let lo = 0;
+  let hi = list.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    const s = list[mid]!.startSeq;
+    if (s === h.startSeq) return mid;
+    if (s < h.startSeq) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return -1;
 }
 
 function push<T>(map: Map<string, T[]>, key: string, value: T): void {

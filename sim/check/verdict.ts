@@ -22,7 +22,16 @@ export interface Verdict {
   unprotectedWrites: UnprotectedWrite[];
   /** How long each client waited for a lock nobody could be using, and worked without holding it. */
   availability: ClientAvailability[];
+  /**
+   * Findings a judgement in bounded memory (a run whose events were not
+   * kept) counted but did not list, by list; absent when it listed all. The
+   * outcome counts them all.
+   */
+  omitted?: Partial<Record<FindingList, number>>;
 }
+
+/** The verdict's lists of findings. */
+export type FindingList = 'doubleOwnership' | 'staleWrites' | 'lostLocks' | 'refusedHolders' | 'unprotectedWrites';
 
 /**
  * A write that reached the resource after its writer's holding had ended,
@@ -73,6 +82,9 @@ export interface ClientAvailability {
   workedUs: number;
   workWithoutLockUs: number;
   workWithoutLock: Span[];
+  /** Spans a judgement in bounded memory counted but did not list (a run whose events were not kept); absent when none. */
+  lockOutOmitted?: number;
+  workWithoutLockOmitted?: number;
 }
 
 /** Two clients believed they held the same key over the same stretch of true time. */

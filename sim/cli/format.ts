@@ -2,7 +2,8 @@ import { summarize } from '../check/summary.js';
 import type { Colors } from 'picocolors/types.js';
 import { describe, describeBelief, toneOf, type EventTone } from '../trace/describe.js';
 import type { TraceDocument, TraceEvent } from '../trace/types.js';
-import type { Verdict } from '../check/verdict.js';
+import type { FindingList, Verdict } from '../check/verdict.js';
+import { FINDINGS_KEPT } from '../check/checker.js';
 import { formatDuration, formatInstant } from '../time.js';
 import { grouped } from '../scenario/limits.js';
 import { EventWindow } from './event-window.js';
@@ -135,16 +136,32 @@ const OUTCOME_TEXT: Readonly<Record<Verdict['outcome'], string>> = {
   unsafe: 'UNSAFE: a stale write was accepted and the resource is corrupted',
 };
 
+const OMITTED_NAMES: Record<FindingList, string> = {
+  doubleOwnership: 'double-ownership windows',
+  staleWrites: 'stale writes',
+  lostLocks: 'lost locks',
+  refusedHolders: 'refused holders',
+  unprotectedWrites: 'unprotected writes',
+};
+
 export function formatVerdict(doc: Pick<TraceDocument, 'verdict'>, c: Colors): string {
   const v = doc.verdict;
   const colour = v.outcome === 'safe' ? c.green : v.outcome === 'fenced' ? c.yellow : c.red;
   const lines = [c.bold(colour(`Verdict: ${OUTCOME_TEXT[v.outcome]}`))];
   for (const s of summarize(v)) lines.push(`  • ${s}`);
+  const n = (list: FindingList): number => v[list].length + (v.omitted?.[list] ?? 0);
+  const accepted = v.staleWrites.filter((w) => w.accepted).length;
   lines.push(
     c.dim(
-      `  ${v.doubleOwnership.length} double-ownership window(s), ${v.staleWrites.length} stale write(s) (${v.staleWrites.filter((w) => w.accepted).length} accepted), ${v.unprotectedWrites.length} unprotected write(s), ${v.lostLocks.length} lost lock(s).`,
+      `  ${n('doubleOwnership')} double-ownership window(s), ${n('staleWrites')} stale write(s) (${v.omitted?.staleWrites === undefined ? accepted : `${accepted} of those listed`} accepted), ${n('unprotectedWrites')} unprotected write(s), ${n('lostLocks')} lost lock(s).`,
     ),
   );
+  if (v.omitted !== undefined) {
+    const more = Object.entries(v.omitted).map(([list, k]) => `${grouped(k)} ${OMITTED_NAMES[list as FindingList]}`);
+    lines.push(
+      c.dim(`  Judged as it ran, in bounded memory: each list names its first ${grouped(FINDINGS_KEPT)}; ${more.join(', ')} more were counted, not listed.`),
+    );
+  }
   return lines.join('\n');
 }
 

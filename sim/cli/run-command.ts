@@ -109,6 +109,7 @@ export function runCommand(
     const r = runJob(scenario, seed, {
       trace: keep,
       hash: false,
+      bounded: !keep,
       ...(sinks.length === 0 ? {} : { observe: sinks.length === 1 ? sinks[0]! : (e: TraceEvent) => sinks.forEach((s) => s(e)) }),
       ...(keep ? { maxEvents: keptCapEvents } : {}),
     });

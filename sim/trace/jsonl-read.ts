@@ -1,5 +1,5 @@
 import type { Verdict } from '../check/verdict.js';
-import { Checker } from '../check/checker.js';
+import { boundedFor, Checker } from '../check/checker.js';
 import { CheckError } from '../check/refuse.js';
 import { InputError, type InputIssue } from '../errors.js';
 import { LIMITS } from '../scenario/limits.js';
@@ -37,7 +37,8 @@ export class JsonlTraceReader {
   private more = 0;
   private count = 0;
   private lastUs = 0;
-  private readonly checker = new Checker();
+  /** Set from the first line: a simulated run is judged in bounded memory, as `locklab run` judged it when it streamed. */
+  private checker = new Checker();
   private hasher: RunHasher | undefined;
 
   constructor(private readonly source: string) {}
@@ -103,6 +104,9 @@ export class JsonlTraceReader {
     if (schema !== TRACE_SCHEMA)
       throw new InputError(this.source, [{ path: 'schema', message: `this Locklab reads trace schema "${TRACE_SCHEMA}", got ${JSON.stringify(schema)}` }]);
     this.head = obj;
+    const latencyMaxMs = (obj.scenario as { network?: { latencyMaxMs?: unknown } } | undefined)?.network?.latencyMaxMs;
+    if (obj.source === 'sim' && typeof latencyMaxMs === 'number' && Number.isFinite(latencyMaxMs) && latencyMaxMs >= 0)
+      this.checker = new Checker(boundedFor(latencyMaxMs));
     this.hasher = new RunHasher({ schema: TRACE_SCHEMA, source: obj.source as 'sim', scenario: obj.scenario as Scenario, seed: obj.seed as number });
   }
 

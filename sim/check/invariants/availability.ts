@@ -38,6 +38,11 @@ interface ClientState {
   runEpoch: Epoch | undefined;
   /** The length of every lock-out span so far, kept as they grow: a run with a million spans is not summed again at its end. */
   lockOutUs: number;
+  /** The latest lock-out span, listed or not: the next stretch may extend it. */
+  lastLockOut: LockOutSpan | undefined;
+  /** The latest span of work without the lock, listed or not, and the length of them all. */
+  lastUnlocked: Span | undefined;
+  workWithoutLockUs: number;
 }
 
 /**
@@ -88,6 +93,14 @@ export class Availability {
   private lastUs = 0;
   private lastSeq = 0;
 
+  /** `spansKept`: how many spans of each kind a client's lists keep; the rest are counted (`lockOutOmitted`, `workWithoutLockOmitted`). */
+  constructor(private readonly spansKept: number = Infinity) {}
+
+  /** The interval derivation forgot an owner token: its first sighting, should it come again, counts as new. */
+  forgot(owner: string): void {
+    this.ownersSeen.delete(owner);
+  }
+
   holdingStarted(h: Holding): void {
     if (this.open.has(h)) return;
     this.open.add(h);
@@ -110,7 +123,7 @@ export class Availability {
       for (const c of this.working) {
         const work = c.work!;
         if (c.paused) continue;
-        if (!this.openByOwner.has(work.owner)) add(c.result.workWithoutLock, fromUs, e.timeUs, [work.seq, e.seq]);
+        if (!this.openByOwner.has(work.owner)) this.workedUnlocked(c, fromUs, e.timeUs, [work.seq, e.seq]);
         c.result.workedUs += dtUs;
       }
       if (this.judged !== this.version && !this.sameStanding()) {
@@ -224,7 +237,7 @@ export class Availability {
   private judge(c: ClientState, fromUs: number, toUs: number, endSeq: number): void {
     this.endRun(c);
     if (!this.waited(c.name, c, fromUs, toUs, endSeq)) return;
-    c.runSpan = c.result.lockOut[c.result.lockOut.length - 1]!;
+    c.runSpan = c.lastLockOut!;
     c.runEpoch = this.epoch;
   }
 
@@ -281,7 +294,7 @@ export class Availability {
     return [...this.clients.values()].map((c) => {
       const r = c.result;
       r.lockOutUs = c.lockOutUs;
-      r.workWithoutLockUs = total(r.workWithoutLock);
+      r.workWithoutLockUs = c.workWithoutLockUs;
       return r;
     });
   }
@@ -299,6 +312,9 @@ export class Availability {
         runSpan: undefined,
         runEpoch: undefined,
         lockOutUs: 0,
+        lastLockOut: undefined,
+        lastUnlocked: undefined,
+        workWithoutLockUs: 0,
       };
       this.clients.set(e.actor, c);
     }
@@ -322,8 +338,7 @@ export class Availability {
       holder = h;
     }
     const why = holder === undefined ? 'free' : orphaned ? 'orphaned' : 'holder-gone';
-    const spans = c.result.lockOut;
-    const last = spans[spans.length - 1];
+    const last = c.lastLockOut;
     if (last !== undefined && last.toUs === fromUs && last.why === why && last.holder === (holder?.client ?? null)) {
       c.lockOutUs += toUs - last.toUs;
       last.toUs = toUs;
@@ -332,8 +347,26 @@ export class Availability {
     }
     c.lockOutUs += toUs - fromUs;
     // The wait's first request, the event after which the key was free (or its holder gone), and the one that ended the stretch.
-    spans.push({ fromUs, toUs, seqs: [c.wait!.seq, this.lastSeq, endSeq], why, holder: holder?.client ?? null });
+    const span: LockOutSpan = { fromUs, toUs, seqs: [c.wait!.seq, this.lastSeq, endSeq], why, holder: holder?.client ?? null };
+    c.lastLockOut = span;
+    if (c.result.lockOut.length < this.spansKept) c.result.lockOut.push(span);
+    else c.result.lockOutOmitted = (c.result.lockOutOmitted ?? 0) + 1;
     return true;
+  }
+
+  /** Accounts [fromUs, toUs) of `c`'s work as done without its lock, joining it to the last such span when they touch. */
+  private workedUnlocked(c: ClientState, fromUs: number, toUs: number, seqs: number[]): void {
+    c.workWithoutLockUs += toUs - fromUs;
+    const last = c.lastUnlocked;
+    if (last !== undefined && last.toUs === fromUs && last.seqs[0] === seqs[0]) {
+      last.toUs = toUs;
+      last.seqs[last.seqs.length - 1] = seqs[seqs.length - 1]!;
+      return;
+    }
+    const span: Span = { fromUs, toUs, seqs };
+    c.lastUnlocked = span;
+    if (c.result.workWithoutLock.length < this.spansKept) c.result.workWithoutLock.push(span);
+    else c.result.workWithoutLockOmitted = (c.result.workWithoutLockOmitted ?? 0) + 1;
   }
 }
 
@@ -342,21 +375,4 @@ function count(counts: Map<string, number>, key: string, by: number): void {
   const n = (counts.get(key) ?? 0) + by;
   if (n === 0) counts.delete(key);
   else counts.set(key, n);
-}
-
-/** Appends [fromUs, toUs) to `spans`, joining it to the last span when they touch. */
-function add(spans: Span[], fromUs: number, toUs: number, seqs: number[]): void {
-  const last = spans[spans.length - 1];
-  if (last !== undefined && last.toUs === fromUs && last.seqs[0] === seqs[0]) {
-    last.toUs = toUs;
-    last.seqs[last.seqs.length - 1] = seqs[seqs.length - 1]!;
-    return;
-  }
-  spans.push({ fromUs, toUs, seqs });
-}
-
-function total(spans: readonly Span[]): number {
-  let us = 0;
-  for (const s of spans) us += s.toUs - s.fromUs;
-  return us;
 }

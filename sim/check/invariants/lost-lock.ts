@@ -1,4 +1,5 @@
 import type { Holding, IntervalTracker } from '../intervals.js';
+import { Listed } from '../listed.js';
 import type { LostLock } from '../verdict.js';
 
 /**
@@ -10,10 +11,15 @@ import type { LostLock } from '../verdict.js';
  * trace has moved past it.
  */
 export class LostLocks {
-  readonly found: LostLock[] = [];
+  readonly found: Listed<LostLock>;
   private pending: Array<{ h: Holding; atUs: number; seq: number; releasedBy: string | undefined }> = [];
 
-  constructor(private readonly intervals: IntervalTracker) {}
+  constructor(
+    private readonly intervals: IntervalTracker,
+    listed: number = Infinity,
+  ) {
+    this.found = new Listed(listed);
+  }
 
   holdingEnded(h: Holding, atUs: number, seq: number, by: string | undefined): void {
     if (h.how !== 'released') this.pending.push({ h, atUs, seq, releasedBy: undefined });

@@ -1,5 +1,6 @@
 import type { TraceEvent } from '../../trace/types.js';
-import { clientOf, type Holding, type IntervalTracker } from '../intervals.js';
+import { clientOf, type IntervalTracker } from '../intervals.js';
+import { Listed } from '../listed.js';
 import { CheckError } from '../refuse.js';
 import type { RefusedHolder, StaleCause, StaleWrite, UnprotectedWrite } from '../verdict.js';
 
@@ -15,13 +16,23 @@ import type { RefusedHolder, StaleCause, StaleWrite, UnprotectedWrite } from '..
  * token refuses good writes as well.
  */
 export class StaleWrites {
-  readonly found: StaleWrite[] = [];
-  readonly refusedHolders: RefusedHolder[] = [];
-  readonly unprotected: UnprotectedWrite[] = [];
+  readonly found: Listed<StaleWrite>;
+  readonly refusedHolders: Listed<RefusedHolder>;
+  readonly unprotected: Listed<UnprotectedWrite>;
+  /** Whether any stale write was found, and whether any was accepted: the outcome, listed or not. */
+  anyStale = false;
+  anyAccepted = false;
   /** The highest fencing token the resource has accepted so far. */
   private highestSeen: number | null = null;
 
-  constructor(private readonly intervals: IntervalTracker) {}
+  constructor(
+    private readonly intervals: IntervalTracker,
+    listed: number = Infinity,
+  ) {
+    this.found = new Listed(listed);
+    this.refusedHolders = new Listed(listed);
+    this.unprotected = new Listed(listed);
+  }
 
   write(e: TraceEvent): void {
     if (e.owner === undefined)
@@ -31,7 +42,7 @@ export class StaleWrites {
     const seen = this.highestSeen;
     if (accepted && e.fence !== undefined && (seen === null || e.fence > seen)) this.highestSeen = e.fence;
     const mine = this.intervals.holdingsByOwner.get(e.owner)?.findLast((h) => h.startUs <= e.timeUs);
-    const newer = mine === undefined ? undefined : this.newerHolder(mine, e.owner, e.timeUs);
+    const newer = mine === undefined ? undefined : this.intervals.newerHolder(mine, e.timeUs);
     const fence = e.fence ?? null;
     if (mine !== undefined && newer === undefined) {
       if (mine.endUs === undefined || mine.endUs > e.timeUs) {
@@ -57,6 +68,8 @@ export class StaleWrites {
         : mine.endUs !== undefined && mine.endUs <= e.timeUs
           ? { kind: 'ended', atUs: mine.endUs, how: mine.how ?? 'lost', reason: mine.endReason ?? null, seq: mine.endSeq! }
           : { kind: 'superseded', atUs: newer!.startUs, client: newer!.client, owner: newer!.owner, seq: newer!.startSeq };
+    this.anyStale = true;
+    if (accepted) this.anyAccepted = true;
     this.found.push({
       seq: e.seq,
       timeUs: e.timeUs,
@@ -70,28 +83,4 @@ export class StaleWrites {
       seqs: cause.kind === 'never-held' ? [e.seq] : [e.seq, cause.seq],
     });
   }
-
-  /** The first exclusive holding of the same key by another owner, granted after `mine` began and before `t`. */
-  private newerHolder(mine: Holding, owner: string, t: number): Holding | undefined {
-    const sameKey = this.intervals.holdingsByKey.get(mine.key) ?? [];
-    for (let i = positionOf(sameKey, mine) + 1; i < sameKey.length && sameKey[i]!.startUs <= t; i++) {
-      const h = sameKey[i]!;
-      if (h.owner !== owner && !h.shared) return h;
-    }
-    return undefined;
-  }
-}
-
-/** Where `h` stands among holdings in start order, by binary search on the grant's seq. */
-function positionOf(list: readonly Holding[], h: Holding): number {
-  let lo = 0;
-  let hi = list.length - 1;
-  while (lo <= hi) {
-    const mid = (lo + hi) >> 1;
-    const s = list[mid]!.startSeq;
-    if (s === h.startSeq) return mid;
-    if (s < h.startSeq) lo = mid + 1;
-    else hi = mid - 1;
-  }
-  return -1;
 }

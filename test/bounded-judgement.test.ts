@@ -1,0 +1,120 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { boundedFor, Checker, SPANS_KEPT } from '../sim/check/checker.js';
+import type { Verdict } from '../sim/check/verdict.js';
+import { runJob, runScenario } from '../sim/run.js';
+import { normalizeScenario } from '../sim/scenario/normalize.js';
+import type { TraceEvent } from '../sim/trace/types.js';
+import { workloadScenario } from '../bench/workload.js';
+import { formatVerdict } from '../sim/cli/format.js';
+import { createColors } from 'picocolors';
+import { builtinRuns } from './support/builtin-variants.js';
+import { normalized, randomScenario } from './support/random-scenario.js';
+
+/** Judges `events` in bounded memory, forgetting acquisitions `forgetUs` after they closed; returns the verdict and the most owners it remembered at once. */
+function bounded(events: readonly TraceEvent[], forgetUs: number): { verdict: Verdict; peakOwners: number } {
+  const c = new Checker({ forgetAfterUs: forgetUs });
+  let peakOwners = 0;
+  for (const e of events) {
+    c.push(e);
+    peakOwners = Math.max(peakOwners, c.intervals.holdingsByOwner.size);
+  }
+  return { verdict: c.finish(), peakOwners };
+}
+
+describe('judging a run in bounded memory', () => {
+  it('gives every built-in run the verdict of the whole trace, byte for byte', () => {
+    for (const { label, scenario } of builtinRuns()) {
+      const kept = runScenario(scenario);
+      const job = runJob(scenario, scenario.seed, { hash: false, bounded: true });
+      expect(JSON.stringify(job.verdict), label).toBe(JSON.stringify(kept.verdict));
+      expect(job.intervals.holdings, label).toEqual([]);
+    }
+  });
+
+  it('gives random runs the verdict of the whole trace even when it forgets acquisitions five seconds after they end', () => {
+    fc.assert(
+      fc.property(randomScenario, (doc) => {
+        const scenario = normalized(doc);
+        const { events, verdict } = runScenario(scenario);
+        expect(JSON.stringify(bounded(events, 5_000_000 + 100 * scenario.network.latencyMaxMs * 1000).verdict)).toBe(JSON.stringify(verdict));
+      }),
+      { numRuns: 300, seed: 17 },
+    );
+  });
+
+  it('remembers only the recent acquisitions of a long run, and still finds what the whole trace finds', () => {
+    // 4,000 lock cycles of the bench workload: about 126 s of simulated time, judged with a 10 s memory.
+    const scenario = normalizeScenario(workloadScenario(4_000), 'bench-workload');
+    const { events, verdict } = runScenario(scenario);
+    const { verdict: b, peakOwners } = bounded(events, 10_000_000);
+    expect(verdict.lostLocks.length).toBeGreaterThan(0);
+    expect(verdict.doubleOwnership.length).toBeGreaterThan(0);
+    const cycles = events.filter((e) => e.kind === 'acquire.ok').length;
+    expect(cycles).toBe(4_000);
+    // A cycle takes about 32 ms, so 10 s holds some 320 of them, plus those still open.
+    expect(peakOwners).toBeLessThan(600);
+    for (const list of ['doubleOwnership', 'staleWrites', 'lostLocks', 'refusedHolders', 'unprotectedWrites'] as const)
+      expect(b[list], list).toEqual(verdict[list]);
+    expect(b.outcome).toBe(verdict.outcome);
+    expect(b.availability.map((a) => [a.client, a.waitedUs, a.lockOutUs, a.workedUs, a.workWithoutLockUs])).toEqual(
+      verdict.availability.map((a) => [a.client, a.waitedUs, a.lockOutUs, a.workedUs, a.workWithoutLockUs]),
+    );
+  });
+
+  it('lists the first spans of lock-out of each client and counts the rest, with the total time exact', () => {
+    const scenario = normalizeScenario(workloadScenario(4_000), 'bench-workload');
+    const { events, verdict } = runScenario(scenario);
+    const b = bounded(events, boundedFor(scenario.network.latencyMaxMs).forgetAfterUs!).verdict;
+    const heavy = verdict.availability.filter((a) => a.lockOut.length > SPANS_KEPT);
+    expect(heavy.length).toBeGreaterThan(0);
+    for (const a of verdict.availability) {
+      const mine = b.availability.find((x) => x.client === a.client)!;
+      expect(mine.lockOut).toEqual(a.lockOut.slice(0, SPANS_KEPT));
+      expect(mine.lockOutOmitted ?? 0).toBe(Math.max(0, a.lockOut.length - SPANS_KEPT));
+      expect(mine.lockOutUs).toBe(a.lockOutUs);
+    }
+    expect(verdict.availability.every((a) => a.lockOutOmitted === undefined)).toBe(true);
+  });
+
+  it('lists the first findings of each kind and counts the rest, and calls the outcome from all of them', () => {
+    const lists = ['doubleOwnership', 'staleWrites', 'lostLocks', 'refusedHolders', 'unprotectedWrites'] as const;
+    let cut = 0;
+    fc.assert(
+      fc.property(randomScenario, (doc) => {
+        const { events, verdict } = runScenario(normalized(doc));
+        const c = new Checker({ forgetAfterUs: 600_000_000, findingsListed: 1, spansListed: 1 });
+        for (const e of events) c.push(e);
+        const b = c.finish();
+        expect(b.outcome).toBe(verdict.outcome);
+        for (const list of lists) {
+          expect(b[list]).toEqual(verdict[list].slice(0, 1));
+          expect(b.omitted?.[list] ?? 0).toBe(Math.max(0, verdict[list].length - 1));
+          if (verdict[list].length > 1) cut++;
+        }
+        expect(b.omitted === undefined).toBe(lists.every((l) => verdict[l].length <= 1));
+        for (const a of verdict.availability) {
+          const mine = b.availability.find((x) => x.client === a.client)!;
+          expect(mine.workWithoutLock).toEqual(a.workWithoutLock.slice(0, 1));
+          expect(mine.workWithoutLockOmitted ?? 0).toBe(Math.max(0, a.workWithoutLock.length - 1));
+          expect(mine.workWithoutLockUs).toBe(a.workWithoutLockUs);
+        }
+      }),
+      { numRuns: 300, seed: 23 },
+    );
+    // The property saw lists longer than one, or it proved nothing.
+    expect(cut).toBeGreaterThan(20);
+  });
+});
+
+describe('a verdict judged in bounded memory, as the command prints it', () => {
+  it('counts what was omitted in its totals and says how many more were counted than listed', () => {
+    const { verdict } = runScenario(normalizeScenario(workloadScenario(400), 'bench-workload'));
+    const lost = verdict.lostLocks.length;
+    expect(lost).toBeGreaterThan(0);
+    const text = formatVerdict({ verdict: { ...verdict, omitted: { lostLocks: 12_345 } } }, createColors(false));
+    expect(text).toContain(`${lost + 12_345} lost lock(s)`);
+    expect(text).toContain(`each list names its first 10,000; 12,345 lost locks more were counted, not listed.`);
+    expect(formatVerdict({ verdict }, createColors(false))).not.toContain('bounded memory');
+  });
+});
