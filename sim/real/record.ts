@@ -111,11 +111,22 @@ async function record(job: Job, runs: number): Promise<TraceDocument | null> {
   return kept;
 }
 
-async function main(): Promise<number> {
-  const { values, positionals: only } = parseArgs({
+function readArgs() {
+  return parseArgs({
     allowPositionals: true,
     options: { lessons: { type: 'boolean', default: false }, runs: { type: 'string', default: '2' } },
   });
+}
+
+async function main(): Promise<number> {
+  let args: ReturnType<typeof readArgs>;
+  try {
+    args = readArgs();
+  } catch (e) {
+    process.stderr.write(`${(e as Error).message}\n`);
+    return 2;
+  }
+  const { values, positionals: only } = args;
   const runs = Number(values.runs);
   if (!Number.isInteger(runs) || runs < 1) {
     process.stderr.write(`--runs: expected a whole number of runs, 1 or more, not ${values.runs}\n`);
@@ -130,12 +141,11 @@ async function main(): Promise<number> {
   }
   mkdirSync(out, { recursive: true });
   const indexFile = join(out, 'index.json');
-  // The index keeps every entry not recorded again now (and those whose new runs disagreed).
+  // The index keeps every entry not recorded again now, and the old entry of one whose new runs disagreed.
   const redone = new Set(jobs.map((j) => j.file));
-  const entries: RecordedEntry[] = existsSync(indexFile)
-    ? (JSON.parse(readFileSync(indexFile, 'utf8')) as RecordedEntry[]).filter((e) => !redone.has(e.file))
-    : [];
-  const previous = new Map(existsSync(indexFile) ? (JSON.parse(readFileSync(indexFile, 'utf8')) as RecordedEntry[]).map((e) => [e.file, e]) : []);
+  const before = existsSync(indexFile) ? (JSON.parse(readFileSync(indexFile, 'utf8')) as RecordedEntry[]) : [];
+  const entries = before.filter((e) => !redone.has(e.file));
+  const previous = new Map(before.map((e) => [e.file, e]));
   // Asked once, before any run: asking a program its version blocks this process, and runs are timing-sensitive.
   const versions = new Map((['redis', 'memcached', 'postgres', 'zookeeper', 'etcd'] as const).map((k) => [k, serverVersion(k)]));
   const symfony = symfonyVersion();
