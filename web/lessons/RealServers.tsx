@@ -64,6 +64,8 @@ function ending(f: Finding): string {
   return `${OUTCOME[f.outcome]}; ${who}`;
 }
 
+const hasFences = (t: LoadedTrace): boolean => t.doc.events.some((e) => e.kind === 'acquire.ok' && e.fence !== undefined);
+
 /** The real run beside the story: where and with what it was recorded, its verdict, and whether it ends as the story does. */
 export function RealPanel({ story, real, note }: { story: LoadedTrace; real: LoadedTrace; note: string }) {
   const simulated = findingOf(check(story.doc.events));
@@ -82,6 +84,12 @@ export function RealPanel({ story, real, note }: { story: LoadedTrace; real: Loa
           : `It ends differently from the story: on real servers ${ending(recorded)}; simulated, ${ending(simulated)}.`}{' '}
         {realParting(story.doc, real.doc).sentence}
       </p>
+      {hasFences(story) && !hasFences(real) && (
+        <p className="small" data-testid="real-no-fences">
+          Symfony Lock hands out no fencing token, so the real run&rsquo;s bars carry no #number; the story&rsquo;s tokens come from Locklab&rsquo;s INCR
+          counter.
+        </p>
+      )}
       <VerdictView trace={real} primary={false} />
     </section>
   );
