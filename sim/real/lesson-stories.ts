@@ -27,10 +27,11 @@ export function librariesOf(story: Pick<Story, 'notReal' | 'notOnSymfony'>): Cli
   return story.notOnSymfony === undefined ? ['node', 'symfony'] : ['node'];
 }
 
-/** The story's run before any stop changes it: the one its first stops narrate. */
+/** The story's run as it opens: the one its first stop narrates, before a later stop changes it (lesson 4's turns fencing on). */
 export function lessonStoryScenario(lesson: Lesson, story: Story): { scenario: Scenario; seed: number } {
   const file = lesson.scenarios[story.scenario]!;
-  return { scenario: scenarioOf(file, { scenario: story.scenario }), seed: file.seed };
+  const set = story.stops[0]?.set;
+  return { scenario: scenarioOf(file, { scenario: story.scenario, ...(set === undefined ? {} : { set }) }), seed: file.seed };
 }
 
 /** Every story of the shipped lessons, whether or not it plays for real. */

@@ -91,6 +91,21 @@ describeBrowser("a lesson's story on real servers", () => {
     await page.close();
   });
 
+  it("goes back to the story's opening run when pressed at the stop that turned fencing on, so the real run is set beside the run it is a recording of", async () => {
+    const last = gcPause.stops.at(-1)!;
+    expect(last.set).toEqual({ 'resource.fencing': true });
+    const page = await lab.page(`#/lesson/${lesson4.folder}?at=stop-${gcPause.id}-${last.id}`);
+    const section = page.locator(`section[data-story="${gcPause.id}"]`);
+    await expect.poll(() => section.getByTestId('stop-panel').getAttribute('data-stop'), { timeout: 15_000 }).toBe(last.id);
+    expect(await section.locator('figure.timeline').first().getAttribute('data-outcome')).toBe('fenced');
+    await section.getByTestId('watch-real-node').click();
+    await expect.poll(() => section.locator('figure.timeline').count(), { timeout: 15_000 }).toBe(2);
+    await expect.poll(() => section.locator('figure.timeline').nth(1).getAttribute('data-outcome')).toBe('unsafe');
+    expect(await section.getByTestId('real-agreement').getAttribute('data-agrees')).toBe('true');
+    expect(lab.errors).toEqual([]);
+    await page.close();
+  });
+
   it('says why, in place of a button, at a story that cannot be made real, and why Symfony Lock is left out where it is', async () => {
     const lesson1 = course.lessons.find((l) => l.number === 1)!;
     const story = lesson1.stories[0]!;

@@ -76,9 +76,13 @@ export function StoryEmbed({ lesson, story }: { lesson: Lesson; story: Story }) 
     [lesson, story, sets, trace, tried, owns, owner, reachStop],
   );
 
-  /** Sets the recorded real run beside the story, starting the story first if it is not on the stage. */
+  /**
+   * Sets the recorded real run beside the story. The recording is of the run
+   * the story opens with, so a story not on the stage, or on a later stop's
+   * changed run (fencing turned on) or a "try this", starts again from the top.
+   */
   const watchReal = async (r: Recording) => {
-    if (!owns || trace === null || tried !== null) await goTo(-1);
+    if (!owns || trace === null || tried !== null || JSON.stringify(currentSet(trace)) !== JSON.stringify(sets[0] ?? {})) await goTo(-1);
     await openRecording(r);
   };
 
