@@ -2,12 +2,19 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { check } from '../sim/check/checker.js';
+import { findingOf } from '../sim/real/agreement.js';
+import { lessonRecordingFile, lessonStories } from '../sim/real/lesson-stories.js';
+import { checkRealScenario } from '../sim/real/runner.js';
 import { REAL_STORIES, storyScenario } from '../sim/real/stories.js';
 import type { RecordedEntry } from '../sim/real/record.js';
+import { runScenario } from '../sim/run.js';
 import { validateTrace } from '../sim/trace/io.js';
 
 const dir = new URL('../recorded/', import.meta.url).pathname;
-const index = JSON.parse(readFileSync(join(dir, 'index.json'), 'utf8')) as RecordedEntry[];
+const all = JSON.parse(readFileSync(join(dir, 'index.json'), 'utf8')) as RecordedEntry[];
+const index = all.filter((e) => e.lesson === undefined);
+const ofLessons = all.filter((e) => e.lesson !== undefined);
+const stories = lessonStories();
 
 describe('the traces recorded on real servers', () => {
   it('are one for each story and client that plays for real, and nothing else', () => {
@@ -27,4 +34,61 @@ describe('the traces recorded on real servers', () => {
       expect(JSON.stringify(now)).toBe(JSON.stringify(doc.verdict));
     });
   }
+});
+
+describe("the traces recorded on real servers of the lessons' own stories", () => {
+  it('are one for each story and client the lesson does not rule out, and nothing else', () => {
+    const wanted = stories.flatMap((s) => s.libraries.map((client) => `${s.lesson} ${s.story} ${client} ${lessonRecordingFile(s, client)}`)).sort();
+    expect(ofLessons.map((e) => `${e.lesson} ${e.story} ${e.client} ${e.file}`).sort()).toEqual(wanted);
+    // Every lesson with a story the real runner can play ships at least one recording.
+    expect(wanted.length).toBeGreaterThan(0);
+  });
+
+  it('leave out only stories that say why: every story plays on the real runner with each client it names, and one the runner refuses Symfony says why not', () => {
+    for (const s of stories) {
+      if (s.source.notReal !== undefined) continue;
+      for (const client of s.libraries) expect(() => checkRealScenario(s.scenario, client), `${s.folder}/${s.story} with ${client}`).not.toThrow();
+      let refused = false;
+      try {
+        checkRealScenario(s.scenario, 'symfony');
+      } catch {
+        refused = true;
+      }
+      if (refused) expect(s.source.notOnSymfony, `${s.folder}/${s.story}: the runner refuses Symfony Lock, so the story must say why`).toBeDefined();
+    }
+  });
+
+  for (const e of ofLessons) {
+    const s = stories.find((x) => x.lesson === e.lesson && x.story === e.story);
+    it(`${e.file} is a real trace of today's story ${e.story} in lesson ${e.lesson}, judged as recorded, ending as the simulation does`, () => {
+      expect(s, `lesson ${e.lesson} has no story ${e.story}`).toBeDefined();
+      const doc = validateTrace(JSON.parse(readFileSync(join(dir, e.file), 'utf8')), e.file);
+      expect(doc.source).toBe('real');
+      expect(doc.stop.reason).toBe('completed');
+      expect(doc.scenario).toEqual(s!.scenario);
+      const now = check(doc.events);
+      expect(now.outcome).toBe(e.outcome);
+      expect(JSON.stringify(now)).toBe(JSON.stringify(doc.verdict));
+      // What the learner sees beside the story: the same outcome, and the same clients both believing they held the lock.
+      const simulated = check(runScenario(s!.scenario, s!.seed).events);
+      expect(findingOf(now)).toEqual(findingOf(simulated));
+      expect(e.recordedOn).toMatch(e.client === 'symfony' ? /^recorded on .+ with Symfony Lock 5\.4/ : /^recorded on .+ with Locklab's own lock code$/);
+    });
+  }
+});
+
+describe('Symfony Lock on the real runner', () => {
+  const byId = (folder: string, story: string) => stories.find((s) => s.folder === folder && s.story === story)!.scenario;
+
+  it('refuses the exists-then-set mistake, which its atomic acquire cannot make, naming the field', () => {
+    expect(() => checkRealScenario(byId('02-atomic-acquire', 'race'), 'symfony')).toThrow(
+      /^clients\[0\]\.acquire\.method: Symfony Lock takes the key in one atomic step/,
+    );
+  });
+
+  it('refuses a plain DEL release, which its token-checked release cannot make, naming the field', () => {
+    expect(() => checkRealScenario(byId('06-releasing-safely', 'plain-del'), 'symfony')).toThrow(
+      /^clients\[0\]\.release\.method: Symfony Lock releases only with its own token/,
+    );
+  });
 });

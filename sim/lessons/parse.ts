@@ -181,6 +181,8 @@ export function parseLesson(folder: string, files: LessonFiles, knownClaims: Rea
   );
   stories.forEach((s, i) => {
     scenarioRef(`stories[${i}].scenario`, s.scenario);
+    if (s.notReal !== undefined && s.notOnSymfony !== undefined)
+      problem(dataFile, `stories[${i}].notOnSymfony`, 'a story with notReal has no recording at all; say why only once, in notReal');
     unique(
       s.stops.map((t) => t.id),
       `stories[${i}].stops`,

@@ -141,6 +141,8 @@ export const lessonDataSchema = {
           id,
           title: text,
           scenario: id,
+          notReal: text,
+          notOnSymfony: text,
           stops: {
             type: 'array',
             minItems: 1,

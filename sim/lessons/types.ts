@@ -165,6 +165,13 @@ export interface Story {
   readonly id: string;
   readonly title: string;
   readonly scenario: string;
+  /**
+   * Why this story has no recording on real servers (the lab shows it in
+   * place of the button); absent when `npm run record-real` records it.
+   */
+  readonly notReal?: string;
+  /** Why the story is recorded with Locklab's own lock code but not with the real Symfony Lock. */
+  readonly notOnSymfony?: string;
   readonly stops: readonly Stop[];
   readonly tries: readonly Try[];
 }

@@ -75,7 +75,59 @@ const NOT_AN_ANSWER =
  * the same list.
  */
 export function answersOf(doc: TraceDocument, client: string): string[] {
-  return doc.events
-    .filter((e) => (e.actor === client || e.actor.startsWith(`${client}/`)) && e.believes !== undefined && !NOT_AN_ANSWER.test(e.kind))
-    .map((e) => `${e.actor} ${e.kind}`);
+  return answerEventsOf(doc.events, client).map((e) => `${e.actor} ${e.kind}`);
+}
+
+/** The events of `answersOf`, with their times. */
+export function answerEventsOf(events: readonly TraceEvent[], client: string): TraceEvent[] {
+  return events.filter((e) => (e.actor === client || e.actor.startsWith(`${client}/`)) && e.believes !== undefined && !NOT_AN_ANSWER.test(e.kind));
+}
+
+/** One client answer in a run: who, what, when (true time). */
+export interface Answer {
+  readonly actor: string;
+  readonly kind: string;
+  readonly atUs: number;
+}
+
+/**
+ * How a simulated run and a real run of one scenario compare, answer by
+ * answer. Real times never equal simulated ones to the microsecond, so two
+ * runs part where a client's answers first differ (an acquire refused in one
+ * and granted in the other, a release that found the lock lost), not where
+ * two timestamps do.
+ */
+export interface AnswerComparison {
+  /** The earliest answer that differs, as each run has it (null where that run has no answer there). */
+  readonly parting: { readonly client: string; readonly sim: Answer | null; readonly real: Answer | null } | null;
+  /** Of the answers both runs share, the one whose times lie furthest apart. */
+  readonly widest: { readonly sim: Answer; readonly realUs: number } | null;
+  /** How many answers the runs share, in order, before any parting. */
+  readonly shared: number;
+}
+
+const asAnswer = (e: TraceEvent): Answer => ({ actor: e.actor, kind: e.kind, atUs: e.timeUs });
+
+export function compareAnswers(sim: readonly TraceEvent[], real: readonly TraceEvent[], clients: readonly string[]): AnswerComparison {
+  let parting: AnswerComparison['parting'] = null;
+  let widest: AnswerComparison['widest'] = null;
+  let shared = 0;
+  for (const client of clients) {
+    const a = answerEventsOf(sim, client);
+    const b = answerEventsOf(real, client);
+    for (let i = 0; i < Math.max(a.length, b.length); i++) {
+      const x = a[i];
+      const y = b[i];
+      if (x !== undefined && y !== undefined && x.actor === y.actor && x.kind === y.kind) {
+        shared++;
+        if (widest === null || Math.abs(y.timeUs - x.timeUs) > Math.abs(widest.realUs - widest.sim.atUs)) widest = { sim: asAnswer(x), realUs: y.timeUs };
+        continue;
+      }
+      const at = Math.min(x?.timeUs ?? Infinity, y?.timeUs ?? Infinity);
+      const before = parting === null ? Infinity : Math.min(parting.sim?.atUs ?? Infinity, parting.real?.atUs ?? Infinity);
+      if (at < before) parting = { client, sim: x === undefined ? null : asAnswer(x), real: y === undefined ? null : asAnswer(y) };
+      break;
+    }
+  }
+  return { parting, widest, shared };
 }

@@ -1,18 +1,33 @@
 // `npm run record-real`: plays every story that has a real counterpart on
-// real servers, with Locklab's own clients and with Symfony Lock where it
-// has the store, and writes the traces the lab's Compare opens beside the
-// simulation: recorded/<name>.json and recorded/index.json.
+// real servers — the built-in stories and the lessons' own stories — with
+// Locklab's own clients and with Symfony Lock where it has the store, and
+// writes the traces the lab opens beside the simulation (Compare, and each
+// lesson's story): recorded/<name>.json and recorded/index.json.
+//
+//   npm run record-real                      everything
+//   npm run record-real -- --lessons         the lessons' stories only
+//   npm run record-real -- memcached-restart 04-pause-past-expiry/gc-pause 10-sessions
+//   npm run record-real -- --runs 3          play each three times (default 2)
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { check } from '../check/checker.js';
+import { runScenario } from '../run.js';
+import type { Scenario } from '../scenario/types.js';
 import { serializeTrace } from '../trace/io.js';
+import type { TraceDocument } from '../trace/types.js';
+import { findingOf, type Finding } from './agreement.js';
 import type { ClientLibrary } from './ipc.js';
+import { lessonRecordingFile, lessonStories } from './lesson-stories.js';
 import { serverNeeds } from './nodes.js';
-import { REAL_STORIES, storyScenario } from './stories.js';
 import { PACKAGE_ROOT } from './paths.js';
 import { runReal } from './runner.js';
+import { REAL_STORIES, storyScenario } from './stories.js';
 import { serverVersion, symfonyVersion } from './versions.js';
 
 const out = join(PACKAGE_ROOT, 'recorded');
+/** Where a lesson story's real runs that told another ending than the simulation are kept, to look at. */
+const disagreements = join(PACKAGE_ROOT, 'test-results', 'recorded-disagreements');
 
 export interface RecordedEntry {
   readonly scenario: string;
@@ -23,46 +38,149 @@ export interface RecordedEntry {
   readonly recordedOn: string;
   readonly outcome: string;
   readonly recordedAt: string;
+  /** For a lesson's story: the lesson's id and the story's id. */
+  readonly lesson?: string;
+  readonly story?: string;
 }
 
-async function main(): Promise<void> {
+interface Job {
+  /** What a name on the command line matches: the built-in's name, or the lesson folder and `folder/story`. */
+  readonly names: readonly string[];
+  readonly scenario: Scenario;
+  readonly seed: number;
+  readonly sets: readonly string[];
+  readonly library: ClientLibrary;
+  readonly file: string;
+  /** A lesson's story must end as the simulation tells it, in every run; a built-in's recording shows whatever the real thing did. */
+  readonly lesson?: { readonly lesson: string; readonly story: string };
+}
+
+function builtinJobs(): Job[] {
+  return REAL_STORIES.flatMap((s) =>
+    s.libraries.map((library) => {
+      const sets = s.sets ?? [];
+      const scenario = storyScenario(s.scenario, sets);
+      return {
+        names: [s.scenario],
+        scenario,
+        seed: scenario.seed,
+        sets,
+        library,
+        file: `${s.scenario}${sets.length === 0 ? '' : `--${sets.join('--').replace(/[^\w.=-]/g, '_')}`}-${library}.json`,
+      };
+    }),
+  );
+}
+
+function lessonJobs(): Job[] {
+  return lessonStories().flatMap((s) =>
+    s.libraries.map((library) => ({
+      names: [s.folder, `${s.folder}/${s.story}`],
+      scenario: s.scenario,
+      seed: s.seed,
+      sets: [],
+      library,
+      file: lessonRecordingFile(s, library),
+      lesson: { lesson: s.lesson, story: s.story },
+    })),
+  );
+}
+
+const same = (a: Finding, b: Finding): boolean => JSON.stringify(a) === JSON.stringify(b);
+const describeFinding = (f: Finding): string => `${f.outcome}, ${f.doubleOwnership.length === 0 ? 'nobody' : f.doubleOwnership.join(' and ')} double-owning`;
+
+/** Plays a job `runs` times; a lesson's story is kept only when every run has the simulation's finding. */
+async function record(job: Job, runs: number): Promise<TraceDocument | null> {
+  const simulated = job.lesson === undefined ? null : findingOf(check(runScenario(job.scenario, job.seed).events));
+  let kept: TraceDocument | null = null;
+  for (let i = 1; i <= runs; i++) {
+    const doc = await runReal(job.scenario, { library: job.library });
+    const real = findingOf(doc.verdict);
+    if (doc.stop.reason !== 'completed' || (simulated !== null && !same(real, simulated))) {
+      mkdirSync(disagreements, { recursive: true });
+      const at = join(disagreements, job.file.replace(/\.json$/, `-run${i}.json`));
+      writeFileSync(at, serializeTrace(doc));
+      const why =
+        doc.stop.reason !== 'completed' ? `the run stopped: ${doc.stop.reason}` : `real ${describeFinding(real)}; simulated ${describeFinding(simulated!)}`;
+      process.stderr.write(`NOT recorded ${job.file}: run ${i} of ${runs}: ${why} (trace in ${at})\n`);
+      return null;
+    }
+    process.stderr.write(`${job.file}: run ${i} of ${runs}: ${describeFinding(real)}\n`);
+    kept = doc;
+  }
+  return kept;
+}
+
+function readArgs() {
+  return parseArgs({
+    allowPositionals: true,
+    options: { lessons: { type: 'boolean', default: false }, runs: { type: 'string', default: '2' } },
+  });
+}
+
+async function main(): Promise<number> {
+  let args: ReturnType<typeof readArgs>;
+  try {
+    args = readArgs();
+  } catch (e) {
+    process.stderr.write(`${(e as Error).message}\n`);
+    return 2;
+  }
+  const { values, positionals: only } = args;
+  const runs = Number(values.runs);
+  if (!Number.isInteger(runs) || runs < 1) {
+    process.stderr.write(`--runs: expected a whole number of runs, 1 or more, not ${values.runs}\n`);
+    return 2;
+  }
+  const all = [...(values.lessons ? [] : builtinJobs()), ...lessonJobs()];
+  const jobs = all.filter((j) => only.length === 0 || j.names.some((n) => only.includes(n)));
+  const unknown = only.filter((n) => !all.some((j) => j.names.includes(n)));
+  if (unknown.length > 0) {
+    process.stderr.write(`no story to record is called ${unknown.join(', ')} (a built-in scenario, a lesson folder, or folder/story)\n`);
+    return 2;
+  }
   mkdirSync(out, { recursive: true });
-  // With names (`npm run record-real -- memcached-restart`), only those are recorded again; the index keeps the rest.
-  const only = process.argv.slice(2);
-  const jobs = REAL_STORIES.flatMap((s) => s.libraries.map((library) => ({ ...s, library }))).filter((j) => only.length === 0 || only.includes(j.scenario));
   const indexFile = join(out, 'index.json');
-  const entries: RecordedEntry[] =
-    only.length === 0 || !existsSync(indexFile)
-      ? []
-      : (JSON.parse(readFileSync(indexFile, 'utf8')) as RecordedEntry[]).filter((e) => !only.includes(e.scenario));
+  // The index keeps every entry not recorded again now, and the old entry of one whose new runs disagreed.
+  const redone = new Set(jobs.map((j) => j.file));
+  const before = existsSync(indexFile) ? (JSON.parse(readFileSync(indexFile, 'utf8')) as RecordedEntry[]) : [];
+  const entries = before.filter((e) => !redone.has(e.file));
+  const previous = new Map(before.map((e) => [e.file, e]));
   // Asked once, before any run: asking a program its version blocks this process, and runs are timing-sensitive.
   const versions = new Map((['redis', 'memcached', 'postgres', 'zookeeper', 'etcd'] as const).map((k) => [k, serverVersion(k)]));
   const symfony = symfonyVersion();
-  // A few at a time: each run is timing-sensitive.
-  for (let i = 0; i < jobs.length; i += 4) {
+  let failed = 0;
+  // Two at a time: each run is timing-sensitive, and the machine has two cores.
+  for (let i = 0; i < jobs.length; i += 2) {
     await Promise.all(
-      jobs.slice(i, i + 4).map(async (j) => {
-        const sets = j.sets ?? [];
-        const scenario = storyScenario(j.scenario, sets);
-        const doc = await runReal(scenario, { library: j.library });
-        const file = `${j.scenario}${sets.length === 0 ? '' : `--${sets.join('--').replace(/[^\w.=-]/g, '_')}`}-${j.library}.json`;
-        writeFileSync(join(out, file), serializeTrace(doc));
-        const servers = [...new Set(serverNeeds(scenario).map((n) => versions.get(n.server)!))].join(', ');
+      jobs.slice(i, i + 2).map(async (j) => {
+        const doc = await record(j, runs);
+        if (doc === null) {
+          failed++;
+          const old = previous.get(j.file);
+          if (old !== undefined) entries.push(old);
+          return;
+        }
+        writeFileSync(join(out, j.file), serializeTrace(doc));
+        const servers = [...new Set(serverNeeds(j.scenario).map((n) => versions.get(n.server)!))].join(', ');
         entries.push({
-          scenario: j.scenario,
-          sets,
+          scenario: j.scenario.name,
+          sets: j.sets,
           client: j.library,
-          file,
+          file: j.file,
           recordedOn: `recorded on ${servers} with ${j.library === 'symfony' ? symfony : "Locklab's own lock code"}`,
           outcome: doc.verdict.outcome,
           recordedAt: new Date().toISOString().slice(0, 10),
+          ...(j.lesson ?? {}),
         });
-        process.stderr.write(`recorded ${file}: ${doc.verdict.outcome}\n`);
+        process.stderr.write(`recorded ${j.file}: ${doc.verdict.outcome}\n`);
       }),
     );
   }
   entries.sort((a, b) => a.file.localeCompare(b.file));
   writeFileSync(indexFile, `${JSON.stringify(entries, null, 2)}\n`);
+  if (failed > 0) process.stderr.write(`${failed} of ${jobs.length} not recorded: their real runs did not end as the simulation does\n`);
+  return failed > 0 ? 1 : 0;
 }
 
-await main();
+process.exitCode = await main();

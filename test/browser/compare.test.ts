@@ -1,6 +1,11 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { BUILTIN_SCENARIOS, normalizeScenario, runScenario, serializeTrace } from '../../sim/index.js';
-import { describeBrowser, ready, screenshot, startLab, type Lab } from './harness.js';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { storyScenario } from '../../sim/real/stories.js';
+import { validateTrace } from '../../sim/trace/io.js';
+import { realParting } from '../../web/model/real-parting.js';
+import { describeBrowser, ready, REPO, screenshot, startLab, type Lab } from './harness.js';
 
 describeBrowser('fork and compare', () => {
   let lab: Lab;
@@ -80,6 +85,13 @@ describeBrowser('fork and compare', () => {
     // The real run has the story's marks: A's stale write accepted after its lease ran out on the server.
     expect(await b.locator('[data-mark="write"][data-outcome="stale-accepted"]').count()).toBe(1);
     expect(await b.locator('[data-mark="double-ownership"]').count()).toBeGreaterThan(0);
+    // Where the runs part is told by what the clients were answered, not by timestamps, which never match a real run's.
+    const scenario = storyScenario('pause-past-expiry');
+    const recorded = validateTrace(JSON.parse(readFileSync(join(REPO, 'recorded', 'pause-past-expiry-symfony.json'), 'utf8')), 'recorded');
+    const parting = realParting(runScenario(scenario, scenario.seed), recorded);
+    await expect.poll(() => page.getByTestId('divergence').textContent()).toBe(parting.sentence);
+    expect(parting.sentence).not.toContain('part at 0.000 s');
+    expect(await page.locator('[data-mark="divergence"]').count()).toBe(parting.divergeUs === null ? 0 : 2);
     await screenshot(page, 'compare-real-symfony');
     expect(lab.errors).toEqual([]);
   });

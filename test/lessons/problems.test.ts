@@ -44,6 +44,18 @@ describe('a malformed lesson', () => {
     ]);
   });
 
+  it('with a story that says both why it has no real recording and why Symfony Lock does not play it names the second field', () => {
+    expect(problemsOf(replace('lesson.yaml', '    notReal: ', '    notOnSymfony: Symfony has no flock store.\n    notReal: '))).toEqual([
+      '01-one-machine/lesson.yaml: stories[0].notOnSymfony: a story with notReal has no recording at all; say why only once, in notReal',
+    ]);
+  });
+
+  it('with an empty reason for having no real recording names the field', () => {
+    expect(problemsOf(replace('lesson.yaml', / {4}notReal: .*\n/.exec(lesson1['lesson.yaml']!)![0], "    notReal: ''\n"))).toEqual([
+      expect.stringMatching(/^01-one-machine\/lesson\.yaml: stories\[0\]\.notReal: /),
+    ]);
+  });
+
   it('with a quiz question with two right answers names its options', () => {
     const two = problemsOf(
       replace(

@@ -2,9 +2,11 @@ import { useCallback, useEffect, useMemo, useState } from 'react';
 import { fillCaption } from '../../sim/lessons/caption.js';
 import { findEvent } from '../../sim/lessons/query.js';
 import type { Json, Lesson, Story } from '../../sim/lessons/types.js';
-import type { LoadedTrace } from '../state/traces.js';
+import { openRecording, recordingsOfStory, type Recording } from '../state/recorded.js';
+import { useTrace, type LoadedTrace } from '../state/traces.js';
 import { useUi } from '../state/ui.js';
 import { Choices } from './Choices.js';
+import { RealPanel, RealServersControl } from './RealServers.js';
 import { useProgress } from './progress.js';
 import { useLessonRoute } from './route.js';
 import { judgeTrace, runRef, stage, useStage } from './stage.js';
@@ -45,6 +47,11 @@ export function StoryEmbed({ lesson, story }: { lesson: Lesson; story: Story }) 
   const answers = useProgress((s) => s.answers[lesson.id]);
   const reachStop = useProgress((s) => s.reachStop);
   const anchor = useLessonRoute((s) => s.anchor);
+  const recordings = useMemo(() => recordingsOfStory(lesson.id, story.id), [lesson.id, story.id]);
+  const secondary = useTrace(useUi((s) => s.secondaryId));
+  const secondaryNote = useUi((s) => s.secondaryNote);
+  // The recording on screen is this story's while the story owns the stage and its run is the story's own (not a "try this").
+  const real = owns && tried === null && secondary !== null && secondary.doc.source === 'real' ? secondary : null;
 
   /** Loads the run a stop belongs to (if it is not on screen) and puts the playhead on its event. */
   const goTo = useCallback(
@@ -68,6 +75,16 @@ export function StoryEmbed({ lesson, story }: { lesson: Lesson; story: Story }) 
     },
     [lesson, story, sets, trace, tried, owns, owner, reachStop],
   );
+
+  /**
+   * Sets the recorded real run beside the story. The recording is of the run
+   * the story opens with, so a story not on the stage, or on a later stop's
+   * changed run (fencing turned on) or a "try this", starts again from the top.
+   */
+  const watchReal = async (r: Recording) => {
+    if (!owns || trace === null || tried !== null || JSON.stringify(currentSet(trace)) !== JSON.stringify(sets[0] ?? {})) await goTo(-1);
+    await openRecording(r);
+  };
 
   // A deep link to one of this story's stops opens the story there.
   useEffect(() => {
@@ -121,6 +138,7 @@ export function StoryEmbed({ lesson, story }: { lesson: Lesson; story: Story }) 
           </li>
         ))}
       </ol>
+      <RealServersControl story={story} recordings={recordings} open={real === null ? null : secondaryNote} onWatch={(r) => void watchReal(r)} />
       {!owns || trace === null ? (
         <p>
           <button type="button" className="primary" onClick={() => void goTo(-1)} data-testid={`play-story-${story.id}`}>
@@ -132,7 +150,8 @@ export function StoryEmbed({ lesson, story }: { lesson: Lesson; story: Story }) 
         </p>
       ) : (
         <Stage
-          title={`${story.title}${tried === null ? '' : ` · ${story.tries.find((t) => t.id === tried)?.label ?? ''}`}`}
+          title={`${story.title}${tried === null ? '' : ` · ${story.tries.find((t) => t.id === tried)?.label ?? ''}`}${real === null ? '' : ' · simulated'}`}
+          {...(real === null ? {} : { compareTitle: `${story.title} · on real servers, ${secondaryNote}` })}
           verdict={tried !== null || index === story.stops.length - 1}
           curtain={asked}
         >
@@ -201,6 +220,7 @@ export function StoryEmbed({ lesson, story }: { lesson: Lesson; story: Story }) 
               )}
             </p>
           </div>
+          {real !== null && !asked && <RealPanel story={trace} real={real} note={secondaryNote} />}
           {story.tries.length > 0 && (
             <div className="tries" role="group" aria-label="Try this">
               <span className="muted small">Try this:</span>{' '}

@@ -2,7 +2,8 @@
 export function roughDuration(us: number): string {
   const a = Math.abs(us);
   const two = (v: number) => (v >= 10 ? String(Math.round(v)) : String(Math.round(v * 10) / 10));
-  if (a >= 1_000_000) return `${two(a / 1_000_000)} s`;
-  if (a >= 1_000) return `${two(a / 1_000)} ms`;
+  // Thresholds at the rounding point, so 999.7 ms reads "1 s", never "1000 ms".
+  if (a >= 999_500) return `${two(a / 1_000_000)} s`;
+  if (a >= 999.5) return `${two(a / 1_000)} ms`;
   return `${Math.round(a)} µs`;
 }

@@ -12,6 +12,9 @@ export interface Recording {
   readonly recordedOn: string;
   readonly outcome: string;
   readonly recordedAt: string;
+  /** For a lesson's story: the lesson's id and the story's id. */
+  readonly lesson?: string;
+  readonly story?: string;
 }
 
 // The index is small and read at once; each trace is fetched only when opened.
@@ -35,10 +38,16 @@ function field(scenario: unknown, path: string): string {
 export function recordingsFor(scenario: { name: string; resource: { fencing: boolean } }): Recording[] {
   return RECORDINGS.filter(
     (r) =>
+      r.lesson === undefined &&
       r.scenario === scenario.name &&
       r.sets.includes('resource.fencing=true') === scenario.resource.fencing &&
       r.sets.every((set) => field(scenario, set.slice(0, set.indexOf('='))) === set.slice(set.indexOf('=') + 1)),
   );
+}
+
+/** The recordings of a lesson's story (its own scenario file, which a built-in of the same name need not equal): Locklab's client first. */
+export function recordingsOfStory(lesson: string, story: string): Recording[] {
+  return RECORDINGS.filter((r) => r.lesson === lesson && r.story === story).sort((a, b) => a.client.localeCompare(b.client));
 }
 
 /** Opens a recording as the second trace of Compare, labelled with where it was recorded. */

@@ -5,6 +5,7 @@ import { SidePanel } from '../components/SidePanel.js';
 import { Transport } from '../components/Transport.js';
 import { VerdictView } from '../components/VerdictView.js';
 import { firstDivergenceUs } from '../model/diverge.js';
+import { realParting } from '../model/real-parting.js';
 import { fencingPair } from '../state/pairs.js';
 import { openRecording, recordingsFor } from '../state/recorded.js';
 import { loadTraceFile } from '../state/session.js';
@@ -55,7 +56,15 @@ export function CompareView() {
   }, [a?.id, b?.id]);
 
   const apart = a !== null && b !== null ? unrelated(a, b) : null;
-  const diverge = useMemo(() => (a !== null && b !== null && apart === null ? firstDivergenceUs(a.doc.events, b.doc.events) : null), [a, b, apart]);
+  // A run recorded on real servers never matches another to the microsecond: it parts where a client's answers do.
+  const real = useMemo(
+    () => (a !== null && b !== null && apart === null && (a.doc.source === 'real' || b.doc.source === 'real') ? realParting(a.doc, b.doc) : null),
+    [a, b, apart],
+  );
+  const diverge = useMemo(
+    () => (real !== null ? real.divergeUs : a !== null && b !== null && apart === null ? firstDivergenceUs(a.doc.events, b.doc.events) : null),
+    [a, b, apart, real],
+  );
   if (a === null) return <p className="muted">Run or open a trace in the Lab first.</p>;
   const full = fullDomainOf(primaryId, secondaryId);
 
@@ -81,12 +90,17 @@ export function CompareView() {
           These two traces do not compare event for event: {apart}. They share a time axis, but no line marks where they part.
         </p>
       )}
-      {diverge !== null && b !== null && (
+      {real !== null && (
+        <p className="diverge-note" data-testid="divergence" data-parts={real.divergeUs !== null}>
+          {real.sentence}
+        </p>
+      )}
+      {real === null && diverge !== null && b !== null && (
         <p className="diverge-note" data-testid="divergence">
           The runs part at <strong>{formatInstant(diverge)}</strong> (dashed line).
         </p>
       )}
-      {apart === null && diverge === null && b !== null && <p className="diverge-note">The two runs are identical.</p>}
+      {real === null && apart === null && diverge === null && b !== null && <p className="diverge-note">The two runs are identical.</p>}
       <Timeline trace={a} fullDomain={full} primary title={`Run 1 · ${a.label}`} divergeUs={diverge} />
       {b !== null ? (
         <Timeline trace={b} fullDomain={full} primary={false} title={`Run 2 · ${note || b.label}`} divergeUs={diverge} />

@@ -1,3 +1,4 @@
+import type { Step } from '../../scenario/steps.js';
 import type { ClientSpec, Scenario, StoreSpecBase } from '../../scenario/types.js';
 import { acquireResult, stepResult, waitTimeoutUs } from '../../stores/single-node-driver.js';
 import type { AcquireArgs, AcquireResult, ClientIo, ExistsResult, LeaseRef, LockDriver, LockOp, LockReply, StepResult } from '../../stores/protocol.js';
@@ -45,9 +46,40 @@ function phpStore(spec: StoreSpecBase, urls: ReadonlyMap<string, string>, path: 
   return { kind: spec.kind as 'redis' | 'memcached' | 'postgres' | 'sql', url };
 }
 
-/** Whether Symfony can play this scenario's store; throws UnsupportedScenarioError naming the field when not. */
+/** Whether Symfony can play this scenario's store and clients; throws UnsupportedScenarioError naming the field when not. */
 export function checkSymfonyStore(scenario: Scenario): void {
   phpStore(scenario.store, new Map(nodeNamesOf(scenario.store).map((n) => [n, 'redis://127.0.0.1:1'])), 'store');
+  scenario.clients.forEach((c, i) => checkSymfonyMistakes(c, `clients[${i}]`));
+}
+
+/**
+ * The mistakes a scenario can ask of Locklab's own clients that Symfony's Lock
+ * cannot make: it always takes the key in one atomic step and releases only
+ * with its own token. Played by Symfony, such a story would silently become
+ * the safe one.
+ */
+function checkSymfonyMistakes(c: ClientSpec, path: string): void {
+  const atomicOnly = 'Symfony Lock takes the key in one atomic step; GET-then-SET is hand-written code (use --client node)';
+  const tokenOnly = 'Symfony Lock releases only with its own token; a plain DEL is hand-written code (use --client node)';
+  if (c.acquire.method === 'exists-then-set') throw new UnsupportedScenarioError(`${path}.acquire.method`, atomicOnly);
+  if (c.release.method === 'plain-del') throw new UnsupportedScenarioError(`${path}.release.method`, tokenOnly);
+  const walk = (steps: readonly Step[], at: string): void =>
+    steps.forEach((s, j) => {
+      const here = `${at}[${j}]`;
+      if ((s.step === 'acquire' || s.step === 'acquireRead') && s.method === 'exists-then-set')
+        throw new UnsupportedScenarioError(`${here}.method`, atomicOnly);
+      if (s.step === 'release' && s.method === 'plain-del') throw new UnsupportedScenarioError(`${here}.method`, tokenOnly);
+      if (s.step === 'if') {
+        walk(s.then, `${here}.then`);
+        walk(s.else, `${here}.else`);
+      }
+      if (s.step === 'repeat') {
+        walk(s.steps, `${here}.steps`);
+        walk(s.finally, `${here}.finally`);
+      }
+      if (s.step === 'fork') walk(s.steps, `${here}.steps`);
+    });
+  if (c.steps !== null) walk(c.steps, `${path}.steps`);
 }
 
 function nodeNamesOf(spec: StoreSpecBase): string[] {
