@@ -120,12 +120,14 @@ export class Availability {
     if (e.timeUs > fromUs) {
       const dtUs = e.timeUs - fromUs;
       this.clockUs += dtUs;
-      for (const c of this.working) {
-        const work = c.work!;
-        if (c.paused) continue;
-        if (!this.openByOwner.has(work.owner)) this.workedUnlocked(c, fromUs, e.timeUs, [work.seq, e.seq]);
-        c.result.workedUs += dtUs;
-      }
+      // Each loop over a set makes an iterator, and most stretches have nobody working and nothing dirty: the sizes are asked first.
+      if (this.working.size > 0)
+        for (const c of this.working) {
+          const work = c.work!;
+          if (c.paused) continue;
+          if (!this.openByOwner.has(work.owner)) this.workedUnlocked(c, fromUs, e.timeUs, [work.seq, e.seq]);
+          c.result.workedUs += dtUs;
+        }
       if (this.judged !== this.version && !this.sameStanding()) {
         // The locks changed since the last stretch: every waiter is judged afresh, in a new epoch.
         this.judged = this.version;
@@ -136,9 +138,12 @@ export class Availability {
         this.judged = this.version;
         this.epoch.toUs = e.timeUs;
         this.epoch.seq = e.seq;
-        for (const c of this.dirty) if (this.waiting.has(c)) this.judge(c, fromUs, e.timeUs, e.seq);
+        if (this.dirty.size > 0) {
+          for (const c of this.dirty) if (this.waiting.has(c)) this.judge(c, fromUs, e.timeUs, e.seq);
+        }
       }
-      this.dirty.clear();
+      // Clearing a set gives it a new table: only one with something in it is cleared.
+      if (this.dirty.size > 0) this.dirty.clear();
     }
     this.lastUs = e.timeUs;
     this.lastSeq = e.seq;
@@ -165,7 +170,7 @@ export class Availability {
     else if (e.kind === 'process.resume') c.paused = false;
     if (c.work !== undefined && !DURING_WORK.has(e.kind)) c.work = undefined;
     if (e.kind === 'work.start' && e.owner !== undefined) c.work = { owner: e.owner, seq: e.seq };
-    if (c.wait === undefined && WAIT_STARTS.has(e.kind) && !e.believes.holds) this.setWait(c, { fromUs: e.timeUs, seq: e.seq, keptOut: false, owner: e.owner });
+    if (c.wait === undefined && WAIT_STARTS.has(e.kind) && !e.believes.holds) this.setWait(c, e);
     else if (c.wait !== undefined && (KEPT_OUT.has(e.kind) || (e.kind === 'exists.reply' && e.data?.free === false))) this.keepOut(c);
     if (c.wait !== undefined && (WAIT_ENDS.has(e.kind) || e.kind.startsWith('exception.'))) this.setWait(c, undefined);
     if (e.kind === 'process.crash' || e.kind === 'client.done') {
@@ -265,8 +270,8 @@ export class Availability {
     }
   }
 
-  /** Starts or ends a client's wait, keeping the use counts and the time it waited. */
-  private setWait(c: ClientState, wait: { fromUs: number; seq: number; keptOut: false; owner: string | undefined } | undefined): void {
+  /** Starts (at `start`, the event that asks for the lock) or, with undefined, ends a client's wait, keeping the use counts and the time it waited. */
+  private setWait(c: ClientState, start: TraceEvent | undefined): void {
     const was = c.wait;
     if (was !== undefined) {
       if (was.owner !== undefined) this.use(was.owner, -1);
@@ -275,8 +280,12 @@ export class Availability {
       if (this.waiting.delete(c)) count(this.waitersByKey, c.key, -1);
       this.dirty.delete(c);
     }
-    c.wait = wait === undefined ? undefined : { ...wait, waitedFromUs: this.clockUs };
-    if (wait?.owner !== undefined) this.use(wait.owner, 1);
+    if (start === undefined) {
+      c.wait = undefined;
+      return;
+    }
+    c.wait = { fromUs: start.timeUs, seq: start.seq, keptOut: false, owner: start.owner, waitedFromUs: this.clockUs };
+    if (start.owner !== undefined) this.use(start.owner, 1);
   }
 
   /** Counts one more (or one fewer) use of `owner`; whether it is in use at all is what lock-out depends on. */
