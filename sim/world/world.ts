@@ -325,6 +325,15 @@ class Thread {
   token = 0;
   private script: Script<void> | undefined;
   private deferred: { value: unknown } | undefined;
+  /**
+   * The token of the one sleep or call being waited on, and the callbacks
+   * that end it, made once per thread rather than once per effect: a sleep
+   * ends only by its timer and a call only by its one settlement, so no
+   * earlier callback can still be pending when a new effect begins.
+   */
+  private waitToken = 0;
+  private readonly sleepEnded = (): void => this.wake(this.waitToken, undefined);
+  private readonly callSettled = (r: CallResult<unknown>): void => this.wake(this.waitToken, r);
 
   constructor(
     private readonly process: Process,
@@ -373,10 +382,12 @@ class Thread {
     const world = p.world;
     switch (effect.k) {
       case 'sleep':
-        world.kernel.after(p.machine.clock.trueDuration(effect.localUs), () => this.wake(token, undefined));
+        this.waitToken = token;
+        world.kernel.after(p.machine.clock.trueDuration(effect.localUs), this.sleepEnded);
         return;
       case 'call':
-        world.call(p, effect.to, effect.request, effect.timeoutLocalUs, effect.msg, (r) => this.wake(token, r));
+        this.waitToken = token;
+        world.call(p, effect.to, effect.request, effect.timeoutLocalUs, effect.msg, this.callSettled);
         return;
       case 'callAll': {
         // Every request goes out at once; the thread resumes when the last has settled.

@@ -40,6 +40,8 @@ interface ClientState {
   lockOutUs: number;
   /** The latest lock-out span, listed or not: the next stretch may extend it. */
   lastLockOut: LockOutSpan | undefined;
+  /** Whether `lastLockOut` is in the client's list (else it is this state's alone, and may be reused). */
+  lastLockOutListed: boolean;
   /** The latest span of work without the lock, listed or not, and the length of them all. */
   lastUnlocked: Span | undefined;
   workWithoutLockUs: number;
@@ -322,6 +324,7 @@ export class Availability {
         runEpoch: undefined,
         lockOutUs: 0,
         lastLockOut: undefined,
+        lastLockOutListed: false,
         lastUnlocked: undefined,
         workWithoutLockUs: 0,
       };
@@ -355,11 +358,26 @@ export class Availability {
       return true;
     }
     c.lockOutUs += toUs - fromUs;
+    const holderName = holder?.client ?? null;
+    if (c.result.lockOut.length >= this.spansKept) {
+      c.result.lockOutOmitted = (c.result.lockOutOmitted ?? 0) + 1;
+      if (last !== undefined && !c.lastLockOutListed) {
+        // Nothing but this state sees a span that is not listed: it is written over rather than made anew, so a long run judged in bounded memory does not allocate one per waiter per grant.
+        last.fromUs = fromUs;
+        last.toUs = toUs;
+        last.seqs[0] = c.wait!.seq;
+        last.seqs[1] = this.lastSeq;
+        last.seqs[2] = endSeq;
+        last.why = why;
+        last.holder = holderName;
+        return true;
+      }
+    }
     // The wait's first request, the event after which the key was free (or its holder gone), and the one that ended the stretch.
-    const span: LockOutSpan = { fromUs, toUs, seqs: [c.wait!.seq, this.lastSeq, endSeq], why, holder: holder?.client ?? null };
+    const span: LockOutSpan = { fromUs, toUs, seqs: [c.wait!.seq, this.lastSeq, endSeq], why, holder: holderName };
     c.lastLockOut = span;
-    if (c.result.lockOut.length < this.spansKept) c.result.lockOut.push(span);
-    else c.result.lockOutOmitted = (c.result.lockOutOmitted ?? 0) + 1;
+    c.lastLockOutListed = c.result.lockOut.length < this.spansKept;
+    if (c.lastLockOutListed) c.result.lockOut.push(span);
     return true;
   }
 
