@@ -1,21 +1,39 @@
-import { kindSpec } from '../../trace/kinds.js';
+import { KIND_NAMES, kindSpec } from '../../trace/kinds.js';
 import type { TraceEvent } from '../../trace/types.js';
 import type { Holding } from '../intervals.js';
 import type { ClientAvailability, Span } from '../verdict.js';
 
 /** Events that begin a wait for the lock, when the client is not already waiting. */
-const WAIT_STARTS = new Set(['acquire.request', 'exists.request']);
+const WAIT_STARTS = ['acquire.request', 'exists.request'];
 /** Answers that keep a client out: from then on, time the lock is free is time lost. */
-const KEPT_OUT = new Set(['acquire.denied', 'acquire.timeout', 'acquire.error', 'quorum.missed']);
-/** Events that end a wait: the lock is granted, given up, thrown out of acquire(), or the process ends. */
-const WAIT_ENDS = new Set(['acquire.ok', 'acquire.giveup', 'process.crash', 'client.done']);
+const KEPT_OUT = ['acquire.denied', 'acquire.timeout', 'acquire.error', 'quorum.missed'];
+/** Events that end a wait: the lock is granted, given up, thrown out of acquire(), or the process ends (and every exception). */
+const WAIT_ENDS = ['acquire.ok', 'acquire.giveup', 'process.crash', 'client.done'];
 /**
  * What a client records while a work step goes on: the refreshes it makes
  * while working (a quorum store's rounds included), and what happens to its
  * process meanwhile. Any other event of its own is the next
  * step, which ends the work.
  */
-const DURING_WORK = new Set(['refresh.request', 'refresh.ok', 'quorum.missed', 'process.pause', 'process.resume', 'session.lost']);
+const DURING_WORK = ['refresh.request', 'refresh.ok', 'quorum.missed', 'process.pause', 'process.resume', 'session.lost'];
+
+/** What a kind of event means here, as bits: one look-up per event instead of one per question. */
+const CLIENT_EVENT = 1;
+const WAIT_START = 2;
+const KEEPS_OUT = 4;
+const WAIT_END = 8;
+const WHILE_WORKING = 16;
+
+const ROLES: ReadonlyMap<string, number> = new Map(
+  KIND_NAMES.filter((k) => kindSpec(k)?.actor === 'client').map((k) => [
+    k,
+    CLIENT_EVENT |
+      (WAIT_STARTS.includes(k) ? WAIT_START : 0) |
+      (KEPT_OUT.includes(k) ? KEEPS_OUT : 0) |
+      (WAIT_ENDS.includes(k) || k.startsWith('exception.') ? WAIT_END : 0) |
+      (DURING_WORK.includes(k) ? WHILE_WORKING : 0),
+  ]),
+);
 
 type LockOutSpan = ClientAvailability['lockOut'][number];
 
@@ -158,7 +176,8 @@ export class Availability {
       if (peer?.wait !== undefined) this.keepOut(peer);
       return;
     }
-    if (kindSpec(e.kind)?.actor !== 'client' || e.believes === undefined) return;
+    const role = ROLES.get(e.kind) ?? 0;
+    if ((role & CLIENT_EVENT) === 0 || e.believes === undefined) return;
     if (e.owner !== undefined && !this.ownersSeen.has(e.owner)) {
       // The interval derivation may just have refiled this owner's holdings under the client's key.
       this.ownersSeen.add(e.owner);
@@ -170,11 +189,11 @@ export class Availability {
     else if (!(e.kind === 'release.request' && e.owner !== undefined && this.believed.get(e.actor) === e.owner)) this.believe(e.actor, undefined);
     if (e.kind === 'process.pause') c.paused = true;
     else if (e.kind === 'process.resume') c.paused = false;
-    if (c.work !== undefined && !DURING_WORK.has(e.kind)) c.work = undefined;
+    if (c.work !== undefined && (role & WHILE_WORKING) === 0) c.work = undefined;
     if (e.kind === 'work.start' && e.owner !== undefined) c.work = { owner: e.owner, seq: e.seq };
-    if (c.wait === undefined && WAIT_STARTS.has(e.kind) && !e.believes.holds) this.setWait(c, e);
-    else if (c.wait !== undefined && (KEPT_OUT.has(e.kind) || (e.kind === 'exists.reply' && e.data?.free === false))) this.keepOut(c);
-    if (c.wait !== undefined && (WAIT_ENDS.has(e.kind) || e.kind.startsWith('exception.'))) this.setWait(c, undefined);
+    if (c.wait === undefined && (role & WAIT_START) !== 0 && !e.believes.holds) this.setWait(c, e);
+    else if (c.wait !== undefined && ((role & KEEPS_OUT) !== 0 || (e.kind === 'exists.reply' && e.data?.free === false))) this.keepOut(c);
+    if (c.wait !== undefined && (role & WAIT_END) !== 0) this.setWait(c, undefined);
     if (e.kind === 'process.crash' || e.kind === 'client.done') {
       if (!this.gone.has(e.actor)) this.version++;
       this.gone.add(e.actor);
