@@ -114,7 +114,7 @@ describe('a verdict judged in bounded memory, as the command prints it', () => {
     expect(lost).toBeGreaterThan(0);
     const text = formatVerdict({ verdict: { ...verdict, omitted: { lostLocks: 12_345 } } }, createColors(false));
     expect(text).toContain(`${lost + 12_345} lost lock(s)`);
-    expect(text).toContain(`each list names its first 10,000; 12,345 lost locks more were counted, not listed.`);
+    expect(text).toContain(`each list names its first 1,000; 12,345 lost locks more were counted, not listed.`);
     expect(formatVerdict({ verdict }, createColors(false))).not.toContain('bounded memory');
   });
 });

@@ -9,6 +9,9 @@ import { normalizeScenario } from '../sim/scenario/normalize.js';
 import { BUILTIN_SCENARIOS } from '../sim/scenarios/index.js';
 import type { TraceDocument, TraceEvent } from '../sim/trace/types.js';
 import { cli } from './support/cli.js';
+import { SPANS_KEPT } from '../sim/check/checker.js';
+import type { Verdict } from '../sim/check/verdict.js';
+import { workloadScenario } from '../bench/workload.js';
 
 let dir: string;
 beforeAll(() => {
@@ -237,5 +240,31 @@ describe('locklab check of a JSON Lines trace', () => {
     const scenario = await cli('check', write('scenario.jsonl', [JSON.stringify(BUILTIN_SCENARIOS['pause-past-expiry'])]));
     expect(scenario.err).toContain('schema: is required on line 1, the first (not a Locklab trace)');
     for (const r of [cut, order, owner, junk, empty, scenario]) expect(r.err).not.toMatch(/\n\s+at /);
+  });
+});
+
+describe('a JSON Lines trace whose verdict is long', () => {
+  it('holds its verdict cut as a bounded judgement cuts it, so that `locklab check` reads it back and finds the same', async () => {
+    // 4,000 lock cycles of the bench workload: about a thousand lock-out spans per client.
+    const file = scenarioFile('workload.json', workloadScenario(4_000));
+    const out = join(dir, 'workload.jsonl');
+    // The whole timeline is printed, so this run keeps its trace and is judged whole.
+    const run = await cli('run', file, '--out', out);
+    expect(run.code).toBe(0);
+    const last = JSON.parse(readFileSync(out, 'utf8').trimEnd().split('\n').pop()!) as { verdict: Verdict };
+    const a = last.verdict.availability[0]!;
+    expect(a.lockOut).toHaveLength(SPANS_KEPT);
+    expect(a.lockOutOmitted).toBeGreaterThan(500);
+    const check = await cli('check', out, '--json');
+    expect(check.code).toBe(0);
+    const judged = JSON.parse(check.out) as { verdict: Verdict; storedVerdictDiffers?: true };
+    expect(judged.storedVerdictDiffers).toBeUndefined();
+    expect(judged.verdict).toEqual(last.verdict);
+    // The trace document keeps every span.
+    const doc = join(dir, 'workload.json.trace');
+    expect((await cli('run', file, '--json', '--out', `${doc}.json`)).code).toBe(0);
+    const whole = JSON.parse(readFileSync(`${doc}.json`, 'utf8')) as TraceDocument;
+    expect(whole.verdict.availability[0]!.lockOut.length).toBe(SPANS_KEPT + a.lockOutOmitted!);
+    expect(whole.verdict.availability[0]!.lockOutOmitted).toBeUndefined();
   });
 });

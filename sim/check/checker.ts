@@ -6,10 +6,47 @@ import { StaleWrites } from './invariants/stale-write.js';
 import { IntervalTracker } from './intervals.js';
 import type { Finding, FindingList, Verdict } from './verdict.js';
 
-/** How many lock-out spans, and spans of work without the lock, a bounded judgement lists per client. */
-export const SPANS_KEPT = 1000;
-/** How many findings of each kind a bounded judgement lists. */
-export const FINDINGS_KEPT = 10_000;
+/**
+ * How many lock-out spans, and spans of work without the lock, a bounded
+ * judgement lists per client, and how many findings of each kind: with 200
+ * clients (maxClients), a verdict so cut stays a few MB, well within one
+ * line of a JSON Lines trace (maxTraceLineBytes).
+ */
+export const SPANS_KEPT = 100;
+export const FINDINGS_KEPT = 1000;
+
+/**
+ * A verdict cut as a bounded judgement cuts it: each list to its first
+ * FINDINGS_KEPT, each client's spans to their first SPANS_KEPT, with what
+ * was cut counted in `omitted`. The last line of a JSON Lines trace holds
+ * its verdict so, whichever way the run was judged, so that the file can
+ * always be read back and `locklab check` finds the same.
+ */
+export function capVerdict(v: Verdict): Verdict {
+  const omitted: Partial<Record<FindingList, number>> = { ...v.omitted };
+  const cut = <T>(list: FindingList, items: T[]): T[] => {
+    if (items.length <= FINDINGS_KEPT) return items;
+    omitted[list] = (omitted[list] ?? 0) + items.length - FINDINGS_KEPT;
+    return items.slice(0, FINDINGS_KEPT);
+  };
+  const out: Verdict = {
+    outcome: v.outcome,
+    doubleOwnership: cut('doubleOwnership', v.doubleOwnership),
+    staleWrites: cut('staleWrites', v.staleWrites),
+    lostLocks: cut('lostLocks', v.lostLocks),
+    refusedHolders: cut('refusedHolders', v.refusedHolders),
+    unprotectedWrites: cut('unprotectedWrites', v.unprotectedWrites),
+    availability: v.availability.map((a) => {
+      if (a.lockOut.length <= SPANS_KEPT && a.workWithoutLock.length <= SPANS_KEPT) return a;
+      const c = { ...a, lockOut: a.lockOut.slice(0, SPANS_KEPT), workWithoutLock: a.workWithoutLock.slice(0, SPANS_KEPT) };
+      if (a.lockOut.length > SPANS_KEPT) c.lockOutOmitted = (a.lockOutOmitted ?? 0) + a.lockOut.length - SPANS_KEPT;
+      if (a.workWithoutLock.length > SPANS_KEPT) c.workWithoutLockOmitted = (a.workWithoutLockOmitted ?? 0) + a.workWithoutLock.length - SPANS_KEPT;
+      return c;
+    }),
+  };
+  if (Object.keys(omitted).length > 0) out.omitted = omitted;
+  return out;
+}
 
 /** How a checker keeps its findings: all of them, unless it judges in bounded memory. */
 export interface CheckerOptions {

@@ -7,6 +7,7 @@ import { SessionDriver } from './session-driver.js';
 import { US_PER_MS, US_PER_S } from '../time.js';
 import type { World } from '../world/world.js';
 import type { Capabilities, StoreCheck, StoreInstance, StoreKind } from './types.js';
+import { storeSchema } from './schema-of.js';
 
 export interface EtcdSpec extends StoreSpecBase {
   kind: 'etcd';
@@ -54,16 +55,13 @@ export const ETCD: StoreKind = {
   faults: ['session-expiry', 'deploy'],
   deployable: ['machine'],
   plainGetSet: false,
-  schema: {
-    type: 'object',
-    additionalProperties: false,
-    required: ['kind', 'machine'],
+  schema: storeSchema({
+    kind: 'etcd',
     description:
       "An etcd cluster (modelled as its leader) used through clientv3's concurrency Mutex: each client's lease TTL is its ttlMs in whole seconds (rounded up; at least 2 s, etcd's minimum), kept alive every third of it.",
+    name: { default: 'etcd', description: "The leader's name in the trace and in faults." },
+    machine: { description: 'The machine the leader runs on.' },
     properties: {
-      kind: { const: 'etcd' },
-      name: { $ref: '#/definitions/name', default: 'etcd', description: "The leader's name in the trace and in faults." },
-      machine: { $ref: '#/definitions/name', description: 'The machine the leader runs on.' },
       revisionStart: {
         type: 'integer',
         minimum: 1,
@@ -72,7 +70,7 @@ export const ETCD: StoreKind = {
         description: "The revision of the run's first write: other keys in a real cluster move it too.",
       },
     },
-  },
+  }),
   normalize(input: Record<string, unknown>, check: StoreCheck): EtcdSpec {
     const spec: EtcdSpec = {
       kind: 'etcd',

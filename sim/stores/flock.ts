@@ -4,6 +4,7 @@ import type { World } from '../world/world.js';
 import { LocalDriver } from './local-driver.js';
 import { localNodeName, localNodes } from './local-table.js';
 import type { Capabilities, StoreCheck, StoreKind } from './types.js';
+import { storeSchema } from './schema-of.js';
 
 export interface FlockSpec extends StoreSpecBase {
   kind: 'flock';
@@ -65,19 +66,12 @@ export const FLOCK: StoreKind = {
   faults: ['deploy', 'lock-file-cleanup'],
   deployable: ['lockDir'],
   plainGetSet: false,
-  schema: {
-    type: 'object',
-    additionalProperties: false,
-    required: ['kind'],
+  schema: storeSchema({
+    kind: 'flock',
     description:
       "Symfony's FlockStore: flock() on a lock file in each machine's own kernel. Locks never expire, block and share natively, and are freed when the process exits; processes on different machines, or using different directories, never see each other's locks.",
+    name: { default: 'flock', description: 'Names the per-machine lock tables in the trace: the one on machine m is <name>@m.' },
     properties: {
-      kind: { const: 'flock' },
-      name: {
-        $ref: '#/definitions/name',
-        default: 'flock',
-        description: 'Names the per-machine lock tables in the trace: the one on machine m is <name>@m.',
-      },
       lockDir: {
         type: 'string',
         minLength: 1,
@@ -87,7 +81,7 @@ export const FLOCK: StoreKind = {
           'Absolute directory of the lock files; key k is locked as <lockDir>/<k>.lock. A deploy may give some clients another directory (a new release behind a symlink), and another path is another lock.',
       },
     },
-  },
+  }),
   normalize(input: Record<string, unknown>, check: StoreCheck): FlockSpec {
     const spec: FlockSpec = {
       kind: 'flock',

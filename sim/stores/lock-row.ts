@@ -6,6 +6,7 @@ import { machineRef } from './checks.js';
 import { deployNodes, deployedNodeFor } from './deploy.js';
 import { TableDriver } from './table-driver.js';
 import type { Capabilities, LockOp, LockReply, StoreCheck, StoreInstance, StoreKind, StoreNode } from './types.js';
+import { storeSchema } from './schema-of.js';
 
 export interface LockRowSpec extends StoreSpecBase {
   kind: 'lock-row';
@@ -105,19 +106,16 @@ export const LOCK_ROW: StoreKind = {
   faults: ['store-restart', 'deploy'],
   deployable: ['keyPrefix', 'machine'],
   plainGetSet: false,
-  schema: {
-    type: 'object',
-    additionalProperties: false,
-    required: ['kind', 'machine'],
+  schema: storeSchema({
+    kind: 'lock-row',
     description:
       'A hand-written lock table with no expiry: INSERT takes the lock, DELETE ... WHERE token = mine releases it, and nothing else ever frees it (the picture before leases).',
+    name: { default: 'locks', description: "The database's node name in the trace and in faults." },
+    machine: { description: 'The database server’s machine.' },
     properties: {
-      kind: { const: 'lock-row' },
-      name: { $ref: '#/definitions/name', default: 'locks', description: "The database's node name in the trace and in faults." },
-      machine: { $ref: '#/definitions/name', description: 'The database server’s machine.' },
       keyPrefix: { type: 'string', maxLength: 200, default: '', description: 'Prepended to every key; a deploy may change it.' },
     },
-  },
+  }),
   normalize(input: Record<string, unknown>, check: StoreCheck): LockRowSpec {
     const spec: LockRowSpec = {
       kind: 'lock-row',

@@ -10,6 +10,7 @@ import { machineRef } from './checks.js';
 import { deployedNodeFor, deployNodes } from './deploy.js';
 import { MemcachedDriver, type CasCommand, type MemcachedReply } from './memcached-driver.js';
 import type { Capabilities, LockOp, StoreCheck, StoreInstance, StoreKind, StoreNode } from './types.js';
+import { storeSchema } from './schema-of.js';
 
 export interface MemcachedSpec extends StoreSpecBase {
   kind: 'memcached';
@@ -388,16 +389,13 @@ export const MEMCACHED: StoreKind = {
   faults: ['store-restart', 'eviction', 'memory-pressure', 'deploy'],
   deployable: ['keyPrefix', 'machine'],
   plainGetSet: true,
-  schema: {
-    type: 'object',
-    additionalProperties: false,
-    required: ['kind', 'machine'],
+  schema: storeSchema({
+    kind: 'memcached',
     description:
       "One memcached server used as Symfony's MemcachedStore does: add to acquire, gets + cas to refresh and before a delete. Expiry is in whole seconds on a once-a-second clock; the LRU evicts items under memory pressure, even before they expire; a restart loses everything. A TTL under 1 s is refused by refresh() at run time, after save() has added the key for initialTtlMs.",
+    name: { default: 'memcached', description: "The server's node name in the trace and in faults." },
+    machine: { description: 'The machine the server runs on.' },
     properties: {
-      kind: { const: 'memcached' },
-      name: { $ref: '#/definitions/name', default: 'memcached', description: "The server's node name in the trace and in faults." },
-      machine: { $ref: '#/definitions/name', description: 'The machine the server runs on.' },
       memoryBytes: {
         type: 'integer',
         minimum: 1024,
@@ -420,7 +418,7 @@ export const MEMCACHED: StoreKind = {
         description: 'false runs memcached -M: nothing is evicted, and an add or cas that does not fit in memory fails (MemcachedStore sees a taken key).',
       },
     },
-  },
+  }),
   normalize(input: Record<string, unknown>, check: StoreCheck): MemcachedSpec {
     const spec: MemcachedSpec = {
       kind: 'memcached',

@@ -7,6 +7,7 @@ import { deployedNodeFor, deployNodes } from './deploy.js';
 import { ExpiringTableNode } from './sql.js';
 import { TableDriver } from './table-driver.js';
 import type { Capabilities, StoreCheck, StoreInstance, StoreKind } from './types.js';
+import { storeSchema } from './schema-of.js';
 
 export interface MongoDbSpec extends StoreSpecBase {
   kind: 'mongodb';
@@ -97,16 +98,13 @@ export const MONGODB: StoreKind = {
   faults: ['store-restart', 'deploy'],
   deployable: ['keyPrefix', 'machine'],
   plainGetSet: false,
-  schema: {
-    type: 'object',
-    additionalProperties: false,
-    required: ['kind', 'machine'],
+  schema: storeSchema({
+    kind: 'mongodb',
     description:
       "One MongoDB server with Symfony's MongoDbStore: expires_at is computed from the client's clock, a client takes over a document once expires_at <= now by its own clock, and the TTL monitor deletes expired documents only on its passes (about every 60 s).",
+    name: { default: 'mongodb', description: "The server's node name in the trace and in faults." },
+    machine: { description: 'The machine the server runs on.' },
     properties: {
-      kind: { const: 'mongodb' },
-      name: { $ref: '#/definitions/name', default: 'mongodb', description: "The server's node name in the trace and in faults." },
-      machine: { $ref: '#/definitions/name', description: 'The machine the server runs on.' },
       ttlMonitorSec: {
         type: 'integer',
         minimum: 1,
@@ -124,7 +122,7 @@ export const MONGODB: StoreKind = {
       },
       keyPrefix: { type: 'string', maxLength: 200, default: '', description: 'Prepended to every key; a deploy may change it.' },
     },
-  },
+  }),
   normalize(input: Record<string, unknown>, check: StoreCheck): MongoDbSpec {
     const spec: MongoDbSpec = {
       kind: 'mongodb',

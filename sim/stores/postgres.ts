@@ -9,6 +9,7 @@ import type { Machine } from '../world/machine.js';
 
 import type { Process, World } from '../world/world.js';
 import type { Capabilities, LockOp, LockReply, StoreCheck, StoreInstance, StoreKind, StoreNode } from './types.js';
+import { storeSchema } from './schema-of.js';
 
 export interface PostgresSpec extends StoreSpecBase {
   kind: 'postgres';
@@ -306,18 +307,13 @@ export const POSTGRES: StoreKind = {
   faults: ['store-restart', 'connection-loss', 'deploy'],
   deployable: ['machine'],
   plainGetSet: false,
-  schema: {
-    type: 'object',
-    additionalProperties: false,
-    required: ['kind', 'machine'],
+  schema: storeSchema({
+    kind: 'postgres',
     description:
       'A PostgreSQL server used through advisory locks (pg_advisory_lock, pg_try_advisory_lock, their _shared forms): held by the connection that took them until unlocked or the connection ends; no expiry, no fencing token.',
-    properties: {
-      kind: { const: 'postgres' },
-      name: { $ref: '#/definitions/name', default: 'postgres', description: "The server's name in the trace and in faults." },
-      machine: { $ref: '#/definitions/name', description: 'The machine the server runs on.' },
-    },
-  },
+    name: { default: 'postgres', description: "The server's name in the trace and in faults." },
+    machine: { description: 'The machine the server runs on.' },
+  }),
   normalize(input: Record<string, unknown>, check: StoreCheck): PostgresSpec {
     const spec: PostgresSpec = { kind: 'postgres', name: (input.name as string | undefined) ?? 'postgres', machine: input.machine as string };
     machineRef(check, spec.machine, 'machine');

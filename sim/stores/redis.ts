@@ -9,6 +9,7 @@ import type { Caller } from '../world/endpoint.js';
 import type { Machine } from '../world/machine.js';
 import type { World } from '../world/world.js';
 import type { Capabilities, LockOp, LockReply, StoreCheck, StoreKind, StoreNode } from './types.js';
+import { storeSchema } from './schema-of.js';
 
 export const REDIS_CAPABILITIES: Capabilities = {
   scope: 'remote',
@@ -354,20 +355,17 @@ export const REDIS: StoreKind = {
   faults: ['store-restart', 'deploy'],
   deployable: ['keyPrefix', 'machine'],
   plainGetSet: true,
-  schema: {
-    type: 'object',
-    additionalProperties: false,
-    required: ['kind', 'machine'],
+  schema: storeSchema({
+    kind: 'redis',
     description: 'A single Redis server: SET NX PX to acquire, token-checked release and refresh, an INCR counter for fencing tokens.',
+    name: { default: 'redis' },
+    machine: {},
     properties: {
-      kind: { const: 'redis' },
-      name: { $ref: '#/definitions/name', default: 'redis' },
-      machine: { $ref: '#/definitions/name' },
       persistence: { enum: ['none', 'aof-everysec', 'aof-always'], default: 'none' },
       fencingTokenStart: { type: 'integer', minimum: 0, maximum: LIMITS.maxCounterStart, default: 1 },
       keyPrefix: { type: 'string', maxLength: 200, default: '', description: 'Prepended to every key the store sees; a deploy may change it.' },
     },
-  },
+  }),
   normalize(input: Record<string, unknown>, check: StoreCheck): RedisSpec {
     const spec: RedisSpec = {
       kind: 'redis',

@@ -3,6 +3,7 @@ import type { World } from '../world/world.js';
 import { LocalDriver } from './local-driver.js';
 import { localNodeName, localNodes } from './local-table.js';
 import type { Capabilities, StoreKind } from './types.js';
+import { storeSchema } from './schema-of.js';
 
 export interface SemaphoreSpec extends StoreSpecBase {
   kind: 'semaphore';
@@ -46,21 +47,12 @@ export const SEMAPHORE: StoreKind = {
   starter: () => ({ kind: 'semaphore' }),
   faults: ['ipc-removal'],
   plainGetSet: false,
-  schema: {
-    type: 'object',
-    additionalProperties: false,
-    required: ['kind'],
+  schema: storeSchema({
+    kind: 'semaphore',
     description:
       "Symfony's SemaphoreStore: a System V semaphore in each machine's (or container's) own IPC namespace. Exclusive, blocking, never expires, freed when the process exits; systemd RemoveIPC=yes can delete it under a holder.",
-    properties: {
-      kind: { const: 'semaphore' },
-      name: {
-        $ref: '#/definitions/name',
-        default: 'semaphore',
-        description: 'Names the per-machine semaphore sets in the trace: the one on machine m is <name>@m.',
-      },
-    },
-  },
+    name: { default: 'semaphore', description: 'Names the per-machine semaphore sets in the trace: the one on machine m is <name>@m.' },
+  }),
   normalize(input: Record<string, unknown>): SemaphoreSpec {
     // Nothing refers to other parts of the scenario; the core checks the ipc-removal fault's machine.
     return { kind: 'semaphore', name: (input.name as string | undefined) ?? 'semaphore' };

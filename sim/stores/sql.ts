@@ -10,6 +10,7 @@ import { machineRef } from './checks.js';
 import { deployedNodeFor, deployNodes } from './deploy.js';
 import { TableDriver } from './table-driver.js';
 import type { Capabilities, LockOp, LockReply, StoreCheck, StoreInstance, StoreKind, StoreNode } from './types.js';
+import { storeSchema } from './schema-of.js';
 
 export interface SqlPrimarySpec {
   name: string;
@@ -327,16 +328,13 @@ export const SQL: StoreKind = {
   faults: ['store-restart', 'deploy'],
   deployable: ['keyPrefix', 'machine'],
   plainGetSet: false,
-  schema: {
-    type: 'object',
-    additionalProperties: false,
-    required: ['kind'],
+  schema: storeSchema({
+    kind: 'sql',
     description:
       "A lock table with one row per key (token, expires_at in whole seconds), as Symfony's PdoStore and DoctrineDbalStore keep it; a new owner may take over a row whose expires_at has passed. A TTL under 1 s is refused by refresh() at run time, after save() has written the row for initialTtlMs.",
+    name: { default: 'sql', description: "The database node's name (with primaries: the store's name)." },
+    machine: { description: 'The database server\u2019s machine; with primaries, defaults to the first primary\u2019s.', required: false },
     properties: {
-      kind: { const: 'sql' },
-      name: { $ref: '#/definitions/name', default: 'sql', description: "The database node's name (with primaries: the store's name)." },
-      machine: { $ref: '#/definitions/name', description: 'The database server\u2019s machine; with primaries, defaults to the first primary\u2019s.' },
       clock: {
         enum: ['server', 'client'],
         default: 'server',
@@ -374,7 +372,7 @@ export const SQL: StoreKind = {
       },
       keyPrefix: { type: 'string', maxLength: 200, default: '', description: 'Prepended to every key; a deploy may change it.' },
     },
-  },
+  }),
   normalize(input: Record<string, unknown>, check: StoreCheck): SqlSpec {
     const rawPrimaries = (input.primaries as Array<{ name: string; machine: string; clients?: string[] }> | null | undefined) ?? null;
     const primaries = rawPrimaries === null ? null : rawPrimaries.map((p) => ({ name: p.name, machine: p.machine, clients: p.clients ?? [] }));

@@ -1,5 +1,5 @@
 import type { Verdict } from '../check/verdict.js';
-import { boundedFor, Checker } from '../check/checker.js';
+import { boundedFor, capVerdict, Checker } from '../check/checker.js';
 import { CheckError } from '../check/refuse.js';
 import { InputError, type InputIssue } from '../errors.js';
 import { LIMITS } from '../scenario/limits.js';
@@ -79,7 +79,8 @@ export class JsonlTraceReader {
     if (this.issues.length > 0) throw new InputError(this.source, this.issues, this.more);
     let verdict: Verdict;
     try {
-      verdict = this.checker.finish();
+      // Cut as the trace's last line is (capVerdict): a real trace is judged whole, then cut the same way.
+      verdict = capVerdict(this.checker.finish());
     } catch (err) {
       if (err instanceof CheckError) throw new InputError(this.source, [{ path: `events[${err.seq}].${err.field}`, message: err.detail }]);
       throw err;

@@ -1,4 +1,5 @@
 import type { Verdict } from '../check/verdict.js';
+import { capVerdict } from '../check/checker.js';
 import type { Scenario } from '../scenario/types.js';
 import { TRACE_SCHEMA, type StopInfo, type TraceEvent } from './types.js';
 
@@ -17,7 +18,7 @@ export function jsonlHead(scenario: Scenario, seed: number): string {
 
 /** The last line: how the run stopped, and its verdict. */
 export function jsonlTail(stop: StopInfo, verdict: Verdict): string {
-  return `${JSON.stringify({ stop, verdict })}\n`;
+  return `${JSON.stringify({ stop, verdict: capVerdict(verdict) })}\n`;
 }
 
 /** How many characters of lines are gathered before they are handed on: one write per chunk, not per event. */

@@ -86,6 +86,22 @@ describeBrowser('accessibility and layout', () => {
       await page.close();
     }
   });
+
+  it('on a 390 px phone the header takes two rows with every view in reach, and the timeline starts on the first screen', async () => {
+    const page = await lab.page('#/lab?s=pause-past-expiry&t=27', { width: 390, height: 844 });
+    await ready(page);
+    const tabs = await page
+      .getByRole('navigation', { name: 'Views' })
+      .getByRole('button')
+      .evaluateAll((els) => els.map((e) => e.getBoundingClientRect().right));
+    expect(tabs).toHaveLength(6);
+    expect(Math.max(...tabs)).toBeLessThanOrEqual(390);
+    const header = (await page.locator('header.top').boundingBox())!;
+    expect(header.height).toBeLessThanOrEqual(90);
+    const lane = (await page.locator('[data-lane="client:A"]').first().boundingBox())!;
+    expect(lane.y).toBeLessThan(500);
+    await screenshot(page, 'phone-lab-first-screen');
+  });
 });
 
 /** All the transport's controls share one row (their vertical centres agree). */

@@ -46,6 +46,30 @@ describeBrowser('the sandbox', () => {
     expect(lab.errors).toEqual([]);
   });
 
+  it('names what the form was started from, and keeps its verdict beside the form on a small laptop', async () => {
+    const page = await lab.page('#/sandbox', { width: 1024, height: 768 });
+    const start = page.getByTestId('sandbox-start');
+    await expect.poll(() => start.inputValue()).toBe('pause-past-expiry');
+    await page.getByTestId('sandbox-run').click();
+    await expect.poll(() => page.getByTestId('verdict').getAttribute('data-outcome')).toBe('unsafe');
+    // Running the form's scenario leaves it what it was loaded from.
+    expect(await start.inputValue()).toBe('pause-past-expiry');
+    const form = (await page.getByRole('form', { name: 'Scenario' }).boundingBox())!;
+    const verdict = (await page.getByTestId('verdict').boundingBox())!;
+    expect(verdict.x).toBeGreaterThanOrEqual(form.x + form.width);
+    expect(verdict.y + verdict.height).toBeLessThanOrEqual(768);
+    await screenshot(page, 'sandbox-1024');
+
+    await page.getByRole('button', { name: 'Blank scenario' }).click();
+    await expect.poll(() => page.getByTestId('draft-state').getAttribute('data-from')).toBe('blank');
+    await expect.poll(() => start.inputValue()).toBe('');
+    expect(await start.locator('option:checked').textContent()).toBe('(a blank scenario)');
+    expect(await page.getByRole('button', { name: 'Load', exact: true }).isDisabled()).toBe(true);
+    await start.selectOption('crash-without-release');
+    expect(await page.getByRole('button', { name: 'Load', exact: true }).isDisabled()).toBe(false);
+    expect(lab.errors).toEqual([]);
+  });
+
   it('switches the store to each kind and runs it: every kind starts from a valid form', async () => {
     const page = await lab.page('#/sandbox');
     await page.getByRole('button', { name: 'Blank scenario' }).click();

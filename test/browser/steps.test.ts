@@ -110,6 +110,18 @@ describeBrowser('the lab replays scenarios written as steps', () => {
     expect(lab.errors).toEqual([]);
   });
 
+  it('never-expiring-lock: B giving up is a mark on its lane, with the number of attempts, and the legend explains it', async () => {
+    const page = await lab.page('#/lab?s=never-expiring-lock', { width: 1440, height: 900 });
+    await ready(page);
+    const giveup = nodeRun('never-expiring-lock').events.find((e) => e.kind === 'acquire.giveup')!;
+    const mark = page.locator('[data-mark="acquire.giveup"]');
+    expect(await mark.count()).toBe(1);
+    expect(await mark.getAttribute('data-seq')).toBe(String(giveup.seq));
+    expect(await mark.locator('title').textContent()).toMatch(new RegExp(`^gives up after ${String(giveup.data?.attempts)} attempts at 21\\.`));
+    expect(await page.getByTestId('legend').locator('[data-legend="giveup"]').textContent()).toContain('gives up: stops trying to get the lock');
+    expect(lab.errors).toEqual([]);
+  });
+
   it('every glyph any built-in scenario draws is explained in the legend under it', async () => {
     const page = await lab.page('#/lab?s=pause-past-expiry', { width: 1440, height: 900 });
     await ready(page);

@@ -158,6 +158,10 @@ export function buildModel(doc: TraceDocument): TraceModel {
         parents.set(child, e.actor);
         a.marks.push({ atUs: e.timeUs, seq: e.seq, kind: e.kind, label: `forks ${child}` });
       } else if (e.kind === 'refresh.ok') a.marks.push({ atUs: e.timeUs, seq: e.seq, kind: e.kind, label: 'refreshes its lease' });
+      else if (e.kind === 'acquire.giveup') {
+        const n = typeof e.data?.attempts === 'number' ? e.data.attempts : undefined;
+        a.marks.push({ atUs: e.timeUs, seq: e.seq, kind: e.kind, label: n === undefined ? 'gives up' : `gives up after ${n} attempt${n === 1 ? '' : 's'}` });
+      }
       continue;
     }
     if (e.actor === 'resource') {

@@ -9,7 +9,10 @@ import { useWidth } from '../timeline/useWidth.js';
 import { faultDurationMs } from './templates.js';
 import { faultName } from './words.js';
 
-const ROW_H = 12;
+/** A fault's row: its name on top, its bar under it, so that neither covers the other. */
+const ROW_H = 24;
+const BAR_Y = 15;
+const BAR_H = 6;
 const TOP = 18;
 
 /**
@@ -82,6 +85,9 @@ export function FaultStrip({
           const y = TOP + i * ROW_H;
           const at = x(f.atMs);
           const name = faultName(f.kind);
+          const label = `${i + 1}. ${name}`;
+          // A fault late on the axis has its name to the left of its marker, inside the strip.
+          const flip = at + 8 + textPx(label, 10.5) > width && at - 8 - textPx(label, 10.5) >= 0;
           return (
             <g
               key={i}
@@ -109,10 +115,10 @@ export function FaultStrip({
               }}
             >
               <title>{`${i + 1}. ${name} at ${formatInstant(f.atMs * 1000)}: drag to move it`}</title>
-              <rect className="fault-strip-bar" x={at} y={y + 2} width={Math.max(3, x(f.atMs + faultDurationMs(f)) - at)} height={ROW_H - 4} />
-              <path className="fault-handle" d={`M${at},${y} l5,${ROW_H / 2} l-5,${ROW_H / 2} l-5,${-ROW_H / 2} Z`} />
-              <text className="fault-strip-label" x={at + 8} y={y + ROW_H - 3}>
-                {`${i + 1}. ${name}`}
+              <rect className="fault-strip-bar" x={at} y={y + BAR_Y} width={Math.max(3, x(f.atMs + faultDurationMs(f)) - at)} height={BAR_H} />
+              <path className="fault-handle" d={`M${at},${y + BAR_Y - 5} l6,8 l-6,8 l-6,-8 Z`} />
+              <text className="fault-strip-label" x={flip ? at - 8 : at + 8} y={y + 10} textAnchor={flip ? 'end' : 'start'}>
+                {label}
               </text>
             </g>
           );

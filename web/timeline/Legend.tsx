@@ -133,6 +133,7 @@ const ITEMS: readonly (Item & { when: string })[] = [
   { key: 'fork', when: 'process.fork', sample: glyph('⎇'), words: 'fork: the child gets a copy of the Lock' },
   { key: 'child', when: 'child', sample: <span className="mono legend-token">child of A</span>, words: 'a forked process’s own lane' },
   { key: 'refresh', when: 'refresh.ok', sample: glyph('↻'), words: 'lease refreshed' },
+  { key: 'giveup', when: 'acquire.giveup', sample: glyph('⊘'), words: 'gives up: stops trying to get the lock' },
   { key: 'clock.jump', when: 'clock.jump', sample: glyph('⇥'), words: 'clock jump' },
   { key: 'clock.drift', when: 'clock.drift', sample: glyph('∿'), words: 'clock drift' },
   { key: 'msg.lost', when: 'msg.lost', sample: glyph('✉'), words: 'message lost' },

@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { BUILTIN_NAMES } from '../../sim/scenarios/index.js';
 import { download, FilePicker } from '../components/FilePicker.js';
 import { Issues } from '../components/Issues.js';
@@ -56,11 +56,22 @@ export function SandboxView() {
   useEffect(() => {
     if (useDraft.getState().draft === null && useUi.getState().primaryId === null) void loadDraft({ builtin: start }, `builtin:${start}|`);
   }, []);
-  // "Start from" names the built-in the form was loaded from, so it never names another scenario than the one shown.
+  // "Start from" names the built-in the form was loaded from, so it never names another scenario than the one shown;
+  // for a blank scenario, a file or a link it says so until the user picks a built-in.
+  // (A run of the form's own scenario marks it as that run's trace: the form still holds what it was loaded from.)
   useEffect(() => {
+    if (lastTraceId !== null && from === `trace:${lastTraceId}`) return;
     const name = /^builtin:([^|]+)\|/.exec(from)?.[1];
-    if (name !== undefined && BUILTIN_NAMES.includes(name)) setStart(name);
+    setStart(name !== undefined && BUILTIN_NAMES.includes(name) ? name : '');
   }, [from]);
+  // In one column the result is under the whole form: bring it into view when a run lands there.
+  const resultRef = useRef<HTMLElement>(null);
+  useEffect(() => {
+    const el = resultRef.current;
+    if (el === null || lastTraceId === null) return;
+    const oneColumn = el.getBoundingClientRect().left < (el.parentElement?.getBoundingClientRect().left ?? 0) + 40;
+    if (oneColumn && el.getBoundingClientRect().top > window.innerHeight * 0.5) el.scrollIntoView({ block: 'start' });
+  }, [lastTraceId]);
 
   if (draft === null) return <p>Loading the scenario editor…</p>;
   const up = (path: (string | number)[], v: unknown) => update(path, v);
@@ -108,12 +119,21 @@ export function SandboxView() {
         <label>
           Start from{' '}
           <select value={start} onChange={(ev) => setStart(ev.target.value)} data-testid="sandbox-start">
+            {start === '' && (
+              <option value="" disabled>
+                {from === 'blank' ? '(a blank scenario)' : '(not a built-in: pick one to load)'}
+              </option>
+            )}
             {BUILTIN_NAMES.map((n) => (
               <option key={n}>{n}</option>
             ))}
           </select>
         </label>
-        <button type="button" onClick={() => replacing(`Loading ${start}`, () => void loadDraft({ builtin: start }, `builtin:${start}|`))}>
+        <button
+          type="button"
+          disabled={start === ''}
+          onClick={() => replacing(`Loading ${start}`, () => void loadDraft({ builtin: start }, `builtin:${start}|`))}
+        >
           Load
         </button>
         <button
@@ -195,7 +215,7 @@ export function SandboxView() {
             Add a client
           </button>
         </form>
-        <section className="sandbox-result" aria-label="Result">
+        <section className="sandbox-result" aria-label="Result" ref={resultRef}>
           {trace === null || issues !== null ? (
             <p className="muted">
               {issues !== null ? 'Fix the scenario and run it to see its verdict and timeline here.' : 'Run the scenario to see its verdict and timeline here.'}

@@ -102,8 +102,8 @@ export function clientLane(c: DrawCtx, lane: Lane): void {
   const marks = visibleMarks(client.marks, c.d0, c.d1, c.usPerPx * MARK_BUCKET_PX);
   marks.forEach((m, i) => {
     c.out.push(glyph(m.mark, c.px(m.atUs), lane.rowY, m.count, client.name));
-    // An exception and a fork are the story's turns: they say what they are, where there is room before the next mark or bar.
-    if (m.count !== 1 || !(m.mark.kind.startsWith('exception.') || m.mark.kind === 'process.fork')) return;
+    // An exception, a fork and giving up are the story's turns: they say what they are, where there is room before the next mark or bar.
+    if (m.count !== 1 || !(m.mark.kind.startsWith('exception.') || m.mark.kind === 'process.fork' || m.mark.kind === 'acquire.giveup')) return;
     const at = c.px(m.atUs);
     // Over a belief bar the words would run into the bar's own; the tooltip and the side panel still say them.
     if (client.belief.some((b) => b.fromUs <= m.atUs && b.toUs > m.atUs)) return;
@@ -111,8 +111,26 @@ export function clientLane(c: DrawCtx, lane: Lane): void {
     const prev = marks[i - 1];
     const barAfter = client.belief.find((b) => b.fromUs > m.atUs);
     const barBefore = client.belief.findLast((b) => b.toUs <= m.atUs);
-    const right = Math.min(next === undefined ? c.plotW : c.px(next.atUs), barAfter === undefined ? c.plotW : c.px(barAfter.fromUs)) - at - 12;
-    const left = at - Math.max(prev === undefined ? 0 : c.px(prev.atUs), barBefore === undefined ? 0 : c.px(barBefore.toUs)) - 12;
+    // Nor into the refused attempts around it (a client that gives up has just been refused).
+    const refused = c.annotations.refusals.get(lane.name) ?? [];
+    const refusedAfter = refused.find((r) => r.atUs > m.atUs);
+    const refusedBefore = refused.findLast((r) => r.atUs < m.atUs);
+    const right =
+      Math.min(
+        next === undefined ? c.plotW : c.px(next.atUs),
+        barAfter === undefined ? c.plotW : c.px(barAfter.fromUs),
+        refusedAfter === undefined ? c.plotW : c.px(refusedAfter.atUs) - 6,
+      ) -
+      at -
+      12;
+    const left =
+      at -
+      Math.max(
+        prev === undefined ? 0 : c.px(prev.atUs),
+        barBefore === undefined ? 0 : c.px(barBefore.toUs),
+        refusedBefore === undefined ? 0 : c.px(refusedBefore.atUs) + 6,
+      ) -
+      12;
     const need = textPx(m.mark.label, 10.5, true);
     // To the right where there is room, else to the left (an exception at the end of the run).
     const side = right > need ? 'right' : left > need ? 'left' : null;

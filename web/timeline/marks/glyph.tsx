@@ -17,6 +17,7 @@ export const GLYPHS: Readonly<Record<string, string>> = {
   exception: '!',
   'process.fork': '⎇',
   'refresh.ok': '↻',
+  'acquire.giveup': '⊘',
 };
 
 /** The glyph's name for a mark: every kind of exception draws as one. */
