@@ -216,6 +216,10 @@ describe('bad input: one clear line naming the file and path, exit 2, no stack t
       '--set: resource.fencin: unknown path: resource has no field "fencin" (fields: machine, fencing)',
     );
     expectBadInput(await cli('run', 'pause-past-expiry', '--set', 'clients.Z.ttlMs=5'), '--set: clients.Z.ttlMs: clients has no item "Z" (items: A, B)');
+    expectBadInput(
+      await cli('run', 'pause-past-expiry', '--set', 'clients[*].ttlMx=5'),
+      '--set: clients[*].ttlMx: unknown path: clients[0] has no field "ttlMx" (fields: ',
+    );
   });
 
   it('a --set value of the wrong type', async () => {

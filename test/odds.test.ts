@@ -153,6 +153,18 @@ describe('--seeds and --vary', () => {
     expect(inputMessage(() => plan(['clients.Z.ttlMs=1..2'], '1..2', 10))).toMatch(/^--vary: clients\.Z\.ttlMs: .*no item "Z"/);
   });
 
+  it('vary a field of every client at once with clients[*], and name it so in the report and in each reproducing command', () => {
+    const p = plan(['clients[*].ttlMs=12000..16000:4000'], '1..3', 10);
+    expect(p.combinations.map((c) => c.scenario.clients.map((k) => k.ttlMs))).toEqual([
+      [12000, 12000],
+      [16000, 16000],
+    ]);
+    expect(p.combinations[1]!.sets).toEqual(['clients[*].ttlMs=16000']);
+    expect(inputMessage(() => plan(['clients[*].ttlMx=1..2'], '1..2', 10))).toMatch(
+      /^--vary: clients\[\*\]\.ttlMx: unknown path: clients\[0\] has no field "ttlMx"/,
+    );
+  });
+
   it('refuse a value the scenario rules refuse, as the --vary that gave it', () => {
     expect(inputMessage(() => plan(['clients.A.ttlMs=-5..0:5'], '1..2', 10))).toMatch(/^--vary/);
   });

@@ -16,6 +16,9 @@ const PINNED: Pinned[] = [
   // A token-checked release leaves B's lock alone: A and B still overlap while A works past its lease, but
   // A's remaining-lifetime check stops its write, so nothing stale reaches the resource.
   { name: 'release-by-plain-del', sets: ['clients.A.release.method=token-checked'], outcome: 'safe' },
+  // Random pauses, drawn from the run's seeded streams: seed 4 has one that outlasts A's lease.
+  { name: 'random-gc-pauses', sets: [], outcome: 'unsafe' },
+  { name: 'random-gc-pauses', sets: ['resource.fencing=true'], outcome: 'fenced' },
 ];
 
 describe('built-in scenarios', () => {
@@ -24,6 +27,23 @@ describe('built-in scenarios', () => {
   });
 
   pinOutcomes(new URL('./golden/scenarios.json', import.meta.url), PINNED);
+
+  it('random-gc-pauses: no fault is scheduled; a pause drawn after an acquisition outlasts A’s 30 s lease, and A’s write after it is accepted', () => {
+    const doc = run('random-gc-pauses');
+    expect(doc.scenario.faults).toEqual([]);
+    const pauses = doc.events.filter((e) => e.kind === 'process.pause');
+    const resumes = doc.events.filter((e) => e.kind === 'process.resume');
+    const long = pauses.find((p) => {
+      const r = resumes.find((x) => x.actor === p.actor && x.seq > p.seq)!;
+      return r.timeUs - p.timeUs > 30_000_000;
+    })!;
+    expect(long.actor).toBe('A');
+    expect(doc.verdict.lostLocks.map((l) => [l.client, l.how])).toEqual([['A', 'expired']]);
+    expect(doc.verdict.staleWrites.map((w) => [w.client, w.accepted])).toEqual([['A', true]]);
+    // Each of the 60 acquisitions drew its pause or not: about 1 in 100 did.
+    expect(pauses.length).toBeGreaterThanOrEqual(1);
+    expect(pauses.length).toBeLessThanOrEqual(5);
+  });
 });
 
 describe('the stories the scenarios tell', () => {

@@ -268,6 +268,20 @@ const BUILT: Record<string, ScenarioBuilder> = {
     .flock({ lockDir: '/tmp/locks' })
     .resource({ machine: 'app1' })
     .cleanLockFiles('app1', { at: 3000, dir: '/tmp' }),
+  'random-gc-pauses': ['A', 'B', 'C']
+    .reduce(
+      (b, name) =>
+        b.client(name, {
+          ttlMs: 30000,
+          acquire: { mode: 'blocking' },
+          workTime: { distribution: 'exponential', meanMs: 2000 },
+          pauseAfterAcquire: { probability: 0.01, duration: { distribution: 'long-tail', minMs: 50, maxMs: 60000 } },
+          iterations: 20,
+          thinkMs: 500,
+        }),
+      scenario('random-gc-pauses').seed(4).budget({ maxTimeMs: 7_200_000 }),
+    )
+    .redis(),
 };
 
 describe('scenario(): a scenario built in code', () => {

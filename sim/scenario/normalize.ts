@@ -85,8 +85,10 @@ export function normalizeScenario(data: unknown, source: string): Scenario {
     },
     workMs: c.workMs ?? 100,
     // Left out unless given, so that scenarios without them (and their run hashes) are unchanged.
-    ...(c.workTime === undefined ? {} : { workTime: c.workTime }),
-    ...(c.pauseAfterAcquire === undefined ? {} : { pauseAfterAcquire: c.pauseAfterAcquire }),
+    ...(c.workTime === undefined ? {} : { workTime: inOrder(c.workTime) }),
+    ...(c.pauseAfterAcquire === undefined
+      ? {}
+      : { pauseAfterAcquire: { probability: c.pauseAfterAcquire.probability, duration: inOrder(c.pauseAfterAcquire.duration) } }),
     ...(c.crashRatePerS === undefined || c.crashRatePerS === 0 ? {} : { crashRatePerS: c.crashRatePerS }),
     refreshEveryMs: c.refreshEveryMs ?? null,
     checkRemaining: c.checkRemaining ?? false,
@@ -241,6 +243,18 @@ const LIFECYCLE_DEFAULTS: ReadonlyArray<[keyof ClientSpec, unknown]> = [
   ['iterations', 1],
   ['thinkMs', 0],
 ];
+
+/** A distribution with its fields in the schema's order, whatever order the input gave them in: the trace carries the scenario, byte for byte. */
+function inOrder(d: Distribution): Distribution {
+  switch (d.distribution) {
+    case 'fixed':
+      return { distribution: 'fixed', ms: d.ms };
+    case 'exponential':
+      return { distribution: 'exponential', meanMs: d.meanMs };
+    default:
+      return { distribution: d.distribution, minMs: d.minMs, maxMs: d.maxMs };
+  }
+}
 
 /** A client with steps gives no lifecycle fields (they would mean a second script), and its steps are well formed. */
 function checkClientForm(c: ClientSpec, at: string, issues: InputIssue[]): void {

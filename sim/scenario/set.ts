@@ -45,10 +45,10 @@ export function parseOverride(text: string): Override {
   return { path, value };
 }
 
-/** Splits `clients[0].acquire.mode` or `clients.A.acquire.mode` into its steps. */
+/** Splits `clients[0].acquire.mode`, `clients.A.acquire.mode` or `clients[*].ttlMs` into its steps. */
 function steps(path: string): string[] {
   return path
-    .replace(/\[(\w[\w.-]*)\]/g, '.$1')
+    .replace(/\[(\*|\w[\w.-]*)\]/g, '.$1')
     .split('.')
     .filter((s) => s !== '');
 }
@@ -57,7 +57,8 @@ function steps(path: string): string[] {
  * Applies overrides to a normalized scenario and validates the result again.
  * Every field exists after normalization, so a path that does not resolve is
  * a typo and is reported with the fields that do exist. Array items may be
- * named by index or, where they have one, by name (`clients.B.ttlMs`).
+ * named by index or, where they have one, by name (`clients.B.ttlMs`), and
+ * `*` stands for every item (`clients[*].ttlMs`: every client's TTL).
  */
 export function applyOverrides(scenario: Scenario, overrides: readonly Override[]): Scenario {
   if (overrides.length === 0) return scenario;
@@ -66,37 +67,43 @@ export function applyOverrides(scenario: Scenario, overrides: readonly Override[
   for (const o of overrides) {
     const parts = steps(o.path);
     if (parts.length === 0) throw new InputError('--set', [{ path: o.path, message: 'is empty' }]);
-    let node: unknown = doc;
-    let walked = '';
-    for (let i = 0; i < parts.length; i++) {
-      const part = parts[i]!;
-      const last = i === parts.length - 1;
-      const container = node as Record<string, unknown> | unknown[];
-      let slot: string | number;
-      if (Array.isArray(container)) {
-        const byName = container.findIndex((item) => (item as { name?: unknown } | null)?.name === part);
-        slot = /^\d+$/.test(part) ? Number(part) : byName;
-        if (slot === -1 || slot >= container.length) {
-          const names = container.map((item, k) => (item as { name?: unknown } | null)?.name ?? k).join(', ');
-          throw new InputError('--set', [
-            { path: o.path, message: `${walked || 'the scenario'} has no item ${show(part)} (items: ${names === '' ? 'none' : names})` },
-          ]);
-        }
-      } else if (container !== null && typeof container === 'object') {
-        if (!Object.prototype.hasOwnProperty.call(container, part)) {
-          const fields = Object.keys(container).join(', ');
-          throw new InputError('--set', [
-            { path: o.path, message: `unknown path: ${walked || 'the scenario'} has no field ${show(part)} (fields: ${fields})` },
-          ]);
-        }
-        slot = part;
-      } else {
-        throw new InputError('--set', [{ path: o.path, message: `unknown path: ${walked} is ${show(container)}, not an object` }]);
-      }
-      walked += typeof slot === 'number' ? `[${slot}]` : walked === '' ? slot : `.${slot}`;
-      if (last) (container as Record<string | number, unknown>)[slot] = o.value;
-      else node = (container as Record<string | number, unknown>)[slot];
-    }
+    setAt(doc, parts, 0, '', o);
   }
   return normalizeScenario(doc, '--set');
+}
+
+/** Sets `o.value` at `parts[i..]` below `node`, which the path reached as `walked`. */
+function setAt(node: unknown, parts: readonly string[], i: number, walked: string, o: Override): void {
+  const part = parts[i]!;
+  const last = i === parts.length - 1;
+  const container = node as Record<string, unknown> | unknown[];
+  const step = (slot: string | number): void => {
+    const here = walked + (typeof slot === 'number' ? `[${slot}]` : walked === '' ? slot : `.${slot}`);
+    if (last) (container as Record<string | number, unknown>)[slot] = o.value;
+    else setAt((container as Record<string | number, unknown>)[slot], parts, i + 1, here, o);
+  };
+  if (Array.isArray(container)) {
+    if (part === '*') {
+      if (container.length === 0) throw new InputError('--set', [{ path: o.path, message: `${walked || 'the scenario'} has no items for * to stand for` }]);
+      container.forEach((_, k) => step(k));
+      return;
+    }
+    const byName = container.findIndex((item) => (item as { name?: unknown } | null)?.name === part);
+    const slot = /^\d+$/.test(part) ? Number(part) : byName;
+    if (slot === -1 || slot >= container.length) {
+      const names = container.map((item, k) => (item as { name?: unknown } | null)?.name ?? k).join(', ');
+      throw new InputError('--set', [
+        { path: o.path, message: `${walked || 'the scenario'} has no item ${show(part)} (items: ${names === '' ? 'none' : names})` },
+      ]);
+    }
+    step(slot);
+  } else if (container !== null && typeof container === 'object') {
+    if (!Object.prototype.hasOwnProperty.call(container, part)) {
+      const fields = Object.keys(container).join(', ');
+      throw new InputError('--set', [{ path: o.path, message: `unknown path: ${walked || 'the scenario'} has no field ${show(part)} (fields: ${fields})` }]);
+    }
+    step(part);
+  } else {
+    throw new InputError('--set', [{ path: o.path, message: `unknown path: ${walked} is ${show(container)}, not an object` }]);
+  }
 }

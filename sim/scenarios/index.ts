@@ -27,6 +27,7 @@ import finallyAfterException from './finally-after-exception.json';
 import fencingTooLate from './fencing-too-late.json';
 import neverExpiringLock from './never-expiring-lock.json';
 import zookeeperRestart from './zookeeper-restart.json';
+import randomGcPauses from './random-gc-pauses.json';
 import flockTmpCleanup from './flock-tmp-cleanup.json';
 
 /**
@@ -64,6 +65,7 @@ export const BUILTIN_SCENARIOS: Readonly<Record<string, unknown>> = Object.assig
   'fencing-too-late': fencingTooLate,
   'never-expiring-lock': neverExpiringLock,
   'zookeeper-restart': zookeeperRestart,
+  'random-gc-pauses': randomGcPauses,
   'flock-tmp-cleanup': flockTmpCleanup,
 });
 

@@ -122,6 +122,33 @@ describeBrowser('the Odds view', () => {
     expect(lab.errors).toEqual([]);
   });
 
+  it('random-gc-pauses: varies the TTL every worker shares, and the odds fall as the lease grows', async () => {
+    const page = await lab.page('#/odds', { width: 1440, height: 900 });
+    await page.getByTestId('odds-scenario').selectOption('random-gc-pauses');
+    const param = page.getByTestId('vary-select');
+    await expect.poll(() => param.inputValue()).toBe('clients[*].ttlMs');
+    expect(await param.locator('option:checked').textContent()).toBe('TTL of every client (ms)');
+    expect(await param.locator('option[value="clients[*].pauseAfterAcquire.probability"]').textContent()).toBe(
+      'chance of a GC pause after each acquisition, every client',
+    );
+    await page.getByTestId('vary-spec').fill('10000,30000,60000');
+    await page.getByTestId('odds-runs').fill('100');
+    await page.getByTestId('odds-run').click();
+    await expect.poll(() => page.getByTestId('odds-status').textContent(), { timeout: 90_000 }).toMatch(/300 of 300 runs .* done$/);
+    const share = async (combo: number) =>
+      Number(
+        /stale write accepted ([\d.]+) %/.exec(
+          (await page.locator(`g.odds-point[data-metric="unsafe"][data-combo="${combo}"]`).getAttribute('aria-label'))!,
+        )![1],
+      );
+    const [ten, thirty, sixty] = [await share(0), await share(1), await share(2)];
+    expect(ten).toBeGreaterThan(thirty);
+    expect(thirty).toBeGreaterThan(sixty);
+    expect(await page.getByTestId('odds-chosen').textContent()).toBe('scenario: 30,000');
+    await screenshot(page, 'odds-random-gc-pauses');
+    expect(lab.errors).toEqual([]);
+  });
+
   it('refuses a range with a step of zero in one line naming the field', async () => {
     const page = await lab.page('#/odds');
     await page.getByTestId('vary-spec').fill('7000..17000:0');

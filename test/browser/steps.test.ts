@@ -122,6 +122,20 @@ describeBrowser('the lab replays scenarios written as steps', () => {
     expect(lab.errors).toEqual([]);
   });
 
+  it('random-gc-pauses: nine windows of double ownership in a row are named once, with how many follow, not nine names over each other', async () => {
+    const page = await lab.page('#/lab?s=random-gc-pauses', { width: 1440, height: 900 });
+    await ready(page);
+    const windows = nodeRun('random-gc-pauses').verdict.doubleOwnership.length;
+    expect(windows).toBe(9);
+    expect(await page.locator('[data-mark="double-ownership"]').count()).toBe(windows);
+    expect(await page.locator('[data-mark="double-ownership"] text.band-label').allTextContents()).toEqual(['⚠ A & B both believe (+8 more windows)']);
+    // Zoomed in on the first two windows, each has room for its own name.
+    const first = nodeRun('random-gc-pauses').verdict.doubleOwnership[0]!;
+    await page.evaluate(([from, to]) => window.__locklab!.ui.getState().set({ domain: [from!, to!] }), [first.fromUs - 200_000, first.toUs + 6_000_000]);
+    await expect.poll(() => page.locator('[data-mark="double-ownership"] text.band-label').count()).toBeGreaterThan(1);
+    expect(lab.errors).toEqual([]);
+  });
+
   it('every glyph any built-in scenario draws is explained in the legend under it', async () => {
     const page = await lab.page('#/lab?s=pause-past-expiry', { width: 1440, height: 900 });
     await ready(page);

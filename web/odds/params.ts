@@ -9,18 +9,41 @@ export interface ParamChoice {
 }
 
 /**
- * The fields worth sweeping in a scenario, named as a person would: each
- * client's TTL, work time and refresh interval, each pause's length, each
+ * The fields worth sweeping in a scenario, named as a person would: the
+ * TTL every client shares, each client's TTL, work time, refresh interval and
+ * chance of a random GC pause, each pause's length, each
  * machine's clock offset, the network's latency and fencing. Any other
  * numeric or boolean path can still be typed in.
  */
 export function paramChoices(s: Scenario): ParamChoice[] {
   const out: ParamChoice[] = [];
+  // Clients that share a setting are varied together first: "what TTL should our workers use?"
+  const shared = <T>(get: (c: Scenario['clients'][number]) => T | undefined): T | undefined => {
+    const first = s.clients[0] === undefined ? undefined : get(s.clients[0]);
+    return s.clients.length > 1 && first !== undefined && s.clients.every((c) => get(c) === first) ? first : undefined;
+  };
+  const ttl = shared((c) => c.ttlMs);
+  if (ttl !== undefined) out.push({ path: 'clients[*].ttlMs', label: 'TTL of every client (ms)', value: ttl, kind: 'number' });
+  const chance = shared((c) => c.pauseAfterAcquire?.probability);
+  if (chance !== undefined)
+    out.push({
+      path: 'clients[*].pauseAfterAcquire.probability',
+      label: 'chance of a GC pause after each acquisition, every client',
+      value: chance,
+      kind: 'number',
+    });
   for (const c of s.clients) {
     out.push({ path: `clients.${c.name}.ttlMs`, label: `TTL of ${c.name} (ms)`, value: c.ttlMs, kind: 'number' });
     out.push({ path: `clients.${c.name}.workMs`, label: `work time of ${c.name} (ms)`, value: c.workMs, kind: 'number' });
     if (c.refreshEveryMs !== null)
       out.push({ path: `clients.${c.name}.refreshEveryMs`, label: `refresh interval of ${c.name} (ms)`, value: c.refreshEveryMs, kind: 'number' });
+    if (c.pauseAfterAcquire !== undefined)
+      out.push({
+        path: `clients.${c.name}.pauseAfterAcquire.probability`,
+        label: `chance of a GC pause after each of ${c.name}'s acquisitions`,
+        value: c.pauseAfterAcquire.probability,
+        kind: 'number',
+      });
   }
   s.faults.forEach((f, i) => {
     if (f.kind === 'pause')

@@ -1,22 +1,38 @@
-import { BAND_LABEL_H } from '../layout.js';
+import { BAND_LABEL_H, textPx } from '../layout.js';
 import { seconds, type DrawCtx } from './ctx.js';
 
-/** Double-ownership windows: a cross-hatched band across every lane, named underneath. */
+/**
+ * Double-ownership windows: a cross-hatched band across every lane, named
+ * underneath. Where windows follow each other closer than their names are
+ * long, the first is named with how many more follow it before the next
+ * name fits, instead of names printed over each other.
+ */
 export function doubleBands(c: DrawCtx, top: number): void {
-  for (const d of c.model.doubleOwnership) {
-    if (d.toUs < c.d0 || d.fromUs > c.d1) continue;
+  const visible = c.model.doubleOwnership.filter((d) => d.toUs >= c.d0 && d.fromUs <= c.d1);
+  const named = new Map<number, number>();
+  for (let i = 0; i < visible.length;) {
+    const label = (n: number) => `⚠ ${visible[i]!.clients[0]} & ${visible[i]!.clients[1]} both believe${n > 0 ? ` (+${n} more windows)` : ''}`;
+    let j = i + 1;
+    while (j < visible.length && c.px(visible[j]!.fromUs) < c.px(visible[i]!.fromUs) + 2 + textPx(label(j - i), 11, true) + 6) j++;
+    named.set(i, j - i - 1);
+    i = j;
+  }
+  visible.forEach((d, i) => {
     const w = c.width(d.fromUs, d.toUs);
+    const more = named.get(i);
     c.out.push(
       <g key={`do${d.fromUs}-${d.clients.join()}`} data-mark="double-ownership" data-from={d.fromUs} data-to={d.toUs}>
         <title>{`Double ownership: ${d.clients[0]} and ${d.clients[1]} both believed they held ${d.key} from ${seconds(d.fromUs)} to ${seconds(d.toUs)}`}</title>
         <rect className="band-double" x={c.px(d.fromUs)} y={top} width={w} height={c.height - top - BAND_LABEL_H} />
         <rect className="band-double-hatch" x={c.px(d.fromUs)} y={top} width={w} height={c.height - top - BAND_LABEL_H} />
-        <text className="band-label" x={c.px(d.fromUs) + 2} y={c.height - 4}>
-          {`⚠ ${d.clients[0]} & ${d.clients[1]} both believe`}
-        </text>
+        {more !== undefined && (
+          <text className="band-label" x={c.px(d.fromUs) + 2} y={c.height - 4}>
+            {`⚠ ${d.clients[0]} & ${d.clients[1]} both believe${more > 0 ? ` (+${more} more windows)` : ''}`}
+          </text>
+        )}
       </g>,
     );
-  }
+  });
 }
 
 /**
