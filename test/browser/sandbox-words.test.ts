@@ -106,6 +106,8 @@ describeBrowser('the sandbox speaks the user’s language and keeps what they bu
     await expect.poll(() => page.getByTestId('draft-state').getAttribute('data-from')).toBe('blank');
     await expect.poll(() => page.getByLabel('Name', { exact: true }).first().inputValue()).toBe('my-scenario');
     await page.locator('[data-client-card="A"]').getByLabel('TTL (ms)').fill('4321');
+    // The form holds no built-in now: pick one to load.
+    await page.getByTestId('sandbox-start').selectOption('pause-past-expiry');
     await page.getByRole('button', { name: 'Load', exact: true }).click();
     const confirm = page.getByTestId('confirm');
     await expect.poll(() => confirm.textContent()).toContain('your changes to it are lost');
