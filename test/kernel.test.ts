@@ -64,13 +64,53 @@ describe('kernel', () => {
   it('EventQueue pops a random mix in (time, seq) order', () => {
     const q = new EventQueue();
     const rng = new RngStreams(9).stream('q');
-    for (let seq = 0; seq < 2000; seq++) q.push({ timeUs: rng.int(0, 50), seq, fire: () => {}, cancelled: false });
+    for (let seq = 0; seq < 2000; seq++) q.push({ timeUs: rng.int(0, 50), seq, fire: () => {}, cancelled: false, queued: false });
     let prev = { timeUs: -1, seq: -1 };
     while (q.size > 0) {
       const item = q.pop()!;
       expect(item.timeUs > prev.timeUs || (item.timeUs === prev.timeUs && item.seq > prev.seq)).toBe(true);
       prev = item;
     }
+  });
+});
+
+describe('cancelled timers', () => {
+  it('leave the queue once they are most of it, and the rest still fire in (time, seq) order', () => {
+    const k = new Kernel();
+    const rng = new RngStreams(3).stream('timers');
+    const fired: Array<[number, number]> = [];
+    const live: Array<{ timeUs: number; i: number }> = [];
+    const timers = [];
+    for (let i = 0; i < 5000; i++) {
+      const timeUs = rng.int(0, 400);
+      const t = k.at(timeUs, () => fired.push([k.nowUs, i]));
+      if (rng.chance(0.9)) timers.push(t);
+      else live.push({ timeUs, i });
+    }
+    for (const t of timers) k.cancel(t);
+    // Cancelling twice, or cancelling a timer that already fired, changes nothing.
+    for (const t of timers.slice(0, 100)) k.cancel(t);
+    expect((k as unknown as { queue: EventQueue }).queue.size).toBeLessThan(2 * live.length + 64);
+    const stop = k.run(budget);
+    const expected = [...live].sort((a, b) => a.timeUs - b.timeUs || a.i - b.i).map((x) => [x.timeUs, x.i]);
+    expect(fired).toEqual(expected);
+    expect(stop.events).toBe(live.length);
+  });
+
+  it('cancelled as they fire, or after, leave the count of queued ones right', () => {
+    const k = new Kernel();
+    const seen: number[] = [];
+    const first = k.at(1, () => {
+      k.cancel(first);
+      seen.push(1);
+    });
+    const second = k.at(2, () => seen.push(2));
+    k.run(budget);
+    k.cancel(second);
+    for (let i = 0; i < 100; i++) k.cancel(k.at(10 + i, () => seen.push(-1)));
+    k.at(500, () => seen.push(500));
+    expect(k.run(budget).events).toBe(3);
+    expect(seen).toEqual([1, 2, 500]);
   });
 });
 

@@ -36,7 +36,7 @@ export class Kernel {
   /** Schedules `fire` at absolute virtual time `timeUs` (never in the past). */
   at(timeUs: number, fire: () => void): Timer {
     const t = timeUs < this.current ? this.current : Math.ceil(timeUs);
-    const item: Scheduled = { timeUs: t, seq: this.seq++, fire, cancelled: false };
+    const item: Scheduled = { timeUs: t, seq: this.seq++, fire, cancelled: false, queued: false };
     this.queue.push(item);
     return item;
   }
@@ -52,7 +52,7 @@ export class Kernel {
    * that no longer matter (a timeout after its reply) do not stretch a run.
    */
   cancel(timer: Timer | undefined): void {
-    if (timer !== undefined) timer.cancelled = true;
+    if (timer !== undefined) this.queue.cancel(timer);
   }
 
   /**

@@ -29,8 +29,9 @@ export class World {
    * When the last message from one party to another arrives, by direction:
    * messages between a process and a node travel on one connection and
    * arrive in the order they were sent (TCP), whatever their drawn delays.
+   * Keyed by sender, then receiver: no string is built per message.
    */
-  private readonly lastArrivalUs = new Map<string, number>();
+  private readonly lastArrivalUs = new Map<string, Map<string, number>>();
   /** Store nodes that hold locks together (Redlock, Combined): their lock events carry the group and its quorum. */
   private readonly nodeGroups = new Map<string, { group: string; quorum: number }>();
 
@@ -141,9 +142,13 @@ export class World {
 
   /** The true time a message sent now from `from` to `to` with `delayUs` arrives: never before the one sent before it. */
   inOrder(from: string, to: string, delayUs: number): number {
-    const id = `${from}\u0000${to}`;
-    const at = Math.max(this.kernel.nowUs + delayUs, this.lastArrivalUs.get(id) ?? 0);
-    this.lastArrivalUs.set(id, at);
+    let byReceiver = this.lastArrivalUs.get(from);
+    if (byReceiver === undefined) {
+      byReceiver = new Map<string, number>();
+      this.lastArrivalUs.set(from, byReceiver);
+    }
+    const at = Math.max(this.kernel.nowUs + delayUs, byReceiver.get(to) ?? 0);
+    byReceiver.set(to, at);
     return at;
   }
 }
@@ -320,6 +325,15 @@ class Thread {
   token = 0;
   private script: Script<void> | undefined;
   private deferred: { value: unknown } | undefined;
+  /**
+   * The token of the one sleep or call being waited on, and the callbacks
+   * that end it, made once per thread rather than once per effect: a sleep
+   * ends only by its timer and a call only by its one settlement, so no
+   * earlier callback can still be pending when a new effect begins.
+   */
+  private waitToken = 0;
+  private readonly sleepEnded = (): void => this.wake(this.waitToken, undefined);
+  private readonly callSettled = (r: CallResult<unknown>): void => this.wake(this.waitToken, r);
 
   constructor(
     private readonly process: Process,
@@ -368,10 +382,12 @@ class Thread {
     const world = p.world;
     switch (effect.k) {
       case 'sleep':
-        world.kernel.after(p.machine.clock.trueDuration(effect.localUs), () => this.wake(token, undefined));
+        this.waitToken = token;
+        world.kernel.after(p.machine.clock.trueDuration(effect.localUs), this.sleepEnded);
         return;
       case 'call':
-        world.call(p, effect.to, effect.request, effect.timeoutLocalUs, effect.msg, (r) => this.wake(token, r));
+        this.waitToken = token;
+        world.call(p, effect.to, effect.request, effect.timeoutLocalUs, effect.msg, this.callSettled);
         return;
       case 'callAll': {
         // Every request goes out at once; the thread resumes when the last has settled.

@@ -1,21 +1,39 @@
-import { kindSpec } from '../../trace/kinds.js';
+import { KIND_NAMES, kindSpec } from '../../trace/kinds.js';
 import type { TraceEvent } from '../../trace/types.js';
 import type { Holding } from '../intervals.js';
 import type { ClientAvailability, Span } from '../verdict.js';
 
 /** Events that begin a wait for the lock, when the client is not already waiting. */
-const WAIT_STARTS = new Set(['acquire.request', 'exists.request']);
+const WAIT_STARTS = ['acquire.request', 'exists.request'];
 /** Answers that keep a client out: from then on, time the lock is free is time lost. */
-const KEPT_OUT = new Set(['acquire.denied', 'acquire.timeout', 'acquire.error', 'quorum.missed']);
-/** Events that end a wait: the lock is granted, given up, thrown out of acquire(), or the process ends. */
-const WAIT_ENDS = new Set(['acquire.ok', 'acquire.giveup', 'process.crash', 'client.done']);
+const KEPT_OUT = ['acquire.denied', 'acquire.timeout', 'acquire.error', 'quorum.missed'];
+/** Events that end a wait: the lock is granted, given up, thrown out of acquire(), or the process ends (and every exception). */
+const WAIT_ENDS = ['acquire.ok', 'acquire.giveup', 'process.crash', 'client.done'];
 /**
  * What a client records while a work step goes on: the refreshes it makes
  * while working (a quorum store's rounds included), and what happens to its
  * process meanwhile. Any other event of its own is the next
  * step, which ends the work.
  */
-const DURING_WORK = new Set(['refresh.request', 'refresh.ok', 'quorum.missed', 'process.pause', 'process.resume', 'session.lost']);
+const DURING_WORK = ['refresh.request', 'refresh.ok', 'quorum.missed', 'process.pause', 'process.resume', 'session.lost'];
+
+/** What a kind of event means here, as bits: one look-up per event instead of one per question. */
+const CLIENT_EVENT = 1;
+const WAIT_START = 2;
+const KEEPS_OUT = 4;
+const WAIT_END = 8;
+const WHILE_WORKING = 16;
+
+const ROLES: ReadonlyMap<string, number> = new Map(
+  KIND_NAMES.filter((k) => kindSpec(k)?.actor === 'client').map((k) => [
+    k,
+    CLIENT_EVENT |
+      (WAIT_STARTS.includes(k) ? WAIT_START : 0) |
+      (KEPT_OUT.includes(k) ? KEEPS_OUT : 0) |
+      (WAIT_ENDS.includes(k) || k.startsWith('exception.') ? WAIT_END : 0) |
+      (DURING_WORK.includes(k) ? WHILE_WORKING : 0),
+  ]),
+);
 
 type LockOutSpan = ClientAvailability['lockOut'][number];
 
@@ -40,6 +58,8 @@ interface ClientState {
   lockOutUs: number;
   /** The latest lock-out span, listed or not: the next stretch may extend it. */
   lastLockOut: LockOutSpan | undefined;
+  /** Whether `lastLockOut` is in the client's list (else it is this state's alone, and may be reused). */
+  lastLockOutListed: boolean;
   /** The latest span of work without the lock, listed or not, and the length of them all. */
   lastUnlocked: Span | undefined;
   workWithoutLockUs: number;
@@ -120,12 +140,14 @@ export class Availability {
     if (e.timeUs > fromUs) {
       const dtUs = e.timeUs - fromUs;
       this.clockUs += dtUs;
-      for (const c of this.working) {
-        const work = c.work!;
-        if (c.paused) continue;
-        if (!this.openByOwner.has(work.owner)) this.workedUnlocked(c, fromUs, e.timeUs, [work.seq, e.seq]);
-        c.result.workedUs += dtUs;
-      }
+      // Each loop over a set makes an iterator, and most stretches have nobody working and nothing dirty: the sizes are asked first.
+      if (this.working.size > 0)
+        for (const c of this.working) {
+          const work = c.work!;
+          if (c.paused) continue;
+          if (!this.openByOwner.has(work.owner)) this.workedUnlocked(c, fromUs, e.timeUs, [work.seq, e.seq]);
+          c.result.workedUs += dtUs;
+        }
       if (this.judged !== this.version && !this.sameStanding()) {
         // The locks changed since the last stretch: every waiter is judged afresh, in a new epoch.
         this.judged = this.version;
@@ -136,9 +158,12 @@ export class Availability {
         this.judged = this.version;
         this.epoch.toUs = e.timeUs;
         this.epoch.seq = e.seq;
-        for (const c of this.dirty) if (this.waiting.has(c)) this.judge(c, fromUs, e.timeUs, e.seq);
+        if (this.dirty.size > 0) {
+          for (const c of this.dirty) if (this.waiting.has(c)) this.judge(c, fromUs, e.timeUs, e.seq);
+        }
       }
-      this.dirty.clear();
+      // Clearing a set gives it a new table: only one with something in it is cleared.
+      if (this.dirty.size > 0) this.dirty.clear();
     }
     this.lastUs = e.timeUs;
     this.lastSeq = e.seq;
@@ -151,7 +176,8 @@ export class Availability {
       if (peer?.wait !== undefined) this.keepOut(peer);
       return;
     }
-    if (kindSpec(e.kind)?.actor !== 'client' || e.believes === undefined) return;
+    const role = ROLES.get(e.kind) ?? 0;
+    if ((role & CLIENT_EVENT) === 0 || e.believes === undefined) return;
     if (e.owner !== undefined && !this.ownersSeen.has(e.owner)) {
       // The interval derivation may just have refiled this owner's holdings under the client's key.
       this.ownersSeen.add(e.owner);
@@ -163,11 +189,11 @@ export class Availability {
     else if (!(e.kind === 'release.request' && e.owner !== undefined && this.believed.get(e.actor) === e.owner)) this.believe(e.actor, undefined);
     if (e.kind === 'process.pause') c.paused = true;
     else if (e.kind === 'process.resume') c.paused = false;
-    if (c.work !== undefined && !DURING_WORK.has(e.kind)) c.work = undefined;
+    if (c.work !== undefined && (role & WHILE_WORKING) === 0) c.work = undefined;
     if (e.kind === 'work.start' && e.owner !== undefined) c.work = { owner: e.owner, seq: e.seq };
-    if (c.wait === undefined && WAIT_STARTS.has(e.kind) && !e.believes.holds) this.setWait(c, { fromUs: e.timeUs, seq: e.seq, keptOut: false, owner: e.owner });
-    else if (c.wait !== undefined && (KEPT_OUT.has(e.kind) || (e.kind === 'exists.reply' && e.data?.free === false))) this.keepOut(c);
-    if (c.wait !== undefined && (WAIT_ENDS.has(e.kind) || e.kind.startsWith('exception.'))) this.setWait(c, undefined);
+    if (c.wait === undefined && (role & WAIT_START) !== 0 && !e.believes.holds) this.setWait(c, e);
+    else if (c.wait !== undefined && ((role & KEEPS_OUT) !== 0 || (e.kind === 'exists.reply' && e.data?.free === false))) this.keepOut(c);
+    if (c.wait !== undefined && (role & WAIT_END) !== 0) this.setWait(c, undefined);
     if (e.kind === 'process.crash' || e.kind === 'client.done') {
       if (!this.gone.has(e.actor)) this.version++;
       this.gone.add(e.actor);
@@ -265,8 +291,8 @@ export class Availability {
     }
   }
 
-  /** Starts or ends a client's wait, keeping the use counts and the time it waited. */
-  private setWait(c: ClientState, wait: { fromUs: number; seq: number; keptOut: false; owner: string | undefined } | undefined): void {
+  /** Starts (at `start`, the event that asks for the lock) or, with undefined, ends a client's wait, keeping the use counts and the time it waited. */
+  private setWait(c: ClientState, start: TraceEvent | undefined): void {
     const was = c.wait;
     if (was !== undefined) {
       if (was.owner !== undefined) this.use(was.owner, -1);
@@ -275,8 +301,12 @@ export class Availability {
       if (this.waiting.delete(c)) count(this.waitersByKey, c.key, -1);
       this.dirty.delete(c);
     }
-    c.wait = wait === undefined ? undefined : { ...wait, waitedFromUs: this.clockUs };
-    if (wait?.owner !== undefined) this.use(wait.owner, 1);
+    if (start === undefined) {
+      c.wait = undefined;
+      return;
+    }
+    c.wait = { fromUs: start.timeUs, seq: start.seq, keptOut: false, owner: start.owner, waitedFromUs: this.clockUs };
+    if (start.owner !== undefined) this.use(start.owner, 1);
   }
 
   /** Counts one more (or one fewer) use of `owner`; whether it is in use at all is what lock-out depends on. */
@@ -313,6 +343,7 @@ export class Availability {
         runEpoch: undefined,
         lockOutUs: 0,
         lastLockOut: undefined,
+        lastLockOutListed: false,
         lastUnlocked: undefined,
         workWithoutLockUs: 0,
       };
@@ -346,11 +377,26 @@ export class Availability {
       return true;
     }
     c.lockOutUs += toUs - fromUs;
+    const holderName = holder?.client ?? null;
+    if (c.result.lockOut.length >= this.spansKept) {
+      c.result.lockOutOmitted = (c.result.lockOutOmitted ?? 0) + 1;
+      if (last !== undefined && !c.lastLockOutListed) {
+        // Nothing but this state sees a span that is not listed: it is written over rather than made anew, so a long run judged in bounded memory does not allocate one per waiter per grant.
+        last.fromUs = fromUs;
+        last.toUs = toUs;
+        last.seqs[0] = c.wait!.seq;
+        last.seqs[1] = this.lastSeq;
+        last.seqs[2] = endSeq;
+        last.why = why;
+        last.holder = holderName;
+        return true;
+      }
+    }
     // The wait's first request, the event after which the key was free (or its holder gone), and the one that ended the stretch.
-    const span: LockOutSpan = { fromUs, toUs, seqs: [c.wait!.seq, this.lastSeq, endSeq], why, holder: holder?.client ?? null };
+    const span: LockOutSpan = { fromUs, toUs, seqs: [c.wait!.seq, this.lastSeq, endSeq], why, holder: holderName };
     c.lastLockOut = span;
-    if (c.result.lockOut.length < this.spansKept) c.result.lockOut.push(span);
-    else c.result.lockOutOmitted = (c.result.lockOutOmitted ?? 0) + 1;
+    c.lastLockOutListed = c.result.lockOut.length < this.spansKept;
+    if (c.lastLockOutListed) c.result.lockOut.push(span);
     return true;
   }
 
