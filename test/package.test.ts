@@ -97,7 +97,7 @@ describe('the installed package', () => {
     expect(bad.stderr).toMatch(/^locklab: no-such-scenario: no such file, and no built-in scenario of that name/);
   });
 
-  it('sweeps on two worker threads from its bin, counting what the sources count', async () => {
+  it('sweeps on two worker processes from its bin, counting what the sources count', async () => {
     const bin = join(app, 'node_modules/.bin/locklab');
     const args = ['sweep', 'pause-past-expiry', '--seeds', '1..300', '--vary', 'faults[0].durationMs=8500..9500:500', '--workers', '2', '--json'];
     const installed = JSON.parse(run(bin, args, { cwd: app })) as { codeVersion: string; combinations: unknown[] };

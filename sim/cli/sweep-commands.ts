@@ -16,7 +16,7 @@ import { readJsonFile, writeFileAtomic } from './files.js';
 import type { Io } from './main.js';
 
 /**
- * What only sweeps and workers use — worker threads, the queue's Redis
+ * What only sweeps and workers use — worker processes, the queue's Redis
  * client, the progress bar — loaded when one starts: loading them took a
  * good part of every other command's start-up.
  */
@@ -111,7 +111,7 @@ export function addSweepCommands(program: Command, io: Io, c: Colors, loadScenar
     .option('--seeds <from..to>', 'the seeds to run, both included', '1..1000')
     .option('--vary <path=a..b:step>', 'vary a field over a range (or a list: path=v1,v2); repeatable, one grid axis each', collectVary, [] as Vary[])
     .option('--set <path=value>', 'override a scenario field for every run (repeatable)', collectOverride, [] as Override[])
-    .option('--workers <n>', 'worker threads on this machine (default: every core)', positive())
+    .option('--workers <n>', 'worker processes on this machine (default: every core)', positive())
     .option('--batch <n>', 'seeds per batch (default: about 16 batches per worker)', positive())
     .option('--queue <redis-url>', 'put the batches on a BullMQ queue for `locklab worker` processes instead, e.g. redis://127.0.0.1:6379')
     .option('--json', 'print the report as JSON')
@@ -216,7 +216,7 @@ Exit codes: 0 the sweep completed, 2 bad input, ${EXIT_INTERRUPTED} stopped with
     .command('worker')
     .description('Take sweep batches from a BullMQ queue and run them on this machine until stopped (Ctrl-C).')
     .requiredOption('--queue <redis-url>', 'the Redis server the sweeps put their batches on, e.g. redis://10.0.0.5:6379')
-    .option('--threads <n>', 'worker threads (default: every core)', positive())
+    .option('--threads <n>', 'worker processes (default: every core)', positive())
     .option('--lock-ms <ms>', 'how long a batch stays locked without a heartbeat before another worker may take it over', positive(), 10000)
     .action(async (opts: { queue: string; threads?: number; lockMs: number }) => {
       const { startQueueWorker, allCores, parseRedisUrl, codeVersion } = await sweepMachinery();

@@ -9,7 +9,10 @@ export interface BatchTask {
   readonly to: number;
 }
 
-/** Runs in a worker thread; returns counts only, never traces. */
+// Ctrl-C at a terminal reaches the whole process group: the sweep stops its workers itself, after printing what they counted.
+process.on('SIGINT', () => undefined);
+
+/** Runs in a worker process; returns counts only, never traces. */
 export function runBatchTask(task: BatchTask): Tally {
   return runBatch(task.scenario, task.from, task.to);
 }

@@ -1,4 +1,4 @@
-// A worker thread of the sweep pool: loads the TypeScript batch runner through tsx.
+// A worker process of the sweep pool: loads the TypeScript batch runner through tsx.
 import { register } from 'tsx/esm/api';
 
 register();

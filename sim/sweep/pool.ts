@@ -20,16 +20,27 @@ function workerModule(): URL {
   throw new Error(`the compiled sweep worker (sweep-worker.js) is missing beside ${fileURLToPath(here)}: run \`npm run build:lib\``);
 }
 
-/** A pool of worker threads that run batches of seeds. */
+/**
+ * A pool of worker processes that run batches of seeds. Processes rather
+ * than threads, each with V8's garbage collector on its own thread
+ * (`--single-threaded-gc`): in one process every thread's collector shares
+ * helper threads that take a second core, so one worker thread already used
+ * about 1.3 cores and two scaled to 0.66 of twice one; two processes so
+ * made scale to about 0.9, and run about twice as many seeds a second
+ * (docs/decisions/0011-sweep-workers-are-processes.md). A batch's task and
+ * its counts are small, so the pipe between costs little.
+ */
 export class BatchPool {
   private readonly pool: Tinypool;
 
   constructor(readonly threads: number) {
     this.pool = new Tinypool({
       filename: workerModule().href,
+      runtime: 'child_process',
+      execArgv: ['--single-threaded-gc'],
       minThreads: threads,
       maxThreads: threads,
-      // Threads live for the whole sweep: each one warms its JIT once.
+      // Workers live for the whole sweep: each one warms its JIT once.
       idleTimeout: 60_000,
       isolateWorkers: false,
     });
