@@ -24,24 +24,13 @@ import { PACKAGE_ROOT } from './paths.js';
 import { runReal } from './runner.js';
 import { REAL_STORIES, storyScenario } from './stories.js';
 import { serverVersion, symfonyVersion } from './versions.js';
+import type { RecordedEntry } from './recording.js';
+
+export type { RecordedEntry };
 
 const out = join(PACKAGE_ROOT, 'recorded');
 /** Where a lesson story's real runs that told another ending than the simulation are kept, to look at. */
 const disagreements = join(PACKAGE_ROOT, 'test-results', 'recorded-disagreements');
-
-export interface RecordedEntry {
-  readonly scenario: string;
-  readonly sets: readonly string[];
-  readonly client: ClientLibrary;
-  readonly file: string;
-  /** "recorded on Redis 7.0.15 with Symfony Lock 5.4.x" */
-  readonly recordedOn: string;
-  readonly outcome: string;
-  readonly recordedAt: string;
-  /** For a lesson's story: the lesson's id and the story's id. */
-  readonly lesson?: string;
-  readonly story?: string;
-}
 
 interface Job {
   /** What a name on the command line matches: the built-in's name, or the lesson folder and `folder/story`. */

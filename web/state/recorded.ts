@@ -1,21 +1,10 @@
+import type { RecordedEntry } from '../../sim/real/recording.js';
 import { sim } from '../worker/client.js';
 import { registerTrace, type LoadedTrace } from './traces.js';
 import { useUi } from './ui.js';
 
 /** A trace recorded on real servers (`npm run record-real`), as recorded/index.json lists it. */
-export interface Recording {
-  readonly scenario: string;
-  readonly sets: readonly string[];
-  readonly client: 'node' | 'symfony';
-  readonly file: string;
-  /** "recorded on Redis 7.0.15 with Symfony Lock 5.4.53" */
-  readonly recordedOn: string;
-  readonly outcome: string;
-  readonly recordedAt: string;
-  /** For a lesson's story: the lesson's id and the story's id. */
-  readonly lesson?: string;
-  readonly story?: string;
-}
+export type Recording = RecordedEntry;
 
 // The index is small and read at once; each trace is fetched only when opened.
 const index = import.meta.glob<Recording[]>('../../recorded/index.json', { eager: true, import: 'default' });
