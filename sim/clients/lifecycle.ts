@@ -2,7 +2,7 @@ import type { Rng } from '../kernel/rng.js';
 import type { ClientSpec } from '../scenario/types.js';
 import type { Capabilities, ClientIo, LockDriver, LockOp, LockReply } from '../stores/protocol.js';
 import { msToUs, US_PER_MS } from '../time.js';
-import type { CallResult, NodeRef, OutgoingCall, Runtime, Script } from '../runtime/types.js';
+import type { CallResult, Effect, NodeRef, OutgoingCall, Runtime, Script } from '../runtime/types.js';
 import type { Belief } from '../trace/types.js';
 import type { EventFields } from '../trace/recorder.js';
 import { LockState } from './lock-state.js';
@@ -152,12 +152,16 @@ export class Client implements ClientIo {
     this.rt.record(kind, fields, this.spec.key, this.belief());
   }
 
-  *request(node: NodeRef, op: LockOp, kind: string, fields: EventFields, timeoutLocalUs?: number): Script<CallResult<LockReply>> {
+  send(node: NodeRef, op: LockOp, kind: string, fields: EventFields, timeoutLocalUs?: number): Effect {
     const msg = this.rt.newMsg();
     fields.peer = node.name;
     fields.msg = msg;
     this.emit(kind, fields);
-    return (yield { k: 'call', to: node.name, request: op, timeoutLocalUs: timeoutLocalUs ?? this.requestTimeoutUs, msg }) as CallResult<LockReply>;
+    return { k: 'call', to: node.name, request: op, timeoutLocalUs: timeoutLocalUs ?? this.requestTimeoutUs, msg };
+  }
+
+  *request(node: NodeRef, op: LockOp, kind: string, fields: EventFields, timeoutLocalUs?: number): Script<CallResult<LockReply>> {
+    return (yield this.send(node, op, kind, fields, timeoutLocalUs)) as CallResult<LockReply>;
   }
 
   *requestAll(

@@ -65,69 +65,76 @@ export class StepRunner {
     this.c.emit('client.done', uncaught === undefined ? {} : { reason: `uncaught ${uncaught.thrown}: ${uncaught.message}` });
   }
 
+  /**
+   * Runs steps in order until one ends the block early. Each step runs in
+   * this loop rather than in a generator of its own: every effect a step
+   * yields passes up through each generator it is nested in, and back down
+   * on resume, so one level fewer makes every sleep and call cheaper.
+   */
   private *block(steps: readonly Step[]): Script<Flow> {
     for (const s of steps) {
-      const flow = yield* this.step(s);
-      if (flow !== 'normal') return flow;
+      switch (s.step) {
+        case 'acquire':
+        case 'acquireRead':
+          if (yield* this.acquire(s)) continue;
+          if (s.onFailure === 'ignore') continue;
+          return s.onFailure === 'return' ? 'return' : 'next';
+        case 'refresh':
+          yield* this.refresh(s.ttlMs === null ? this.ttlUs : msToUs(s.ttlMs));
+          continue;
+        case 'isAcquired':
+          yield* this.isAcquired(false);
+          continue;
+        case 'getRemainingLifetime':
+          this.remainingLifetime();
+          continue;
+        case 'isExpired':
+          this.isExpired();
+          continue;
+        case 'work': {
+          const workUs = s.time === undefined ? msToUs(s.durationMs) : drawUs(this.c.workload(), s.time);
+          yield* this.work(workUs, s.refreshEveryMs === null ? 0 : msToUs(s.refreshEveryMs));
+          continue;
+        }
+        case 'stall':
+          if (this.c.workload().chance(s.probability)) {
+            const us = drawUs(this.c.workload(), s.duration);
+            this.c.paused(us);
+            this.c.rt.stall(us);
+            // Yield once, so that what follows starts only when the pause is over.
+            yield pause(0);
+          }
+          continue;
+        case 'sleep': {
+          const sleepUs = msToUs(s.durationMs);
+          this.c.emit('sleep.start', { data: { sleepUs } });
+          yield pause(sleepUs);
+          continue;
+        }
+        case 'write':
+          yield* this.write();
+          continue;
+        case 'release':
+          yield* this.release(s.method);
+          continue;
+        case 'throw':
+          throw this.raise('exception.user', 'throw', [RUNTIME_EXCEPTION], s.message);
+        case 'if': {
+          const flow = yield* this.block((yield* this.condition(s.condition)) ? s.then : s.else);
+          if (flow !== 'normal') return flow;
+          continue;
+        }
+        case 'repeat': {
+          const flow = yield* this.repeat(s);
+          if (flow !== 'normal') return flow;
+          continue;
+        }
+        case 'fork':
+          this.fork(s.steps);
+          continue;
+      }
     }
     return 'normal';
-  }
-
-  private *step(s: Step): Script<Flow> {
-    switch (s.step) {
-      case 'acquire':
-      case 'acquireRead': {
-        if (yield* this.acquire(s)) return 'normal';
-        return s.onFailure === 'ignore' ? 'normal' : s.onFailure === 'return' ? 'return' : 'next';
-      }
-      case 'refresh':
-        yield* this.refresh(s.ttlMs === null ? this.ttlUs : msToUs(s.ttlMs));
-        return 'normal';
-      case 'isAcquired':
-        yield* this.isAcquired(false);
-        return 'normal';
-      case 'getRemainingLifetime':
-        this.remainingLifetime();
-        return 'normal';
-      case 'isExpired':
-        this.isExpired();
-        return 'normal';
-      case 'work': {
-        const workUs = s.time === undefined ? msToUs(s.durationMs) : drawUs(this.c.workload(), s.time);
-        yield* this.work(workUs, s.refreshEveryMs === null ? 0 : msToUs(s.refreshEveryMs));
-        return 'normal';
-      }
-      case 'stall':
-        if (this.c.workload().chance(s.probability)) {
-          const us = drawUs(this.c.workload(), s.duration);
-          this.c.paused(us);
-          this.c.rt.stall(us);
-          // Yield once, so that what follows starts only when the pause is over.
-          yield pause(0);
-        }
-        return 'normal';
-      case 'sleep': {
-        const sleepUs = msToUs(s.durationMs);
-        this.c.emit('sleep.start', { data: { sleepUs } });
-        yield pause(sleepUs);
-        return 'normal';
-      }
-      case 'write':
-        yield* this.write();
-        return 'normal';
-      case 'release':
-        yield* this.release(s.method);
-        return 'normal';
-      case 'throw':
-        throw this.raise('exception.user', 'throw', [RUNTIME_EXCEPTION], s.message);
-      case 'if':
-        return yield* this.block((yield* this.condition(s.condition)) ? s.then : s.else);
-      case 'repeat':
-        return yield* this.repeat(s);
-      case 'fork':
-        this.fork(s.steps);
-        return 'normal';
-    }
   }
 
   // ——— Lock::acquire() and acquireRead() ———

@@ -1,5 +1,5 @@
 import type { Rng } from '../kernel/rng.js';
-import type { CallResult, NodeRef, Script } from '../runtime/types.js';
+import type { CallResult, Effect, NodeRef, Script } from '../runtime/types.js';
 import type { EventFields } from '../trace/recorder.js';
 
 /*
@@ -146,6 +146,13 @@ export interface ClientIo {
   thread(script: Script<void>): void;
   /** Records a client event (with the client's current belief). */
   emit(kind: string, fields: EventFields): void;
+  /**
+   * Records `kind` for one request (peer and msg are added to `fields`) and
+   * returns the call to yield; its result is what the yield gives back. A
+   * driver that yields it itself saves the generator `request` costs on every
+   * effect that passes through it.
+   */
+  send(node: NodeRef, op: LockOp, kind: string, fields: EventFields, timeoutLocalUs?: number): Effect;
   /** Sends one request, recording `kind` with `fields` (peer and msg are added), and waits for the result. */
   request(node: NodeRef, op: LockOp, kind: string, fields: EventFields, timeoutLocalUs?: number): Script<CallResult<LockReply>>;
   /** Sends one request to each node at once, recording `kind` for each, and waits for all results. */

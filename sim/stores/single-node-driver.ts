@@ -59,13 +59,14 @@ export class SingleNodeDriver implements LockDriver {
   *acquire(io: ClientIo, a: AcquireArgs): Script<AcquireResult> {
     const op: LockOp = { op: 'acquire', key: this.storeKey(a.key), owner: a.owner, ttlUs: a.ttlUs, shared: a.shared, waitUs: a.waitUs };
     const data = a.waitUs === undefined ? { attempt: a.attempt } : { attempt: a.attempt, waitUs: a.waitUs ?? -1 };
-    const r = yield* io.request(
+    // Yielded here rather than through io.request(): this is every poll of every waiting client.
+    const r = (yield io.send(
       this.node,
       op,
       'acquire.request',
       { owner: a.owner, ttlUs: this.expires ? a.ttlUs : undefined, data },
       waitTimeoutUs(io, a.waitUs),
-    );
+    )) as CallResult<LockReply>;
     return acquireResult(r, this.expires ? undefined : null);
   }
 
@@ -81,7 +82,7 @@ export class SingleNodeDriver implements LockDriver {
   *release(io: ClientIo, lease: LeaseRef, method: 'token-checked' | 'plain-del'): Script<StepResult> {
     const key = this.storeKey(lease.key);
     const op: LockOp = method === 'plain-del' ? { op: 'del', key, owner: lease.owner } : { op: 'release', key, owner: lease.owner };
-    const r = yield* io.request(this.node, op, 'release.request', { owner: lease.owner, data: { method } });
+    const r = (yield io.send(this.node, op, 'release.request', { owner: lease.owner, data: { method } })) as CallResult<LockReply>;
     return stepResult(r, 'not the owner');
   }
 

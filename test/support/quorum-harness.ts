@@ -1,5 +1,5 @@
 import type { Rng } from '../../sim/kernel/rng.js';
-import type { CallResult, NodeRef, OutgoingCall, Script } from '../../sim/runtime/types.js';
+import type { CallResult, Effect, NodeRef, OutgoingCall, Script } from '../../sim/runtime/types.js';
 import type { ClientIo, LockOp, LockReply, StoreNode } from '../../sim/stores/types.js';
 import type { EventFields } from '../../sim/trace/recorder.js';
 import { World, type Process } from '../../sim/world/world.js';
@@ -36,10 +36,14 @@ class HarnessIo implements ClientIo {
     this.process.thread(script);
   }
 
-  *request(node: NodeRef, op: LockOp, kind: string, fields: EventFields, timeoutLocalUs?: number): Script<CallResult<LockReply>> {
+  send(node: NodeRef, op: LockOp, kind: string, fields: EventFields, timeoutLocalUs?: number): Effect {
     const msg = this.world.newMsg();
     this.emit(kind, { ...fields, peer: node.name, msg });
-    return (yield { k: 'call', to: node.name, request: op, timeoutLocalUs: timeoutLocalUs ?? this.requestTimeoutUs, msg }) as CallResult<LockReply>;
+    return { k: 'call', to: node.name, request: op, timeoutLocalUs: timeoutLocalUs ?? this.requestTimeoutUs, msg };
+  }
+
+  *request(node: NodeRef, op: LockOp, kind: string, fields: EventFields, timeoutLocalUs?: number): Script<CallResult<LockReply>> {
+    return (yield this.send(node, op, kind, fields, timeoutLocalUs)) as CallResult<LockReply>;
   }
 
   *requestAll(
