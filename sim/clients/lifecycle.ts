@@ -179,12 +179,20 @@ export class Client implements ClientIo {
     return (yield { k: 'callAll', calls: out }) as Array<CallResult<LockReply>>;
   }
 
-  /** The client's main script: run it in a process of the runtime; the process ends when it returns. */
-  *main(): Script<void> {
-    this.emit('client.start');
-    const background = this.driver.background?.(this);
-    if (background !== undefined) this.rt.thread(background);
-    yield* new StepRunner(this).script(this.spec.steps ?? shorthandSteps(this.spec, this.capabilities), 'script end');
+  /**
+   * The client's main script: run it in a process of the runtime; the
+   * process ends when it returns. It is the step runner's script itself,
+   * not a generator around it, so that every effect of the script passes up
+   * through one generator fewer; what the process does first runs when the
+   * script starts.
+   */
+  main(): Script<void> {
+    const steps = this.spec.steps ?? shorthandSteps(this.spec, this.capabilities);
+    return new StepRunner(this).script(steps, 'script end', true, () => {
+      this.emit('client.start');
+      const background = this.driver.background?.(this);
+      if (background !== undefined) this.rt.thread(background);
+    });
   }
 
   /** A forked child of this client, on the child's runtime, with a copy of the Lock object and the store library. */
@@ -193,8 +201,7 @@ export class Client implements ClientIo {
   }
 
   /** A forked child's script: its steps, then it exits and its copy of the Lock is destroyed (it keeps its parent's connections open). */
-  *forked(steps: readonly Step[]): Script<void> {
-    this.emit('client.start');
-    yield* new StepRunner(this).script(steps, 'child exit', false);
+  forked(steps: readonly Step[]): Script<void> {
+    return new StepRunner(this).script(steps, 'child exit', false, () => this.emit('client.start'));
   }
 }

@@ -42,9 +42,11 @@ export class StepRunner {
   /**
    * A whole script, then the end of the PHP process: an exception nobody
    * caught ends it, the Lock object is destroyed (autoRelease), and — for the
-   * main process — the store's connection objects go too.
+   * main process — the store's connection objects go too. `started` is what
+   * the process does before its first step.
    */
-  *script(steps: readonly Step[], why: string, closeConnections = true): Script<void> {
+  *script(steps: readonly Step[], why: string, closeConnections: boolean, started: () => void): Script<void> {
+    started();
     let uncaught: ScriptException | undefined;
     try {
       yield* this.block(steps);
