@@ -31,7 +31,7 @@ export class World {
    * arrive in the order they were sent (TCP), whatever their drawn delays.
    * Keyed by sender, then receiver: no string is built per message.
    */
-  private readonly lastArrivalUs = new Map<string, Map<string, number>>();
+  private readonly lastArrival = new Map<string, Map<string, Arrival>>();
   /** Store nodes that hold locks together (Redlock, Combined): their lock events carry the group and its quorum. */
   private readonly nodeGroups = new Map<string, { group: string; quorum: number }>();
 
@@ -127,9 +127,10 @@ export class World {
    */
   call(p: Process, toName: string, request: unknown, timeoutLocalUs: number, msg: number, done: (r: CallResult<unknown>) => void): void {
     const to = this.endpoint(toName);
-    const pending = new PendingCall(this, p, to, request, msg, done);
+    const connection = p.connection(to.name);
+    const pending = new PendingCall(this, p, to, connection.back, request, msg, done);
     const delayUs = this.network.delayUs(p.machine.name, to.machine.name);
-    if (delayUs >= 0) this.kernel.at(this.inOrder(p.name, to.name, delayUs), () => pending.arrive());
+    if (delayUs >= 0) this.kernel.at(this.inOrder(connection.out, delayUs), () => pending.arrive());
     else this.recordGlobal('msg.lost', 'net', p.machine.name, { peer: to.name, msg, reason: delayUs === CUT ? 'partition' : 'loss' });
     // Scheduled after the delivery, so a reply landing on the same microsecond wins the tie.
     pending.timeout = this.kernel.after(p.machine.clock.trueDuration(timeoutLocalUs), () => pending.settle({ status: 'timeout', msg }));
@@ -140,17 +141,38 @@ export class World {
     return this.nextMsg++;
   }
 
-  /** The true time a message sent now from `from` to `to` with `delayUs` arrives: never before the one sent before it. */
-  inOrder(from: string, to: string, delayUs: number): number {
-    let byReceiver = this.lastArrivalUs.get(from);
+  /** The last arrival of a message from the party named `from` to the one named `to`, the one record of it that every call between them shares. */
+  arrival(from: string, to: string): Arrival {
+    let byReceiver = this.lastArrival.get(from);
     if (byReceiver === undefined) {
-      byReceiver = new Map<string, number>();
-      this.lastArrivalUs.set(from, byReceiver);
+      byReceiver = new Map<string, Arrival>();
+      this.lastArrival.set(from, byReceiver);
     }
-    const at = Math.max(this.kernel.nowUs + delayUs, byReceiver.get(to) ?? 0);
-    byReceiver.set(to, at);
+    let a = byReceiver.get(to);
+    if (a === undefined) {
+      a = { atUs: 0 };
+      byReceiver.set(to, a);
+    }
+    return a;
+  }
+
+  /** The true time a message sent now on `direction` with `delayUs` arrives: never before the one sent before it. */
+  inOrder(direction: Arrival, delayUs: number): number {
+    const at = Math.max(this.kernel.nowUs + delayUs, direction.atUs);
+    direction.atUs = at;
     return at;
   }
+}
+
+/** When the last message in one direction between two parties arrives (see `World.lastArrival`). */
+export interface Arrival {
+  atUs: number;
+}
+
+/** Both directions between a process and an endpoint: requests out, replies back. */
+interface Connection {
+  readonly out: Arrival;
+  readonly back: Arrival;
 }
 
 /** A copy of `fields` whose data also names the node's group and quorum (written out: spreads are slow here). */
@@ -187,6 +209,8 @@ class PendingCall implements Caller {
     private readonly world: World,
     private readonly p: Process,
     private readonly to: Endpoint,
+    /** Where replies to this process arrive in order. */
+    private readonly back: Arrival,
     private readonly request: unknown,
     readonly msg: number,
     private readonly done: (r: CallResult<unknown>) => void,
@@ -217,7 +241,7 @@ class PendingCall implements Caller {
       world.recordGlobal('msg.lost', 'net', to.machine.name, { peer: this.process, msg, reason: delayUs === CUT ? 'partition' : 'loss' });
       return;
     }
-    world.kernel.at(world.inOrder(to.name, this.process, delayUs), () => this.settle(result));
+    world.kernel.at(world.inOrder(this.back, delayUs), () => this.settle(result));
   }
 
   settle(r: CallResult<unknown>): void {
@@ -240,6 +264,12 @@ export class Process {
   private pausedUntilUs = -1;
   private readonly threads: Thread[] = [];
   private main: Thread | undefined;
+  /**
+   * This process's connections, by endpoint name: the world's records of
+   * both directions, looked up once rather than at every message (they are
+   * the world's, by name, so a later process of the same name shares them).
+   */
+  private readonly connections = new Map<string, Connection>();
 
   /** Set by the owner of the process to record the end of a pause. */
   onResume: (() => void) | undefined;
@@ -249,6 +279,16 @@ export class Process {
     readonly name: string,
     readonly machine: Machine,
   ) {}
+
+  /** @internal Both directions between this process and the endpoint named `to`. */
+  connection(to: string): Connection {
+    let c = this.connections.get(to);
+    if (c === undefined) {
+      c = { out: this.world.arrival(this.name, to), back: this.world.arrival(to, this.name) };
+      this.connections.set(to, c);
+    }
+    return c;
+  }
 
   /** This process's view of the world, for the client code that runs in it. */
   runtime(): Runtime {

@@ -63,6 +63,13 @@ interface ClientState {
   /** The latest span of work without the lock, listed or not, and the length of them all. */
   lastUnlocked: Span | undefined;
   workWithoutLockUs: number;
+  /**
+   * The owner token the client believes it holds, if any, and whether it is
+   * in `working`: kept on the client's own state, as every client event asks
+   * both, so that neither costs a look-up in a map.
+   */
+  believed: string | undefined;
+  inWorking: boolean;
 }
 
 /**
@@ -102,8 +109,6 @@ export class Availability {
   /** How many open holdings each owner token has, so that "does a store hold it" is one look-up. */
   private readonly openByOwner = new Map<string, number>();
   private readonly gone = new Set<string>();
-  /** The owner token each client believes it holds, if any. */
-  private readonly believed = new Map<string, string>();
   /**
    * For each owner token, how many clients believe they hold it plus how many
    * waits are still hearing about it: "is it in use" is then one look-up
@@ -184,9 +189,9 @@ export class Availability {
       this.version++;
     }
     const c = this.state(e);
-    if (e.believes.holds && e.believes.owner !== undefined) this.believe(e.actor, e.believes.owner);
+    if (e.believes.holds && e.believes.owner !== undefined) this.believe(c, e.believes.owner);
     // A release in flight still counts as using the lock: the holder is giving it back.
-    else if (!(e.kind === 'release.request' && e.owner !== undefined && this.believed.get(e.actor) === e.owner)) this.believe(e.actor, undefined);
+    else if (!(e.kind === 'release.request' && e.owner !== undefined && c.believed === e.owner)) this.believe(c, undefined);
     if (e.kind === 'process.pause') c.paused = true;
     else if (e.kind === 'process.resume') c.paused = false;
     if (c.work !== undefined && (role & WHILE_WORKING) === 0) c.work = undefined;
@@ -197,11 +202,16 @@ export class Availability {
     if (e.kind === 'process.crash' || e.kind === 'client.done') {
       if (!this.gone.has(e.actor)) this.version++;
       this.gone.add(e.actor);
-      this.believe(e.actor, undefined);
+      this.believe(c, undefined);
       c.work = undefined;
     }
-    if (c.work !== undefined) this.working.add(c);
-    else this.working.delete(c);
+    if (c.work !== undefined) {
+      if (!c.inWorking) this.working.add(c);
+      c.inWorking = true;
+    } else if (c.inWorking) {
+      this.working.delete(c);
+      c.inWorking = false;
+    }
   }
 
   /**
@@ -280,15 +290,12 @@ export class Availability {
   }
 
   /** Sets (or, with undefined, clears) the owner token a client believes it holds, keeping the use counts. */
-  private believe(client: string, owner: string | undefined): void {
-    const was = this.believed.get(client);
+  private believe(c: ClientState, owner: string | undefined): void {
+    const was = c.believed;
     if (was === owner) return;
     if (was !== undefined) this.use(was, -1);
-    if (owner === undefined) this.believed.delete(client);
-    else {
-      this.believed.set(client, owner);
-      this.use(owner, 1);
-    }
+    c.believed = owner;
+    if (owner !== undefined) this.use(owner, 1);
   }
 
   /** Starts (at `start`, the event that asks for the lock) or, with undefined, ends a client's wait, keeping the use counts and the time it waited. */
@@ -346,6 +353,8 @@ export class Availability {
         lastLockOutListed: false,
         lastUnlocked: undefined,
         workWithoutLockUs: 0,
+        believed: undefined,
+        inWorking: false,
       };
       this.clients.set(e.actor, c);
     }
