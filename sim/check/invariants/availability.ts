@@ -37,6 +37,13 @@ const ROLES: ReadonlyMap<string, number> = new Map(
 
 type LockOutSpan = ClientAvailability['lockOut'][number];
 
+/** An open holding as the waiters of one stretch are judged against it (see `openNow`). */
+interface OpenHolding {
+  readonly holding: Holding;
+  readonly inUse: boolean;
+  readonly holderGone: boolean;
+}
+
 /** The end of the latest stretch of time judged under one state of the locks: every run of lock-out begun under it ends there. */
 interface Epoch {
   toUs: number;
@@ -157,14 +164,16 @@ export class Availability {
         // The locks changed since the last stretch: every waiter is judged afresh, in a new epoch.
         this.judged = this.version;
         this.epoch = { toUs: e.timeUs, seq: e.seq };
-        for (const c of this.waiting) this.judge(c, fromUs, e.timeUs, e.seq);
+        const open = this.openNow();
+        for (const c of this.waiting) this.judge(c, fromUs, e.timeUs, e.seq, open);
         this.noteStanding();
       } else {
         this.judged = this.version;
         this.epoch.toUs = e.timeUs;
         this.epoch.seq = e.seq;
         if (this.dirty.size > 0) {
-          for (const c of this.dirty) if (this.waiting.has(c)) this.judge(c, fromUs, e.timeUs, e.seq);
+          const open = this.openNow();
+          for (const c of this.dirty) if (this.waiting.has(c)) this.judge(c, fromUs, e.timeUs, e.seq, open);
         }
       }
       // Clearing a set gives it a new table: only one with something in it is cleared.
@@ -270,9 +279,9 @@ export class Availability {
   }
 
   /** Judges whether `c`, kept out, is locked out over [fromUs, toUs), ending its run of lock-out first. */
-  private judge(c: ClientState, fromUs: number, toUs: number, endSeq: number): void {
+  private judge(c: ClientState, fromUs: number, toUs: number, endSeq: number, open: readonly OpenHolding[]): void {
     this.endRun(c);
-    if (!this.waited(c.name, c, fromUs, toUs, endSeq)) return;
+    if (!this.waited(c.name, c, fromUs, toUs, endSeq, open)) return;
     c.runSpan = c.lastLockOut!;
     c.runEpoch = this.epoch;
   }
@@ -361,20 +370,33 @@ export class Availability {
     return c;
   }
 
+  /**
+   * The open holdings in the order they opened, each with whether it is in
+   * use and whether its holder is gone: judging waiters changes neither, so
+   * a stretch that judges every waiter asks once per holding, not once per
+   * holding per waiter.
+   */
+  private openNow(): OpenHolding[] {
+    const out: OpenHolding[] = [];
+    for (const h of this.open) out.push({ holding: h, inUse: this.inUse(h.owner), holderGone: this.gone.has(h.client) });
+    return out;
+  }
+
   /** Whether some running process believes it holds `owner`'s lock, or is still hearing that it was granted. */
   private inUse(owner: string): boolean {
     return this.uses.has(owner);
   }
 
   /** Accounts [fromUs, toUs) of `c`'s wait as lock-out unless the lock was in use; returns whether it was lock-out. */
-  private waited(name: string, c: ClientState, fromUs: number, toUs: number, endSeq: number): boolean {
+  private waited(name: string, c: ClientState, fromUs: number, toUs: number, endSeq: number, open: readonly OpenHolding[]): boolean {
     let holder: Holding | undefined;
     let orphaned = false;
-    for (const h of this.open) {
+    for (const o of open) {
+      const h = o.holding;
       if (h.key !== c.key || h.client === name) continue;
       // Held by someone who can still use it: that is waiting, not lock-out.
-      if (this.inUse(h.owner)) return false;
-      if (!this.gone.has(h.client)) orphaned = true;
+      if (o.inUse) return false;
+      if (!o.holderGone) orphaned = true;
       holder = h;
     }
     const why = holder === undefined ? 'free' : orphaned ? 'orphaned' : 'holder-gone';
