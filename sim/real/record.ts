@@ -24,7 +24,7 @@ import { PACKAGE_ROOT } from './paths.js';
 import { runReal } from './runner.js';
 import { REAL_STORIES, storyScenario } from './stories.js';
 import { serverVersion, symfonyVersion } from './versions.js';
-import type { RecordedEntry } from './recording.js';
+import { recordingKey, type RecordedEntry } from './recording.js';
 
 export type { RecordedEntry };
 
@@ -155,6 +155,7 @@ async function main(): Promise<number> {
         entries.push({
           scenario: j.scenario.name,
           sets: j.sets,
+          scenarioKey: recordingKey(doc.scenario),
           client: j.library,
           file: j.file,
           recordedOn: `recorded on ${servers} with ${j.library === 'symfony' ? symfony : "Locklab's own lock code"}`,
