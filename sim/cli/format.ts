@@ -6,6 +6,7 @@ import type { FindingList, Verdict } from '../check/verdict.js';
 import { FINDINGS_KEPT } from '../check/checker.js';
 import { formatDuration, formatInstant } from '../time.js';
 import { grouped } from '../scenario/limits.js';
+import { forEachStep } from '../scenario/steps.js';
 import { EventWindow } from './event-window.js';
 
 function paint(c: Colors, tone: EventTone, text: string): string {
@@ -189,7 +190,25 @@ export function stopReason(end: RunEnd): string | undefined {
     s.reason === 'event-budget'
       ? `event budget (${end.scenario.budget.maxEvents} events)`
       : `simulated-time budget (${formatDuration(end.scenario.budget.maxTimeMs * 1000)})`;
-  return `Run stopped at its ${which} ${after}: something in the scenario never finishes (a blocking acquire with no waitTimeoutMs?). Raise budget.maxEvents or budget.maxTimeMs to let it run longer.`;
+  const waiter = waitsForEver(end.scenario);
+  const why =
+    waiter !== undefined
+      ? `${waiter} may wait for ever (a blocking acquire with no waitTimeoutMs), which would keep the run from finishing`
+      : 'no client here waits for ever, so the run was long rather than stuck';
+  return `Run stopped at its ${which} ${after}: ${why}. Raise budget.maxEvents or budget.maxTimeMs to let it run longer.`;
+}
+
+/** The first client that blocks on an acquire with no time limit, as "client A" (its lifecycle or any of its steps); undefined when none does. */
+function waitsForEver(scenario: RunEnd['scenario']): string | undefined {
+  for (const c of scenario.clients) {
+    let found = c.steps === null && c.acquire.mode === 'blocking' && c.acquire.waitTimeoutMs === null;
+    if (c.steps !== null)
+      forEachStep(c.steps, '', (s) => {
+        if ((s.step === 'acquire' || s.step === 'acquireRead') && s.blocking && s.waitTimeoutMs === null) found = true;
+      });
+    if (found) return `client ${c.name}`;
+  }
+  return undefined;
 }
 
 /** How a trace document's run ended, for formatStop. */
