@@ -5,7 +5,7 @@ import { BUILTIN_SCENARIOS } from '../sim/scenarios/index.js';
 import { runScenario } from '../sim/run.js';
 
 function stopped(clients: unknown[], budget: Record<string, number>): string | undefined {
-  const raw = { ...structuredClone(BUILTIN_SCENARIOS['pause-past-expiry']), name: 'stop', faults: [], clients, budget } as Record<string, unknown>;
+  const raw = { ...(structuredClone(BUILTIN_SCENARIOS['pause-past-expiry']) as Record<string, unknown>), name: 'stop', faults: [], clients, budget };
   const s = normalizeScenario(raw, 'stop');
   return stopReason(runEndOf(runScenario(s, s.seed)));
 }
