@@ -74,6 +74,13 @@ describe("the traces recorded on real servers of the lessons' own stories", () =
       // What the learner sees beside the story: the same outcome, and the same clients both believing they held the lock.
       const simulated = check(runScenario(s!.scenario, s!.seed).events);
       expect(findingOf(now)).toEqual(findingOf(simulated));
+      // A racy story says in how many of at least ten real runs it ended so; any other ended so in every run.
+      if (s!.source.racy === undefined) expect(e.realRuns).toBeUndefined();
+      else {
+        expect(e.realRuns!.of).toBeGreaterThanOrEqual(10);
+        expect(e.realRuns!.ended).toBeGreaterThanOrEqual(1);
+        expect(e.realRuns!.ended).toBeLessThanOrEqual(e.realRuns!.of);
+      }
       expect(e.recordedOn).toMatch(e.client === 'symfony' ? /^recorded on .+ with Symfony Lock 5\.4/ : /^recorded on .+ with Locklab's own lock code$/);
     });
   }

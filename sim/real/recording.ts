@@ -20,6 +20,8 @@ export interface RecordedEntry {
   readonly recordedOn: string;
   readonly outcome: string;
   readonly recordedAt: string;
+  /** For a racy story: in how many of the recorder's real runs it ended as the story does (the file is one of those). */
+  readonly realRuns?: { readonly ended: number; readonly of: number };
   /** For a lesson's story: the lesson's id and the story's id. */
   readonly lesson?: string;
   readonly story?: string;

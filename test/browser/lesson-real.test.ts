@@ -106,6 +106,31 @@ describeBrowser("a lesson's story on real servers", () => {
     await page.close();
   });
 
+  it("shows lesson 2's race on real servers as one of the runs that lost it, saying how many of the recorder's runs did", async () => {
+    const lesson2 = course.lessons.find((l) => l.number === 2)!;
+    const race = lesson2.stories.find((s) => s.racy !== undefined)!;
+    const entry = index.find((e) => e.lesson === lesson2.id && e.story === race.id && e.client === 'node')!;
+    expect(entry.realRuns!.ended).toBeGreaterThan(0);
+    const page = await lab.page(`#/lesson/${lesson2.folder}`);
+    const section = page.locator(`section[data-story="${race.id}"]`);
+    await section.getByTestId('watch-real-node').click();
+    await expect.poll(() => section.locator('figure.timeline').count(), { timeout: 15_000 }).toBe(2);
+    const panel = section.getByTestId('real-panel');
+    await expect
+      .poll(() => panel.getByTestId('real-odds').textContent())
+      .toBe(
+        `${race.racy} It ended as the story does in ${entry.realRuns!.ended} of ${entry.realRuns!.of} runs on real servers; this recording is one of them.`,
+      );
+    expect(await panel.getByTestId('real-agreement').getAttribute('data-agrees')).toBe('true');
+    // The overwrite that makes two holders happened on the real Redis too.
+    expect(await section.locator('figure.timeline').nth(0).getAttribute('data-outcome')).toBe('unsafe');
+    expect(await section.locator('.real-servers').textContent()).toContain(`Not with Symfony Lock: ${race.notOnSymfony}`);
+    await section.screenshot({ path: join(SCREENSHOTS, 'lesson-02-real-race.png'), timeout: 10_000 });
+    // A story that is not racy says nothing of odds.
+    expect(await lab.errors).toEqual([]);
+    await page.close();
+  });
+
   it('says why, in place of a button, at a story that cannot be made real, and why Symfony Lock is left out where it is', async () => {
     const lesson1 = course.lessons.find((l) => l.number === 1)!;
     const story = lesson1.stories[0]!;
