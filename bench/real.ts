@@ -128,10 +128,10 @@ function redlockSide(name: string, redlock: Redlock, prefix: string): Side {
  * token-checked release. redlock: EVALSHA of SET NX PX, EVALSHA of its
  * token-checked release, plus its own work (a random token, the drift
  * arithmetic). Ours does more on the server (the INCR) and is not spared it.
- * Ours also sends the commands of one tick in one write (TickWrites); the
+ * Ours also sends the commands of one tick eight to a write (TickWrites); the
  * headline is redlock as documented, and two lines for the record give
  * redlock the same kind of transport: ioredis' auto-pipelining, and the very
- * same one-write-per-tick connection ours has.
+ * same batching connection ours has.
  */
 async function redisBench(h: Harness): Promise<Record<string, unknown>> {
   const server = await h.redis({ name: 'bench' });
@@ -175,10 +175,10 @@ async function redisBench(h: Harness): Promise<Record<string, unknown>> {
  * Ours: `add`, then the release real runs send for a plain delete: a `get`
  * of whom the delete removes (the trace needs it: our own lock released, or
  * another's deleted) and the `delete`, both in one round trip on the
- * adapter's one connection, with the commands of one tick in one write. The
+ * adapter's one connection, with the commands of one tick eight to a write. The
  * reference: `add` and `delete` with the package's defaults, one write per
- * command; for the record also on one connection with the same one write
- * per tick, so the transport is alike and ours pays only for its `get`.
+ * command; for the record also on one connection with the same batched
+ * writes, so the transport is alike and ours pays only for its `get`.
  */
 async function memcachedBench(h: Harness): Promise<Record<string, unknown>> {
   const server = await h.memcached({ name: 'bench' });

@@ -6,7 +6,7 @@ import { findingOf } from '../sim/real/agreement.js';
 import { lessonRecordingFile, lessonStories } from '../sim/real/lesson-stories.js';
 import { checkRealScenario } from '../sim/real/runner.js';
 import { REAL_STORIES, storyScenario } from '../sim/real/stories.js';
-import type { RecordedEntry } from '../sim/real/record.js';
+import { recordingKey, type RecordedEntry } from '../sim/real/recording.js';
 import { runScenario } from '../sim/run.js';
 import { validateTrace } from '../sim/trace/io.js';
 
@@ -29,6 +29,7 @@ describe('the traces recorded on real servers', () => {
       expect(doc.stop.reason).toBe('completed');
       // A model change that reshapes the scenario (a new field, a new default) means the story must be recorded again.
       expect(doc.scenario).toEqual(storyScenario(e.scenario, e.sets));
+      expect(e.scenarioKey).toBe(recordingKey(doc.scenario));
       const now = check(doc.events);
       expect(now.outcome).toBe(e.outcome);
       expect(JSON.stringify(now)).toBe(JSON.stringify(doc.verdict));
@@ -66,12 +67,20 @@ describe("the traces recorded on real servers of the lessons' own stories", () =
       expect(doc.source).toBe('real');
       expect(doc.stop.reason).toBe('completed');
       expect(doc.scenario).toEqual(s!.scenario);
+      expect(e.scenarioKey).toBe(recordingKey(doc.scenario));
       const now = check(doc.events);
       expect(now.outcome).toBe(e.outcome);
       expect(JSON.stringify(now)).toBe(JSON.stringify(doc.verdict));
       // What the learner sees beside the story: the same outcome, and the same clients both believing they held the lock.
       const simulated = check(runScenario(s!.scenario, s!.seed).events);
       expect(findingOf(now)).toEqual(findingOf(simulated));
+      // A racy story says in how many of at least ten real runs it ended so; any other ended so in every run.
+      if (s!.source.racy === undefined) expect(e.realRuns).toBeUndefined();
+      else {
+        expect(e.realRuns!.of).toBeGreaterThanOrEqual(10);
+        expect(e.realRuns!.ended).toBeGreaterThanOrEqual(1);
+        expect(e.realRuns!.ended).toBeLessThanOrEqual(e.realRuns!.of);
+      }
       expect(e.recordedOn).toMatch(e.client === 'symfony' ? /^recorded on .+ with Symfony Lock 5\.4/ : /^recorded on .+ with Locklab's own lock code$/);
     });
   }

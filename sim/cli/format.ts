@@ -7,6 +7,9 @@ import { FINDINGS_KEPT } from '../check/checker.js';
 import { formatDuration, formatInstant } from '../time.js';
 import { grouped } from '../scenario/limits.js';
 import { EventWindow } from './event-window.js';
+import { stopReason, type RunEnd } from '../trace/stop-reason.js';
+
+export { runEndOf, stopReason, type RunEnd } from '../trace/stop-reason.js';
 
 function paint(c: Colors, tone: EventTone, text: string): string {
   switch (tone) {
@@ -163,38 +166,6 @@ export function formatVerdict(doc: Pick<TraceDocument, 'verdict'>, c: Colors): s
     );
   }
   return lines.join('\n');
-}
-
-/** How a run ended, as the timeline's last line says it: completed, or stopped at which budget and what to do about it. */
-export interface RunEnd {
-  readonly scenario: TraceDocument['scenario'];
-  readonly stop: TraceDocument['stop'];
-  /** Trace events recorded. */
-  readonly traceEvents: number;
-  /** A run on real servers took real time; a simulated one, simulated time. */
-  readonly source?: TraceDocument['source'] | undefined;
-  /** The kernel events a run that keeps its trace was held to, when that (and not the scenario's budget) stopped it. */
-  readonly keptCapEvents?: number | undefined;
-}
-
-/** Why a run stopped at a budget, in one line: which budget, where it stopped, and how to let it go on. Undefined for a completed run. */
-export function stopReason(end: RunEnd): string | undefined {
-  const s = end.stop;
-  if (s.reason === 'completed') return undefined;
-  const after = `after ${grouped(s.events)} kernel events and ${formatInstant(s.timeUs)}`;
-  if (end.keptCapEvents !== undefined) {
-    return `Run stopped at the event budget of a run that keeps its whole trace (${grouped(end.keptCapEvents)} events: maxTraceEvents; the scenario allows ${grouped(end.scenario.budget.maxEvents)}) ${after}. To run it whole, stream the trace instead: --out trace.jsonl or --json --stream, and --head N/--tail N for the timeline.`;
-  }
-  const which =
-    s.reason === 'event-budget'
-      ? `event budget (${end.scenario.budget.maxEvents} events)`
-      : `simulated-time budget (${formatDuration(end.scenario.budget.maxTimeMs * 1000)})`;
-  return `Run stopped at its ${which} ${after}: something in the scenario never finishes (a blocking acquire with no waitTimeoutMs?). Raise budget.maxEvents or budget.maxTimeMs to let it run longer.`;
-}
-
-/** How a trace document's run ended, for formatStop. */
-export function runEndOf(doc: TraceDocument): RunEnd {
-  return { scenario: doc.scenario, stop: doc.stop, traceEvents: doc.events.length, source: doc.source };
 }
 
 export function formatStop(end: RunEnd, c: Colors): string {

@@ -218,7 +218,7 @@ completed, 2 bad input or a scenario that cannot be made real, 3 the time budget
               : Math.abs(gap) >= 250_000
                 ? c.yellow(`  ${gap > 0 ? '+' : '-'}${formatDuration(Math.abs(gap))}`)
                 : '';
-          io.out(`${t(r.simUs)}  ${t(r.realUs)}  ${r.actor.padEnd(w)}  ${r.kind}${note}\n`);
+          io.out(`${t(r.simUs)}  ${t(r.realUs)}  ${r.actor.padEnd(w)}  ${r.kind}${r.whose === undefined ? '' : ` (${r.whose})`}${note}\n`);
         }
         io.out(
           `\n${c.bold('Simulated:')} ${formatVerdict(sim, c)}\n\n${c.bold('Real:')} ${realHeader(r, realDoc, opts.client, c)}\n${formatVerdict(realDoc, c)}\n\n`,

@@ -183,6 +183,8 @@ export function parseLesson(folder: string, files: LessonFiles, knownClaims: Rea
     scenarioRef(`stories[${i}].scenario`, s.scenario);
     if (s.notReal !== undefined && s.notOnSymfony !== undefined)
       problem(dataFile, `stories[${i}].notOnSymfony`, 'a story with notReal has no recording at all; say why only once, in notReal');
+    if (s.notReal !== undefined && s.racy !== undefined)
+      problem(dataFile, `stories[${i}].racy`, 'a story with notReal is not played on real servers, so it cannot be racy there; keep one of the two');
     unique(
       s.stops.map((t) => t.id),
       `stories[${i}].stops`,

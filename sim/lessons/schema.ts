@@ -143,6 +143,7 @@ export const lessonDataSchema = {
           scenario: id,
           notReal: text,
           notOnSymfony: text,
+          racy: text,
           stops: {
             type: 'array',
             minItems: 1,

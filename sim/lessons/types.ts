@@ -172,6 +172,13 @@ export interface Story {
   readonly notReal?: string;
   /** Why the story is recorded with Locklab's own lock code but not with the real Symfony Lock. */
   readonly notOnSymfony?: string;
+  /**
+   * Why, on real servers, the story's ending hangs on timing (a race won or
+   * lost by a fraction of a millisecond): `npm run record-real` then plays it
+   * several times, keeps one run that ends as the story does, and the lab
+   * says how many of them did.
+   */
+  readonly racy?: string;
   readonly stops: readonly Stop[];
   readonly tries: readonly Try[];
 }

@@ -21,6 +21,8 @@ export function agree(a: Verdict, b: Verdict): boolean {
 export interface AlignedRow {
   readonly actor: string;
   readonly kind: string;
+  /** For a store's or the resource's event: the client whose lock or write it is ("B"). */
+  readonly whose?: string;
   readonly simUs: number | null;
   readonly realUs: number | null;
 }
@@ -30,10 +32,19 @@ function alignable(e: TraceEvent): boolean {
   return e.believes !== undefined || e.actor === 'resource' || e.kind === 'process.pause' || e.kind === 'process.resume' || e.kind.startsWith('lock.');
 }
 
+/** The client an owner token belongs to ("B" for "B:2"), for the events of stores and the resource, which act for someone else. */
+function whoseOf(e: TraceEvent): string | undefined {
+  if (e.believes !== undefined || e.owner === undefined) return undefined;
+  const at = e.owner.lastIndexOf(':');
+  return at === -1 ? e.owner : e.owner.slice(0, at);
+}
+
 /**
  * Lines up two traces of one scenario: each actor's n-th event of a kind in
  * one is matched with its n-th event of that kind in the other, in the order
  * of the simulated run (events only one run has are listed where they fall).
+ * A store's or the resource's events are counted per client they are for,
+ * so B's accepted write in one run is never lined up with A's in the other.
  */
 export function alignTimelines(sim: TraceDocument, real: TraceDocument): AlignedRow[] {
   const keyed = (events: readonly TraceEvent[]): Map<string, number> => {
@@ -41,25 +52,22 @@ export function alignTimelines(sim: TraceDocument, real: TraceDocument): Aligned
     const out = new Map<string, number>();
     for (const e of events) {
       if (!alignable(e)) continue;
-      const base = `${e.actor}\u0000${e.kind}`;
+      const base = `${e.actor}\u0000${e.kind}\u0000${whoseOf(e) ?? ''}`;
       const n = seen.get(base) ?? 0;
       seen.set(base, n + 1);
       out.set(`${base}\u0000${n}`, e.timeUs);
     }
     return out;
   };
+  const row = (k: string, simUs: number | null, realUs: number | null): AlignedRow => {
+    const [actor, kind, whose] = k.split('\u0000') as [string, string, string];
+    return { actor, kind, ...(whose === '' ? {} : { whose }), simUs, realUs };
+  };
   const s = keyed(sim.events);
   const r = keyed(real.events);
   const rows: AlignedRow[] = [];
-  for (const [k, simUs] of s) {
-    const [actor, kind] = k.split('\u0000') as [string, string];
-    rows.push({ actor, kind, simUs, realUs: r.get(k) ?? null });
-  }
-  for (const [k, realUs] of r) {
-    if (s.has(k)) continue;
-    const [actor, kind] = k.split('\u0000') as [string, string];
-    rows.push({ actor, kind, simUs: null, realUs });
-  }
+  for (const [k, simUs] of s) rows.push(row(k, simUs, r.get(k) ?? null));
+  for (const [k, realUs] of r) if (!s.has(k)) rows.push(row(k, null, realUs));
   return rows.sort((a, b) => (a.simUs ?? a.realUs ?? 0) - (b.simUs ?? b.realUs ?? 0));
 }
 

@@ -24,7 +24,7 @@ import { PACKAGE_ROOT } from './paths.js';
 import { runReal } from './runner.js';
 import { REAL_STORIES, storyScenario } from './stories.js';
 import { serverVersion, symfonyVersion } from './versions.js';
-import type { RecordedEntry } from './recording.js';
+import { recordingKey, type RecordedEntry } from './recording.js';
 
 export type { RecordedEntry };
 
@@ -41,7 +41,7 @@ interface Job {
   readonly library: ClientLibrary;
   readonly file: string;
   /** A lesson's story must end as the simulation tells it, in every run; a built-in's recording shows whatever the real thing did. */
-  readonly lesson?: { readonly lesson: string; readonly story: string };
+  readonly lesson?: { readonly lesson: string; readonly story: string; readonly racy: boolean };
 }
 
 function builtinJobs(): Job[] {
@@ -70,7 +70,7 @@ function lessonJobs(): Job[] {
       sets: [],
       library,
       file: lessonRecordingFile(s, library),
-      lesson: { lesson: s.lesson, story: s.story },
+      lesson: { lesson: s.lesson, story: s.story, racy: s.source.racy !== undefined },
     })),
   );
 }
@@ -78,11 +78,27 @@ function lessonJobs(): Job[] {
 const same = (a: Finding, b: Finding): boolean => JSON.stringify(a) === JSON.stringify(b);
 const describeFinding = (f: Finding): string => `${f.outcome}, ${f.doubleOwnership.length === 0 ? 'nobody' : f.doubleOwnership.join(' and ')} double-owning`;
 
-/** Plays a job `runs` times; a lesson's story is kept only when every run has the simulation's finding. */
-async function record(job: Job, runs: number): Promise<TraceDocument | null> {
+/** How many times a racy story is played at least: enough runs for the lab's "so many of so many" to mean something. */
+const RACY_RUNS = 10;
+
+interface Recorded {
+  readonly doc: TraceDocument;
+  readonly realRuns?: RecordedEntry['realRuns'];
+}
+
+/**
+ * Plays a job `runs` times; a lesson's story is kept only when every run has
+ * the simulation's finding. A racy story is played at least RACY_RUNS times
+ * and kept when at least one run has it, with the count: a race is lost or
+ * won by timing, and the lab says how often it went the story's way.
+ */
+async function record(job: Job, runs: number): Promise<Recorded | null> {
   const simulated = job.lesson === undefined ? null : findingOf(check(runScenario(job.scenario, job.seed).events));
+  const racy = job.lesson?.racy === true;
+  const of = racy ? Math.max(runs, RACY_RUNS) : runs;
   let kept: TraceDocument | null = null;
-  for (let i = 1; i <= runs; i++) {
+  let ended = 0;
+  for (let i = 1; i <= of; i++) {
     const doc = await runReal(job.scenario, { library: job.library });
     const real = findingOf(doc.verdict);
     if (doc.stop.reason !== 'completed' || (simulated !== null && !same(real, simulated))) {
@@ -91,13 +107,23 @@ async function record(job: Job, runs: number): Promise<TraceDocument | null> {
       writeFileSync(at, serializeTrace(doc));
       const why =
         doc.stop.reason !== 'completed' ? `the run stopped: ${doc.stop.reason}` : `real ${describeFinding(real)}; simulated ${describeFinding(simulated!)}`;
-      process.stderr.write(`NOT recorded ${job.file}: run ${i} of ${runs}: ${why} (trace in ${at})\n`);
+      // A race lost is part of a racy story's count; a run that did not finish ends any recording.
+      if (racy && doc.stop.reason === 'completed') {
+        process.stderr.write(`${job.file}: run ${i} of ${of}: another ending: ${why} (trace in ${at})\n`);
+        continue;
+      }
+      process.stderr.write(`NOT recorded ${job.file}: run ${i} of ${of}: ${why} (trace in ${at})\n`);
       return null;
     }
-    process.stderr.write(`${job.file}: run ${i} of ${runs}: ${describeFinding(real)}\n`);
+    process.stderr.write(`${job.file}: run ${i} of ${of}: ${describeFinding(real)}\n`);
+    ended++;
     kept = doc;
   }
-  return kept;
+  if (kept === null) {
+    process.stderr.write(`NOT recorded ${job.file}: none of ${of} runs ended as the story does\n`);
+    return null;
+  }
+  return racy ? { doc: kept, realRuns: { ended, of } } : { doc: kept };
 }
 
 function readArgs() {
@@ -143,24 +169,27 @@ async function main(): Promise<number> {
   for (let i = 0; i < jobs.length; i += 2) {
     await Promise.all(
       jobs.slice(i, i + 2).map(async (j) => {
-        const doc = await record(j, runs);
-        if (doc === null) {
+        const recorded = await record(j, runs);
+        if (recorded === null) {
           failed++;
           const old = previous.get(j.file);
           if (old !== undefined) entries.push(old);
           return;
         }
+        const { doc, realRuns } = recorded;
         writeFileSync(join(out, j.file), serializeTrace(doc));
         const servers = [...new Set(serverNeeds(j.scenario).map((n) => versions.get(n.server)!))].join(', ');
         entries.push({
           scenario: j.scenario.name,
           sets: j.sets,
+          scenarioKey: recordingKey(doc.scenario),
           client: j.library,
           file: j.file,
           recordedOn: `recorded on ${servers} with ${j.library === 'symfony' ? symfony : "Locklab's own lock code"}`,
           outcome: doc.verdict.outcome,
           recordedAt: new Date().toISOString().slice(0, 10),
-          ...(j.lesson ?? {}),
+          ...(realRuns === undefined ? {} : { realRuns }),
+          ...(j.lesson === undefined ? {} : { lesson: j.lesson.lesson, story: j.lesson.story }),
         });
         process.stderr.write(`recorded ${j.file}: ${doc.verdict.outcome}\n`);
       }),

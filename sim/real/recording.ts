@@ -1,20 +1,38 @@
+import { sha256 } from '@noble/hashes/sha2.js';
+import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
+import type { Scenario } from '../scenario/types.js';
+import { canonicalJson } from '../trace/hash.js';
 import type { ClientLibrary } from './ipc.js';
 
 /**
  * A trace recorded on real servers, as recorded/index.json lists it: what
- * `npm run record-real` writes and the lab reads. Types only, so the lab
- * takes it without any of the recorder's Node modules.
+ * `npm run record-real` writes and the lab reads. No Node modules, so the
+ * lab takes it too.
  */
 export interface RecordedEntry {
   readonly scenario: string;
   readonly sets: readonly string[];
+  /** What the recorded scenario says, as `recordingKey` reads it: the lab offers the recording beside any run of the same scenario. */
+  readonly scenarioKey: string;
   readonly client: ClientLibrary;
   readonly file: string;
   /** "recorded on Redis 7.0.15 with Symfony Lock 5.4.x" */
   readonly recordedOn: string;
   readonly outcome: string;
   readonly recordedAt: string;
+  /** For a racy story: in how many of the recorder's real runs it ended as the story does (the file is one of those). */
+  readonly realRuns?: { readonly ended: number; readonly of: number };
   /** For a lesson's story: the lesson's id and the story's id. */
   readonly lesson?: string;
   readonly story?: string;
+}
+
+/**
+ * A scenario's content as a hash, its seed left out: real servers draw
+ * nothing from the seed, so a recording stands beside a run of any seed,
+ * while a name says too little (a lesson's scenario may share a built-in's
+ * name and differ from it, and an override changes what ran).
+ */
+export function recordingKey(scenario: Scenario): string {
+  return bytesToHex(sha256(utf8ToBytes(canonicalJson({ ...scenario, seed: 0 }))));
 }

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { BUILTIN_SCENARIOS, normalizeScenario, runScenario, serializeTrace } from '../../sim/index.js';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { RecordedEntry } from '../../sim/real/recording.js';
 import { storyScenario } from '../../sim/real/stories.js';
 import { validateTrace } from '../../sim/trace/io.js';
 import { realParting } from '../../web/model/real-parting.js';
@@ -93,6 +94,29 @@ describeBrowser('fork and compare', () => {
     expect(parting.sentence).not.toContain('part at 0.000 s');
     expect(await page.locator('[data-mark="divergence"]').count()).toBe(parting.divergeUs === null ? 0 : 2);
     await screenshot(page, 'compare-real-symfony');
+    expect(lab.errors).toEqual([]);
+  });
+
+  it("offers a lesson's own real recording beside that lesson's scenario, imported and run, and not the built-in's of the same name", async () => {
+    const file = join(REPO, 'lessons', '08-when-the-store-forgets', 'redis-restart.json');
+    const page = await lab.page('#/sandbox');
+    await page.getByTestId('import-scenario').setInputFiles(file);
+    await expect.poll(() => page.getByTestId('draft-state').getAttribute('data-from')).toBe('file:redis-restart.json');
+    await page.getByTestId('sandbox-run').click();
+    await page.getByRole('button', { name: 'Open in the Lab to step through it' }).click();
+    await page.getByRole('button', { name: 'Compare' }).click();
+    await expect.poll(() => page.locator('figure.timeline').count()).toBe(2);
+    // The lesson's scenario is not the built-in redis-restart-without-persistence, so only the lesson's recording fits it.
+    const offered = page.getByTestId('compare-recorded');
+    await expect.poll(() => offered.count()).toBe(1);
+    await offered.click();
+    const b = page.locator('figure.timeline').nth(1);
+    await expect.poll(() => b.locator('figcaption').textContent()).toMatch(/recorded on Redis 7\.\d+\.\d+ with Locklab's own lock code/);
+    const entry = (JSON.parse(readFileSync(join(REPO, 'recorded', 'index.json'), 'utf8')) as RecordedEntry[]).find(
+      (e) => e.file === 'lesson-08-when-the-store-forgets--redis-restart-node.json',
+    )!;
+    expect(await b.getAttribute('data-outcome')).toBe(entry.outcome);
+    await screenshot(page, 'compare-lesson-recording');
     expect(lab.errors).toEqual([]);
   });
 

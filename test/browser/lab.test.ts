@@ -50,6 +50,20 @@ describeBrowser('the lab replays pause-past-expiry', () => {
     expect(lab.errors).toEqual([]);
   });
 
+  it('says above the verdict when a run stopped at its budget, which budget and which field lets it go on', async () => {
+    const page = await lab.page('#/lab?s=pause-past-expiry&set=budget.maxEvents%3D20');
+    await ready(page);
+    const note = page.getByTestId('stopped-early');
+    await expect.poll(() => note.textContent()).toContain('Run stopped at its event budget (20 events) after 20 kernel events');
+    expect(await note.textContent()).toContain('Raise budget.maxEvents or budget.maxTimeMs');
+    expect(await note.textContent()).toContain('This verdict covers the run up to there.');
+    await screenshot(page, 'lab-stopped-early');
+    // A run that finished says nothing of the kind.
+    const whole = await lab.page('#/lab?s=pause-past-expiry');
+    await ready(whole);
+    expect(await whole.getByTestId('stopped-early').count()).toBe(0);
+  });
+
   it('steps forward and back one event at a time, by key and by button, and the side panel follows', async () => {
     const page = await lab.page('#/lab?s=pause-past-expiry');
     await ready(page);

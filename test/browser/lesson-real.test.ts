@@ -71,6 +71,8 @@ describeBrowser("a lesson's story on real servers", () => {
         expect(await section.getByTestId(`watch-real-${client}`).getAttribute('aria-pressed')).toBe('true');
         // Symfony's run has no fencing tokens where the story has 33 and 34, and the panel says why.
         expect(await panel.getByTestId('real-no-fences').count()).toBe(client === 'symfony' ? 1 : 0);
+        // A story that is not racy says nothing of odds.
+        expect(await panel.getByTestId('real-odds').count()).toBe(0);
         mkdirSync(SCREENSHOTS, { recursive: true });
         await section.screenshot({ path: join(SCREENSHOTS, `lesson-04-real-${client}-${size}.png`), timeout: 10_000 });
         await page.close();
@@ -102,6 +104,30 @@ describeBrowser("a lesson's story on real servers", () => {
     await expect.poll(() => section.locator('figure.timeline').count(), { timeout: 15_000 }).toBe(2);
     await expect.poll(() => section.locator('figure.timeline').nth(1).getAttribute('data-outcome')).toBe('unsafe');
     expect(await section.getByTestId('real-agreement').getAttribute('data-agrees')).toBe('true');
+    expect(lab.errors).toEqual([]);
+    await page.close();
+  });
+
+  it("shows lesson 2's race on real servers as one of the runs that lost it, saying how many of the recorder's runs did", async () => {
+    const lesson2 = course.lessons.find((l) => l.number === 2)!;
+    const race = lesson2.stories.find((s) => s.racy !== undefined)!;
+    const entry = index.find((e) => e.lesson === lesson2.id && e.story === race.id && e.client === 'node')!;
+    expect(entry.realRuns!.ended).toBeGreaterThan(0);
+    const page = await lab.page(`#/lesson/${lesson2.folder}`);
+    const section = page.locator(`section[data-story="${race.id}"]`);
+    await section.getByTestId('watch-real-node').click();
+    await expect.poll(() => section.locator('figure.timeline').count(), { timeout: 15_000 }).toBe(2);
+    const panel = section.getByTestId('real-panel');
+    await expect
+      .poll(() => panel.getByTestId('real-odds').textContent())
+      .toBe(
+        `${race.racy} It ended as the story does in ${entry.realRuns!.ended} of ${entry.realRuns!.of} runs on real servers; this recording is one of them.`,
+      );
+    expect(await panel.getByTestId('real-agreement').getAttribute('data-agrees')).toBe('true');
+    // The overwrite that makes two holders happened on the real Redis too.
+    expect(await section.locator('figure.timeline').nth(0).getAttribute('data-outcome')).toBe('unsafe');
+    expect(await section.locator('.real-servers').textContent()).toContain(`Not with Symfony Lock: ${race.notOnSymfony}`);
+    await section.screenshot({ path: join(SCREENSHOTS, 'lesson-02-real-race.png'), timeout: 10_000 });
     expect(lab.errors).toEqual([]);
     await page.close();
   });

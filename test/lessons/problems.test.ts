@@ -50,6 +50,12 @@ describe('a malformed lesson', () => {
     ]);
   });
 
+  it('with a story that is both not played on real servers and racy there names the racy field', () => {
+    expect(problemsOf(replace('lesson.yaml', '    notReal: ', '    racy: It hangs on timing.\n    notReal: '))).toEqual([
+      '01-one-machine/lesson.yaml: stories[0].racy: a story with notReal is not played on real servers, so it cannot be racy there; keep one of the two',
+    ]);
+  });
+
   it('with an empty reason for having no real recording names the field', () => {
     expect(problemsOf(replace('lesson.yaml', / {4}notReal: .*\n/.exec(lesson1['lesson.yaml']!)![0], "    notReal: ''\n"))).toEqual([
       expect.stringMatching(/^01-one-machine\/lesson\.yaml: stories\[0\]\.notReal: /),

@@ -206,6 +206,29 @@ describeReal('adapters on real servers', () => {
     expect((await a.handle(ping, A)).reply).toEqual({ ok: false, error: 'lease expired' });
   });
 
+  it("etcd: the token is the create revision of the acquirer's own key, whether the lock was free or it queued", async () => {
+    const a = await open(new EtcdNode('etcd', etcd.url));
+    const b = await open(new EtcdNode('etcd', etcd.url));
+    const acquire = (owner: string, session: string, waitUs?: number | null): LockOp =>
+      ({ op: 'acquire', key: 'e2', owner, ttlUs: 0, session, fresh: true, timeoutUs: 10_000_000, waitUs }) as LockOp;
+    const revisionOf = async (owner: string): Promise<number> => {
+      const kvs = (await a.client.getAll().prefix('e2/').exec()).kvs;
+      return Number(kvs.find((kv) => kv.value.toString() === owner)!.create_revision);
+    };
+    // Free: one put, the lock granted without a read.
+    const first = await a.handle(acquire('A:1', 'A#1'), A);
+    expect(first.reply).toEqual({ ok: true, fence: await revisionOf('A:1') });
+    // Taken: B's key is created behind A's, and B waits for it to go.
+    const waiting = b.handle(acquire('B:1', 'B#1', null), B);
+    await new Promise((r) => setTimeout(r, 300));
+    const queuedAt = await revisionOf('B:1');
+    expect(queuedAt).toBeGreaterThan(first.reply.fence!);
+    expect((await a.handle({ op: 'release', key: 'e2', owner: 'A:1', session: 'A#1', fresh: false } as unknown as LockOp, A)).reply.ok).toBe(true);
+    const second = await waiting;
+    expect(second.reply).toEqual({ ok: true, fence: queuedAt });
+    expect(second.facts.map((f) => f.kind)).toEqual(['lock.queued', 'lock.granted']);
+  });
+
   it('a wrong port fails within a few seconds, naming the node and its address', async () => {
     const t0 = Date.now();
     await expect(new RedisNode('redis', 'redis://127.0.0.1:1').open()).rejects.toThrow(/redis.*127\.0\.0\.1:1/);

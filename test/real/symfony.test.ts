@@ -1,4 +1,9 @@
+import { spawnSync } from 'node:child_process';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { runScenario } from '../../sim/run.js';
+import { normalizeScenario } from '../../sim/scenario/normalize.js';
+import { applyOverrides, parseOverride } from '../../sim/scenario/set.js';
+import { BUILTIN_SCENARIOS } from '../../sim/scenarios/index.js';
 import { Harness, type MemcachedServer, type PostgresServer, type RedisServer } from '../../sim/real/harness/index.js';
 import { pgConnect } from '../../sim/real/adapters/postgres.js';
 import { PhpDriver } from '../../sim/real/symfony/php.js';
@@ -127,6 +132,29 @@ describeReal('the PHP driver runs the real Symfony Lock 5.4', () => {
     } finally {
       await pg.end();
     }
+  });
+
+  it("Symfony's own destructor, in a child made by a real pcntl_fork(), releases the parent's lock on a normal exit when autoRelease is on, as the model's child does; off, the key stays", async () => {
+    const { hostname, port } = new URL(redis.url);
+    const fixture = new URL('./fixtures/fork-destructor.php', import.meta.url).pathname;
+    const real = (mode: string) => {
+      const r = spawnSync('php', [fixture, hostname, port, `fork-${mode}`, mode], { encoding: 'utf8', timeout: 20_000 });
+      expect(r.status, r.stderr).toBe(0);
+      return JSON.parse(r.stdout) as { keyBeforeFork: boolean; keyAfterChildExit: boolean; childExit: number; parentIsAcquired: boolean };
+    };
+    /** In the model's auto-release-fork: whether the forked child released A's lock on the store before A's own release. */
+    const simulated = (sets: string[]) => {
+      const s = applyOverrides(normalizeScenario(BUILTIN_SCENARIOS['auto-release-fork'], 'auto-release-fork'), sets.map(parseOverride));
+      const events = runScenario(s, s.seed).events;
+      const child = events.find((e) => e.kind === 'process.fork')!.data!.child as string;
+      const ownRelease = events.findIndex((e) => e.actor === 'A' && e.kind === 'release.request');
+      const byChild = events.findIndex((e) => e.actor === child && e.kind === 'release.ok' && e.owner === 'A:1');
+      return byChild !== -1 && (ownRelease === -1 || byChild < ownRelease);
+    };
+    expect(real('auto-release')).toEqual({ keyBeforeFork: true, keyAfterChildExit: false, childExit: 0, parentIsAcquired: false });
+    expect(simulated([])).toBe(true);
+    expect(real('no-auto-release')).toEqual({ keyBeforeFork: true, keyAfterChildExit: true, childExit: 0, parentIsAcquired: true });
+    expect(simulated(['clients.A.autoRelease=false'])).toBe(false);
   });
 
   it('answers a malformed line with an error, not silence', async () => {

@@ -1,6 +1,7 @@
 import { summarize } from '../../sim/check/summary.js';
 import type { Verdict } from '../../sim/check/verdict.js';
 import { formatInstant } from '../../sim/time.js';
+import { runEndOf, stopReason } from '../../sim/trace/stop-reason.js';
 import type { LoadedTrace } from '../state/traces.js';
 import { useUi } from '../state/ui.js';
 
@@ -22,6 +23,7 @@ export function VerdictView({ trace, primary = true }: { trace: LoadedTrace; pri
   const verdict = trace.doc.verdict;
   const { findings } = trace.annotations;
   const report = summarize(verdict);
+  const stopped = stopReason(runEndOf(trace.doc));
   const go = (seq: number) => {
     const ui = useUi.getState();
     if (primary) ui.inspect(seq);
@@ -30,6 +32,11 @@ export function VerdictView({ trace, primary = true }: { trace: LoadedTrace; pri
   return (
     <section className={`verdict verdict-${verdict.outcome}`} data-testid="verdict" data-outcome={verdict.outcome} aria-label="Verdict">
       <p className="verdict-headline">{HEADLINE[verdict.outcome]}</p>
+      {stopped !== undefined && (
+        <p className="notice small" role="status" data-testid="stopped-early">
+          {stopped} This verdict covers the run up to there.
+        </p>
+      )}
       {!findings.some((f) => f.kind !== 'lock-out') && <p className="muted small">No double ownership and no stale write: mutual exclusion held.</p>}
       {findings.length > 0 && (
         <ol className="findings" aria-label="Findings (n: next, Shift+N: previous)">

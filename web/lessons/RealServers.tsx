@@ -67,7 +67,21 @@ function ending(f: Finding): string {
 const hasFences = (t: LoadedTrace): boolean => t.doc.events.some((e) => e.kind === 'acquire.ok' && e.fence !== undefined);
 
 /** The real run beside the story: where and with what it was recorded, its verdict, and whether it ends as the story does. */
-export function RealPanel({ story, real, note }: { story: LoadedTrace; real: LoadedTrace; note: string }) {
+export function RealPanel({
+  story,
+  real,
+  note,
+  racy,
+  realRuns,
+}: {
+  story: LoadedTrace;
+  real: LoadedTrace;
+  note: string;
+  /** The story's word on why its ending hangs on timing on real servers. */
+  racy?: string | undefined;
+  /** How many of the recorder's runs ended as the story does, for a racy story. */
+  realRuns?: Recording['realRuns'];
+}) {
   const simulated = findingOf(check(story.doc.events));
   const recorded = findingOf(check(real.doc.events));
   const agrees = JSON.stringify(simulated) === JSON.stringify(recorded);
@@ -84,6 +98,11 @@ export function RealPanel({ story, real, note }: { story: LoadedTrace; real: Loa
           : `It ends differently from the story: on real servers ${ending(recorded)}; simulated, ${ending(simulated)}.`}{' '}
         {realParting(story.doc, real.doc).sentence}
       </p>
+      {racy !== undefined && realRuns !== undefined && (
+        <p className="small" data-testid="real-odds">
+          {racy} It ended as the story does in {realRuns.ended} of {realRuns.of} runs on real servers; this recording is one of them.
+        </p>
+      )}
       {hasFences(story) && !hasFences(real) && (
         <p className="small" data-testid="real-no-fences">
           Symfony Lock hands out no fencing token, so the real run&rsquo;s bars carry no #number; the story&rsquo;s tokens come from Locklab&rsquo;s INCR

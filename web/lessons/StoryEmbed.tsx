@@ -220,7 +220,15 @@ export function StoryEmbed({ lesson, story }: { lesson: Lesson; story: Story }) 
               )}
             </p>
           </div>
-          {real !== null && !asked && <RealPanel story={trace} real={real} note={secondaryNote} />}
+          {real !== null && !asked && (
+            <RealPanel
+              story={trace}
+              real={real}
+              note={secondaryNote}
+              racy={story.racy}
+              realRuns={recordings.find((r) => r.recordedOn === secondaryNote)?.realRuns}
+            />
+          )}
           {story.tries.length > 0 && (
             <div className="tries" role="group" aria-label="Try this">
               <span className="muted small">Try this:</span>{' '}

@@ -1,4 +1,5 @@
-import type { RecordedEntry } from '../../sim/real/recording.js';
+import { recordingKey, type RecordedEntry } from '../../sim/real/recording.js';
+import type { Scenario } from '../../sim/scenario/types.js';
 import { sim } from '../worker/client.js';
 import { registerTrace, type LoadedTrace } from './traces.js';
 import { useUi } from './ui.js';
@@ -12,26 +13,19 @@ const files = import.meta.glob<string>('../../recorded/*.json', { query: '?raw',
 
 export const RECORDINGS: readonly Recording[] = Object.values(index)[0] ?? [];
 
-/** A dotted field of a scenario (`store.clock`), as text. */
-function field(scenario: unknown, path: string): string {
-  let v: unknown = scenario;
-  for (const k of path.split('.')) v = v !== null && typeof v === 'object' ? (v as Record<string, unknown>)[k] : undefined;
-  return String(v);
-}
-
 /**
- * The recordings of this very scenario: the same name, each of the
- * recording's overrides true of it, and fencing the same — the ones Compare
- * can set beside it.
+ * The recordings of this very scenario, whatever it is called and wherever
+ * it came from (a built-in with overrides, a lesson's scenario, a file):
+ * those recorded from the same content, seed aside. One for each client;
+ * a lesson's story and a built-in can be the same scenario.
  */
-export function recordingsFor(scenario: { name: string; resource: { fencing: boolean } }): Recording[] {
-  return RECORDINGS.filter(
-    (r) =>
-      r.lesson === undefined &&
-      r.scenario === scenario.name &&
-      r.sets.includes('resource.fencing=true') === scenario.resource.fencing &&
-      r.sets.every((set) => field(scenario, set.slice(0, set.indexOf('='))) === set.slice(set.indexOf('=') + 1)),
-  );
+export function recordingsFor(scenario: Scenario): Recording[] {
+  const key = recordingKey(scenario);
+  const byClient = new Map<string, Recording>();
+  // A built-in's recording first, then a lesson's of the same scenario.
+  for (const r of [...RECORDINGS].sort((a, b) => Number(a.lesson !== undefined) - Number(b.lesson !== undefined)))
+    if (r.scenarioKey === key && !byClient.has(r.client)) byClient.set(r.client, r);
+  return [...byClient.values()].sort((a, b) => a.client.localeCompare(b.client));
 }
 
 /** The recordings of a lesson's story (its own scenario file, which a built-in of the same name need not equal): Locklab's client first. */

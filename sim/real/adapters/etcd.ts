@@ -1,5 +1,5 @@
 import { noop } from 'cockatiel';
-import { Etcd3, type Lease } from 'etcd3';
+import { CompareResult, CompareTarget, Etcd3, SortOrder, SortTarget, type ICompare, type IRequestOp, type Lease } from 'etcd3';
 import type { SessionOp } from '../../stores/session-driver.js';
 import type { LockOp } from '../../stores/protocol.js';
 import { answer, connectWithin, RefusedError, type NodeAnswer, type NodeCall, type RealNode, type StoreFact } from './types.js';
@@ -9,6 +9,13 @@ const EXPIRED = 'lease expired';
 /** An etcd client that fails fast: no retries, no circuit breaker (the lock library decides what to do). */
 export function etcdClient(url: string): Etcd3 {
   return new Etcd3({ hosts: url, faultHandling: { host: () => noop, global: noop }, dialTimeout: 3_000 });
+}
+
+/** The end of the range of every key that starts with `prefix`: the prefix with its last byte one higher. */
+function prefixEnd(prefix: string): Buffer {
+  const end = Buffer.from(prefix);
+  end[end.length - 1]! += 1;
+  return end;
 }
 
 function message(err: unknown): string {
@@ -155,35 +162,64 @@ export class EtcdNode implements RealNode {
     }
   }
 
+  /**
+   * Creates our key under the lease if it is not there yet, in one round
+   * trip, and answers its create revision (the fencing token) with the key
+   * that holds the lock now, the prefix's lowest create revision. When
+   * nobody has a key under the prefix, which is the usual case, the one
+   * transaction is a put alone: ours is then the only key, so it holds the
+   * lock, and nothing needs reading back. Otherwise a nested transaction
+   * creates our key if need be (a write transaction's revision is then its
+   * create revision) or reads it back, and reads the prefix's first key.
+   */
+  private async createKey(
+    s: EtcdSession,
+    prefix: string,
+    path: string,
+    owner: string,
+  ): Promise<{ created: number; head: { path: string; owner: string } | undefined }> {
+    const key = Buffer.from(path);
+    const ownKeyIsNew: ICompare = { key, target: CompareTarget.Create, result: CompareResult.Equal, create_revision: 0 };
+    const put: IRequestOp = { request_put: { key, value: Buffer.from(owner), lease: s.id } };
+    const readHead: IRequestOp = {
+      request_range: { key: Buffer.from(prefix), range_end: prefixEnd(prefix), sort_target: SortTarget.Create, sort_order: SortOrder.Ascend, limit: 1 },
+    };
+    const t = await this.client.kv.txn({
+      // Every key of the range has create revision 0: the range is empty.
+      compare: [{ ...ownKeyIsNew, key: Buffer.from(prefix), range_end: prefixEnd(prefix) }],
+      success: [put],
+      failure: [{ request_txn: { compare: [ownKeyIsNew], success: [put, readHead], failure: [{ request_range: { key } }, readHead] } }],
+    });
+    if (t.succeeded) return { created: Number(t.header.revision), head: { path, owner } };
+    const inner = t.responses[0]!.response_txn;
+    const first = inner.responses[1]?.response_range.kvs[0];
+    const head = first === undefined ? undefined : { path: first.key.toString(), owner: first.value.toString() };
+    // The whole transaction is one revision, so the outer header carries it (a nested response has no header of its own).
+    if (inner.succeeded) return { created: Number(t.header.revision), head };
+    const own = inner.responses[0]?.response_range.kvs[0];
+    if (own === undefined || own.lease !== s.id) throw new Error(`lease ${s.id} could not create ${path}`);
+    return { created: Number(own.create_revision), head };
+  }
+
   private async acquire(s: EtcdSession, req: SessionOp & { op: 'acquire' }, call: NodeCall): Promise<NodeAnswer> {
     const prefix = `${req.key}/`;
     let mine = s.keys.get(req.owner);
     const facts: StoreFact[] = [];
     if (mine === undefined) {
       const path = `${prefix}${BigInt(s.id).toString(16)}`;
-      // One round trip: create our key if it is not there yet (a write transaction's revision is then its create revision,
-      // the fencing token) or read it back, with the key that holds the lock now, the prefix's lowest create revision.
-      const head = () => this.client.getAll().prefix(prefix).sort('Create', 'Ascend').limit(1);
-      const t = await this.client.if(path, 'Create', '==', 0).then(s.lease.put(path).value(req.owner), head()).else(this.client.get(path), head()).commit();
-      const first = t.responses[1]?.response_range.kvs[0];
-      let created = Number(t.header.revision);
-      if (!t.succeeded) {
-        const own = t.responses[0]?.response_range.kvs[0];
-        if (own === undefined || own.lease !== s.id) throw new Error(`lease ${s.id} could not create ${path}`);
-        created = Number(own.create_revision);
-      }
+      const { created, head } = await this.createKey(s, prefix, path, req.owner);
       mine = { key: req.key, path, created, held: false };
       s.keys.set(req.owner, mine);
-      if (first !== undefined && first.key.toString() === path) {
+      if (head?.path === path) {
         mine.held = true;
         facts.push({ kind: 'lock.granted', key: req.key, owner: req.owner, fence: mine.created, data: { key: path, created: mine.created, lease: s.id } });
         return answer({ ok: true, fence: mine.created }, ...facts);
       }
       // Someone else holds it and we do not wait: give our place up, as the loop below would.
-      if (req.waitUs === undefined && first !== undefined) {
+      if (req.waitUs === undefined && head !== undefined) {
         await this.client.delete().key(path).exec();
         s.keys.delete(req.owner);
-        return answer({ ok: false, holder: first.value.toString() }, ...facts);
+        return answer({ ok: false, holder: head.owner }, ...facts);
       }
     }
     const deadline = req.waitUs === undefined ? 0 : req.waitUs === null ? Infinity : Date.now() + req.waitUs / 1000;
