@@ -9,7 +9,7 @@ import { Harness, janitor, type PostgresServer, type Server } from './harness/in
 import { signalGroup } from './harness/cleanup.js';
 import { numberEvents } from './in-process.js';
 import type { ClientLibrary, FromChild, ToChild } from './ipc.js';
-import { nodeGroups, serverNeeds, UnsupportedScenarioError, type ServerNeed } from './nodes.js';
+import { nodeGroups, realNode, serverNeeds, UnsupportedScenarioError, type ServerNeed } from './nodes.js';
 import { TruthObserver } from './observer.js';
 import { RealResource } from './resource.js';
 import { machineClocks, type RawEvent } from './runtime/real-runtime.js';
@@ -93,21 +93,45 @@ async function prepare(scenario: Scenario, needs: readonly ServerNeed[], urls: R
   const store = scenario.store;
   if (store.kind === 'redis' && typeof store.fencingTokenStart === 'number' && store.fencingTokenStart > 1) {
     const r = lockRedis(urls.get(store.name)!);
-    await r.connect();
-    const keys = new Set(scenario.clients.map((c) => `${String(store.keyPrefix ?? '')}${c.key}`));
-    for (const k of keys) await r.set(fenceKey(k), String(store.fencingTokenStart - 1));
-    r.disconnect();
+    try {
+      await r.connect();
+      const keys = new Set(scenario.clients.map((c) => `${String(store.keyPrefix ?? '')}${c.key}`));
+      for (const k of keys) await r.set(fenceKey(k), String(store.fencingTokenStart - 1));
+    } finally {
+      r.disconnect();
+    }
   }
   for (const n of needs.filter((x) => x.server === 'etcd')) {
     const start = Number((store as { revisionStart?: number }).revisionStart ?? 1);
     const c = etcdClient(urls.get(n.node)!);
-    // Each write moves the revision on by one; the first lock key then gets `revisionStart`.
-    for (;;) {
-      const put = await c.put('locklab/revision').value('').exec();
-      if (Number(put.header.revision) >= start - 1) break;
+    try {
+      // Each write moves the revision on by one; the first lock key then gets `revisionStart`.
+      for (;;) {
+        const put = await c.put('locklab/revision').value('').exec();
+        if (Number(put.header.revision) >= start - 1) break;
+      }
+    } finally {
+      c.close();
     }
-    c.close();
   }
+}
+
+/**
+ * Servers the user named (--redis URL and the like) are asked first, each by
+ * its own adapter, which gives up within seconds naming the node and its
+ * address: a wrong URL is the user's mistake, told before anything starts.
+ */
+async function reachAll(needs: readonly ServerNeed[], urls: ReadonlyMap<string, string>): Promise<void> {
+  await Promise.all(
+    needs.map(async (n) => {
+      const node = realNode(n, urls.get(n.node)!, 'locklab');
+      try {
+        await node.open();
+      } finally {
+        await node.close().catch(() => undefined);
+      }
+    }),
+  );
 }
 
 /** Sends to a client process unless it is gone (a message to a dead process is no error here). */
@@ -192,6 +216,7 @@ export async function runReal(scenario: Scenario, opts: RealRunOptions = {}): Pr
           );
         urls.set(n.node, url);
       }
+      await reachAll(needs, urls);
     } else {
       opts.progress?.(`starting ${needs.map((n) => `${n.server} ${n.node}`).join(', ')}`);
       const started = await Promise.all(needs.map((n) => startServer(harness, n)));

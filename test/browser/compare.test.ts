@@ -120,6 +120,27 @@ describeBrowser('fork and compare', () => {
     expect(lab.errors).toEqual([]);
   });
 
+  it('says, beside a recording of a race, how many of its real runs ended as the simulation does', async () => {
+    const entry = (JSON.parse(readFileSync(join(REPO, 'recorded', 'index.json'), 'utf8')) as RecordedEntry[]).find((e) => e.realRuns !== undefined)!;
+    expect(entry.file).toBe('lesson-02-atomic-acquire--race-node.json');
+    const page = await lab.page('#/sandbox');
+    await page.getByTestId('import-scenario').setInputFiles(join(REPO, 'lessons', '02-atomic-acquire', 'race.json'));
+    await expect.poll(() => page.getByTestId('draft-state').getAttribute('data-from')).toBe('file:race.json');
+    await page.getByTestId('sandbox-run').click();
+    await page.getByRole('button', { name: 'Open in the Lab to step through it' }).click();
+    await page.getByRole('button', { name: 'Compare' }).click();
+    await page.getByTestId('compare-recorded').click();
+    await expect
+      .poll(() => page.getByTestId('real-odds').textContent())
+      .toBe(
+        `A race on real servers: of the ${entry.realRuns!.of} real runs recorded, ${entry.realRuns!.ended} ended as the simulation does; Run 2 is one of them.`,
+      );
+    // Fencing on beside the same run is no recording, and says nothing of odds.
+    await page.getByRole('button', { name: 'Compare with fencing on' }).click();
+    await expect.poll(() => page.getByTestId('real-odds').count()).toBe(0);
+    expect(lab.errors).toEqual([]);
+  });
+
   it('refuses a damaged trace file with the path of what is wrong, rendering nothing from it', async () => {
     const doc = runScenario(normalizeScenario(BUILTIN_SCENARIOS['pause-past-expiry'], 'x'), 7);
     const events = doc.events.map((e, i) => (i === 3 ? { ...e, seq: 99, kind: '<script>window.__pwned=1</script>' } : e));

@@ -65,6 +65,8 @@ export function CompareView() {
     () => (real !== null ? real.divergeUs : a !== null && b !== null && apart === null ? firstDivergenceUs(a.doc.events, b.doc.events) : null),
     [a, b, apart, real],
   );
+  // A recording of a racy story is one of several real runs, not all of which went the simulation's way.
+  const racyRuns = a !== null && b?.doc.source === 'real' ? recordingsFor(a.doc.scenario).find((r) => r.recordedOn === note)?.realRuns : undefined;
   if (a === null) return <p className="muted">Run or open a trace in the Lab first.</p>;
   const full = fullDomainOf(primaryId, secondaryId);
 
@@ -93,6 +95,11 @@ export function CompareView() {
       {real !== null && (
         <p className="diverge-note" data-testid="divergence" data-parts={real.divergeUs !== null}>
           {real.sentence}
+        </p>
+      )}
+      {racyRuns !== undefined && (
+        <p className="small" data-testid="real-odds">
+          A race on real servers: of the {racyRuns.of} real runs recorded, {racyRuns.ended} ended as the simulation does; Run 2 is one of them.
         </p>
       )}
       {real === null && diverge !== null && b !== null && (
