@@ -9,26 +9,13 @@ import { existsSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { normalizeScenario } from '../sim/scenario/normalize.js';
-import { applyOverrides, parseOverride } from '../sim/scenario/set.js';
 import { runJob, runScenario } from '../sim/run.js';
 import { BUILTIN_SCENARIOS } from '../sim/scenarios/index.js';
 import { STORE_KINDS } from '../sim/stores/registry.js';
 import { contentionScenario } from './contention.js';
 import { runSweepBench } from './sweep.js';
-
-interface Stat {
-  median: number;
-  min: number;
-  max: number;
-  samples: number;
-}
-
-function stat(values: number[]): Stat {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  const median = sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-  return { median: Math.round(median), min: Math.round(sorted[0]!), max: Math.round(sorted[sorted.length - 1]!), samples: values.length };
-}
+import { runsPerSec, stat, type Stat } from './runs.js';
+import { WORKER_EXEC_ARGV } from '../sim/sweep/pool.js';
 
 /** Kernel events per second of a whole run (simulation, trace recording and checker) on the contention workload. */
 function contention(reps: number): { eventsPerSec: Stat; kernelEvents: number; traceEvents: number; outcome: string } {
@@ -64,19 +51,17 @@ function contentionStreaming(reps: number, hash: boolean): { eventsPerSec: Stat;
   return { eventsPerSec: stat(rates), outcome };
 }
 
-/** Whole runs per second of a built-in scenario, each with a different seed, checker included; and the kernel events per run. */
-export function runsPerSec(name: string, reps: number, sets: readonly string[] = []): { runsPerSec: Stat; kernelEventsPerRun: number } {
-  const scenario = applyOverrides(normalizeScenario(BUILTIN_SCENARIOS[name], name), sets.map(parseOverride));
-  const batch = 2000;
-  let events = 0;
-  for (let s = 0; s < batch; s++) events += runScenario(scenario, s).stop.events; // warm-up, and the mean size of a run
-  const rates: number[] = [];
-  for (let i = 0; i < reps; i++) {
-    const t0 = performance.now();
-    for (let s = 0; s < batch; s++) runScenario(scenario, s);
-    rates.push(batch / ((performance.now() - t0) / 1000));
-  }
-  return { runsPerSec: stat(rates), kernelEventsPerRun: Math.round(events / batch) };
+/**
+ * The same runs per second in a fresh process started as a sweep's worker
+ * is (sim/sweep/pool.ts, WORKER_EXEC_ARGV): how fast `locklab sweep` and
+ * the Odds view's batches go, one core each.
+ */
+function runsInWorkerProcess(name: string, reps: number): { runsPerSec: Stat; execArgv: readonly string[] } | string {
+  const r = spawnSync(process.execPath, [...WORKER_EXEC_ARGV, '--import', 'tsx', new URL('./runs-run.ts', import.meta.url).pathname, name, String(reps)], {
+    encoding: 'utf8',
+  });
+  if (r.status !== 0) return (r.stderr || `exit ${r.status}`).trim().split('\n').slice(-1)[0]!;
+  return { runsPerSec: (JSON.parse(r.stdout) as { runsPerSec: Stat }).runsPerSec, execArgv: WORKER_EXEC_ARGV };
 }
 
 const SIMPY_PYTHON = '/usr/bin/python3';
@@ -233,7 +218,7 @@ async function main(): Promise<void> {
       withoutRunHash: contentionStreaming(7, false),
       withRunHash: contentionStreaming(7, true),
     },
-    pausePastExpiry: { targetRunsPerSec: 50_000, ...runsPerSec('pause-past-expiry', 7) },
+    pausePastExpiry: { targetRunsPerSec: 50_000, ...runsPerSec('pause-past-expiry', 7), inSweepWorker: runsInWorkerProcess('pause-past-expiry', 7) },
     workload: workloadBench(5, 20_000),
     eventCost: eventsBench(3, sizes),
     startup: startupBench(10),

@@ -38,6 +38,9 @@ function workerModule(): URL {
  * scavenge with them. A pause-past-expiry batch ran at about 27,000 seeds/s
  * in one worker so, 35,000 without (medians of five interleaved runs).
  */
+/** The V8 flags a worker process starts with (above), for the bench to run as a worker does. */
+export const WORKER_EXEC_ARGV: readonly string[] = ['--single-threaded-gc', '--no-allocation-site-pretenuring'];
+
 export class BatchPool {
   private readonly pool: Tinypool;
 
@@ -45,7 +48,7 @@ export class BatchPool {
     this.pool = new Tinypool({
       filename: workerModule().href,
       runtime: 'child_process',
-      execArgv: ['--single-threaded-gc', '--no-allocation-site-pretenuring'],
+      execArgv: [...WORKER_EXEC_ARGV],
       minThreads: threads,
       maxThreads: threads,
       // Workers live for the whole sweep: each one warms its JIT once.

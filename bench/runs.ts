@@ -1,0 +1,38 @@
+/**
+ * Whole runs per second, the figure `npm run bench` gives for each store's
+ * hazard scenario; bench/runs-run.ts measures it in a fresh process.
+ */
+import { performance } from 'node:perf_hooks';
+import { runScenario } from '../sim/run.js';
+import { normalizeScenario } from '../sim/scenario/normalize.js';
+import { applyOverrides, parseOverride } from '../sim/scenario/set.js';
+import { BUILTIN_SCENARIOS } from '../sim/scenarios/index.js';
+
+export interface Stat {
+  median: number;
+  min: number;
+  max: number;
+  samples: number;
+}
+
+export function stat(values: number[]): Stat {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  const median = sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+  return { median: Math.round(median), min: Math.round(sorted[0]!), max: Math.round(sorted[sorted.length - 1]!), samples: values.length };
+}
+
+/** Whole runs per second of a built-in scenario, each with a different seed, checker included; and the kernel events per run. */
+export function runsPerSec(name: string, reps: number, sets: readonly string[] = []): { runsPerSec: Stat; kernelEventsPerRun: number } {
+  const scenario = applyOverrides(normalizeScenario(BUILTIN_SCENARIOS[name], name), sets.map(parseOverride));
+  const batch = 2000;
+  let events = 0;
+  for (let s = 0; s < batch; s++) events += runScenario(scenario, s).stop.events; // warm-up, and the mean size of a run
+  const rates: number[] = [];
+  for (let i = 0; i < reps; i++) {
+    const t0 = performance.now();
+    for (let s = 0; s < batch; s++) runScenario(scenario, s);
+    rates.push(batch / ((performance.now() - t0) / 1000));
+  }
+  return { runsPerSec: stat(rates), kernelEventsPerRun: Math.round(events / batch) };
+}
