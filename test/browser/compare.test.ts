@@ -135,6 +135,7 @@ describeBrowser('fork and compare', () => {
       .toBe(
         `A race on real servers: of the ${entry.realRuns!.of} real runs recorded, ${entry.realRuns!.ended} ended as the simulation does; Run 2 is one of them.`,
       );
+    await screenshot(page, 'compare-real-race');
     // Fencing on beside the same run is no recording, and says nothing of odds.
     await page.getByRole('button', { name: 'Compare with fencing on' }).click();
     await expect.poll(() => page.getByTestId('real-odds').count()).toBe(0);
