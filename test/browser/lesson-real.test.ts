@@ -128,6 +128,8 @@ describeBrowser("a lesson's story on real servers", () => {
     expect(await section.locator('figure.timeline').nth(0).getAttribute('data-outcome')).toBe('unsafe');
     expect(await section.locator('.real-servers').textContent()).toContain(`Not with Symfony Lock: ${race.notOnSymfony}`);
     await section.screenshot({ path: join(SCREENSHOTS, 'lesson-02-real-race.png'), timeout: 10_000 });
+    await page.setViewportSize({ width: 1024, height: 768 });
+    await section.screenshot({ path: join(SCREENSHOTS, 'lesson-02-real-race-1024.png'), timeout: 10_000 });
     expect(lab.errors).toEqual([]);
     await page.close();
   });
