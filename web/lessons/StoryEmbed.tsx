@@ -2,7 +2,7 @@ import { useCallback, useEffect, useMemo, useState } from 'react';
 import { fillCaption } from '../../sim/lessons/caption.js';
 import { findEvent } from '../../sim/lessons/query.js';
 import type { Json, Lesson, Story } from '../../sim/lessons/types.js';
-import { openRecording, recordingsOfStory, type Recording } from '../state/recorded.js';
+import { openRecording, recordingOf, recordingsOfStory, type Recording } from '../state/recorded.js';
 import { useTrace, type LoadedTrace } from '../state/traces.js';
 import { useUi } from '../state/ui.js';
 import { Choices } from './Choices.js';
@@ -220,15 +220,7 @@ export function StoryEmbed({ lesson, story }: { lesson: Lesson; story: Story }) 
               )}
             </p>
           </div>
-          {real !== null && !asked && (
-            <RealPanel
-              story={trace}
-              real={real}
-              note={secondaryNote}
-              racy={story.racy}
-              realRuns={recordings.find((r) => r.recordedOn === secondaryNote)?.realRuns}
-            />
-          )}
+          {real !== null && !asked && <RealPanel story={trace} real={real} note={secondaryNote} racy={story.racy} realRuns={recordingOf(real)?.realRuns} />}
           {story.tries.length > 0 && (
             <div className="tries" role="group" aria-label="Try this">
               <span className="muted small">Try this:</span>{' '}

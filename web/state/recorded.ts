@@ -33,6 +33,14 @@ export function recordingsOfStory(lesson: string, story: string): Recording[] {
   return RECORDINGS.filter((r) => r.lesson === lesson && r.story === story).sort((a, b) => a.client.localeCompare(b.client));
 }
 
+/** The recording each opened trace was loaded from, by the trace's id. */
+const opened = new Map<string, Recording>();
+
+/** The recording a trace of the lab was opened from (by openRecording), if it was. */
+export function recordingOf(trace: LoadedTrace | null): Recording | undefined {
+  return trace === null ? undefined : opened.get(trace.id);
+}
+
 /** Opens a recording as the second trace of Compare, labelled with where it was recorded. */
 export async function openRecording(r: Recording): Promise<LoadedTrace | null> {
   const load = files[`../../recorded/${r.file}`];
@@ -49,6 +57,7 @@ export async function openRecording(r: Recording): Promise<LoadedTrace | null> {
       hash: p.hash,
       workMs: p.workMs,
     });
+    opened.set(t.id, r);
     useUi.getState().set({ secondaryId: t.id, secondaryNote: r.recordedOn });
     return t;
   } finally {

@@ -7,7 +7,7 @@ import { VerdictView } from '../components/VerdictView.js';
 import { firstDivergenceUs } from '../model/diverge.js';
 import { realParting } from '../model/real-parting.js';
 import { fencingPair } from '../state/pairs.js';
-import { openRecording, recordingsFor } from '../state/recorded.js';
+import { openRecording, recordingOf, recordingsFor } from '../state/recorded.js';
 import { loadTraceFile } from '../state/session.js';
 import { useTrace, type LoadedTrace } from '../state/traces.js';
 import { useUi } from '../state/ui.js';
@@ -66,7 +66,7 @@ export function CompareView() {
     [a, b, apart, real],
   );
   // A recording of a racy story is one of several real runs, not all of which went the simulation's way.
-  const racyRuns = a !== null && b?.doc.source === 'real' ? recordingsFor(a.doc.scenario).find((r) => r.recordedOn === note)?.realRuns : undefined;
+  const racyRuns = recordingOf(b)?.realRuns;
   if (a === null) return <p className="muted">Run or open a trace in the Lab first.</p>;
   const full = fullDomainOf(primaryId, secondaryId);
 
