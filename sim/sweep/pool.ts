@@ -20,6 +20,9 @@ function workerModule(): URL {
   throw new Error(`the compiled sweep worker (sweep-worker.js) is missing beside ${fileURLToPath(here)}: run \`npm run build:lib\``);
 }
 
+/** The V8 flags a worker process starts with (see BatchPool), for the bench to run as a worker does. */
+export const WORKER_EXEC_ARGV: readonly string[] = ['--single-threaded-gc', '--no-allocation-site-pretenuring'];
+
 /**
  * A pool of worker processes that run batches of seeds. Processes rather
  * than threads, each with V8's garbage collector on its own thread
@@ -38,9 +41,6 @@ function workerModule(): URL {
  * scavenge with them. A pause-past-expiry batch ran at about 27,000 seeds/s
  * in one worker so, 35,000 without (medians of five interleaved runs).
  */
-/** The V8 flags a worker process starts with (above), for the bench to run as a worker does. */
-export const WORKER_EXEC_ARGV: readonly string[] = ['--single-threaded-gc', '--no-allocation-site-pretenuring'];
-
 export class BatchPool {
   private readonly pool: Tinypool;
 
