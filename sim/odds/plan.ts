@@ -1,9 +1,7 @@
-import { sha256 } from '@noble/hashes/sha2.js';
-import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
 import { InputError } from '../errors.js';
 import { applyOverrides, type Override } from '../scenario/set.js';
 import type { Scenario } from '../scenario/types.js';
-import { canonicalJson } from '../trace/hash.js';
+import { canonicalHash } from '../trace/hash.js';
 import { showValue, type SeedRange, type Vary } from './range.js';
 
 /*
@@ -48,7 +46,7 @@ export interface SweepPlan {
 export const MAX_COMBINATIONS = 10_000;
 
 export function scenarioHash(s: Scenario): string {
-  return bytesToHex(sha256(utf8ToBytes(canonicalJson(s))));
+  return canonicalHash(s);
 }
 
 export interface PlanInput {

@@ -1,7 +1,5 @@
-import { sha256 } from '@noble/hashes/sha2.js';
-import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
 import type { Scenario } from '../scenario/types.js';
-import { canonicalJson } from '../trace/hash.js';
+import { canonicalHash } from '../trace/hash.js';
 import type { ClientLibrary } from './ipc.js';
 
 /**
@@ -34,5 +32,5 @@ export interface RecordedEntry {
  * name and differ from it, and an override changes what ran).
  */
 export function recordingKey(scenario: Scenario): string {
-  return bytesToHex(sha256(utf8ToBytes(canonicalJson({ ...scenario, seed: 0 }))));
+  return canonicalHash({ ...scenario, seed: 0 });
 }

@@ -27,6 +27,11 @@ export function canonicalJson(value: unknown): string {
   return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(obj[k])}`).join(',')}}`;
 }
 
+/** The sha256, in hex, of a value's canonical JSON: one fingerprint for equal content, whatever its key order. */
+export function canonicalHash(value: unknown): string {
+  return bytesToHex(sha256(utf8ToBytes(canonicalJson(value))));
+}
+
 /** The header line's content: everything of the run but its events. */
 export interface RunHeader {
   readonly schema: string;
