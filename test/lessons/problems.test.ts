@@ -44,17 +44,16 @@ describe('a malformed lesson', () => {
     ]);
   });
 
-  it('with a story that says both why it has no real recording and why Symfony Lock does not play it names the second field', () => {
-    expect(problemsOf(replace('lesson.yaml', '    notReal: ', '    notOnSymfony: Symfony has no flock store.\n    notReal: '))).toEqual([
-      '01-one-machine/lesson.yaml: stories[0].notOnSymfony: a story with notReal has no recording at all; say why only once, in notReal',
-    ]);
-  });
-
-  it('with a story that is both not played on real servers and racy there names the racy field', () => {
-    expect(problemsOf(replace('lesson.yaml', '    notReal: ', '    racy: It hangs on timing.\n    notReal: '))).toEqual([
-      '01-one-machine/lesson.yaml: stories[0].racy: a story with notReal is not played on real servers, so it cannot be racy there; keep one of the two',
-    ]);
-  });
+  for (const [field, words, why] of [
+    ['notOnSymfony', 'Symfony has no flock store.', 'a story with notReal has no recording at all; say why only once, in notReal'],
+    ['racy', 'It hangs on timing.', 'a story with notReal is not played on real servers, so it cannot be racy there; keep one of the two'],
+  ] as const) {
+    it(`with a story that has no real recording (notReal) and says ${field} too names ${field}`, () => {
+      expect(problemsOf(replace('lesson.yaml', '    notReal: ', `    ${field}: ${words}\n    notReal: `))).toEqual([
+        `01-one-machine/lesson.yaml: stories[0].${field}: ${why}`,
+      ]);
+    });
+  }
 
   it('with an empty reason for having no real recording names the field', () => {
     expect(problemsOf(replace('lesson.yaml', / {4}notReal: .*\n/.exec(lesson1['lesson.yaml']!)![0], "    notReal: ''\n"))).toEqual([
