@@ -52,16 +52,20 @@ function contentionStreaming(reps: number, hash: boolean): { eventsPerSec: Stat;
 }
 
 /**
- * The same runs per second in a fresh process started as a sweep's worker
- * is (sim/sweep/pool.ts, WORKER_EXEC_ARGV): how fast `locklab sweep` and
- * the Odds view's batches go, one core each.
+ * The same runs per second as a sweep's worker makes them: in a fresh
+ * process with its V8 flags (sim/sweep/pool.ts, WORKER_EXEC_ARGV), running
+ * the compiled package (dist/lib) it loads. How fast `locklab sweep` goes,
+ * one core per worker.
  */
-function runsInWorkerProcess(name: string, reps: number): { runsPerSec: Stat; execArgv: readonly string[] } | string {
-  const r = spawnSync(process.execPath, [...WORKER_EXEC_ARGV, '--import', 'tsx', new URL('./runs-run.ts', import.meta.url).pathname, name, String(reps)], {
-    encoding: 'utf8',
-  });
+function runsInWorkerProcess(name: string, reps: number): { runsPerSec: Stat; execArgv: readonly string[]; code: string } | string {
+  if (!existsSync(new URL('../dist/lib/index.js', import.meta.url))) return 'dist/lib/index.js is missing: run `npm run build:lib` first';
+  const r = spawnSync(
+    process.execPath,
+    [...WORKER_EXEC_ARGV, '--import', 'tsx', new URL('./runs-run.ts', import.meta.url).pathname, name, String(reps), '--compiled'],
+    { encoding: 'utf8' },
+  );
   if (r.status !== 0) return (r.stderr || `exit ${r.status}`).trim().split('\n').slice(-1)[0]!;
-  return { runsPerSec: (JSON.parse(r.stdout) as { runsPerSec: Stat }).runsPerSec, execArgv: WORKER_EXEC_ARGV };
+  return { runsPerSec: (JSON.parse(r.stdout) as { runsPerSec: Stat }).runsPerSec, execArgv: WORKER_EXEC_ARGV, code: 'dist/lib (compiled)' };
 }
 
 const SIMPY_PYTHON = '/usr/bin/python3';

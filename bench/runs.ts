@@ -3,10 +3,7 @@
  * hazard scenario; bench/runs-run.ts measures it in a fresh process.
  */
 import { performance } from 'node:perf_hooks';
-import { runScenario } from '../sim/run.js';
-import { normalizeScenario } from '../sim/scenario/normalize.js';
-import { applyOverrides, parseOverride } from '../sim/scenario/set.js';
-import { BUILTIN_SCENARIOS } from '../sim/scenarios/index.js';
+import * as source from '../sim/index.js';
 
 export interface Stat {
   median: number;
@@ -22,8 +19,12 @@ export function stat(values: number[]): Stat {
   return { median: Math.round(median), min: Math.round(sorted[0]!), max: Math.round(sorted[sorted.length - 1]!), samples: values.length };
 }
 
+/** What a measurement runs: the TypeScript source (through tsx), or the compiled package, dist/lib, which the command and a sweep's workers run. */
+export type Library = Pick<typeof source, 'runScenario' | 'normalizeScenario' | 'applyOverrides' | 'parseOverride' | 'BUILTIN_SCENARIOS'>;
+
 /** Whole runs per second of a built-in scenario, each with a different seed, checker included; and the kernel events per run. */
-export function runsPerSec(name: string, reps: number, sets: readonly string[] = []): { runsPerSec: Stat; kernelEventsPerRun: number } {
+export function runsPerSec(name: string, reps: number, sets: readonly string[] = [], lib: Library = source): { runsPerSec: Stat; kernelEventsPerRun: number } {
+  const { runScenario, normalizeScenario, applyOverrides, parseOverride, BUILTIN_SCENARIOS } = lib;
   const scenario = applyOverrides(normalizeScenario(BUILTIN_SCENARIOS[name], name), sets.map(parseOverride));
   const batch = 2000;
   let events = 0;
