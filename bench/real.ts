@@ -267,9 +267,11 @@ async function postgresBench(h: Harness): Promise<Record<string, unknown>> {
 }
 
 /*
- * Ours: one transaction that creates the session's key under its lease and
- * reads the prefix's first key (is it ours?), then the delete. The
- * reference: a transaction put under a lease, then the delete.
+ * Ours: one transaction that puts the session's key under its lease if no
+ * key has the lock's prefix (each client has a lock of its own here, so the
+ * nested transaction for a taken lock never runs), then the delete. The
+ * reference: a transaction put under a lease, then the delete. Parity is
+ * the aim (docs/decisions/0012-plain-client-ratios-are-parity.md).
  */
 async function etcdBench(h: Harness): Promise<Record<string, unknown>> {
   const server = await h.etcd({ name: 'bench' });
