@@ -133,7 +133,8 @@ function eventsOnce(events: number): { usPerEvent: number; peakRssMiB: number; h
 
 /**
  * The cost of a kernel event at each size of run, the workload judged as it
- * runs with no trace kept, each size in fresh processes taken in turn; and
+ * runs with no trace kept, each size in fresh processes taken in turn, each
+ * timed after a warm-up run (bench/events-run.ts); and
  * the peak memory of each and what the run holds as it goes, which say
  * whether memory grows with the run.
  * 10^8 events takes minutes here, so it runs only when asked
@@ -171,6 +172,11 @@ function eventsBench(rounds: number, sizes: readonly number[]): Record<string, u
     // What the run holds a third and two thirds of the way through, after a full collection: flat memory means these agree at every size.
     heapMiBDuringRun: Object.fromEntries([...heap].map(([n, xs]) => [String(n), xs])),
     largestToSmallest: smallest === null || largest === null ? null : Math.round((largest / smallest) * 100) / 100,
+    // The dearest size's cost of an event against the cheapest's, whichever sizes they are.
+    dearestToCheapest: (() => {
+      const xs = sizes.map((n) => med(us.get(n)!)).filter((x): x is number => x !== null);
+      return xs.length < 2 ? null : Math.round((Math.max(...xs) / Math.min(...xs)) * 100) / 100;
+    })(),
     target: 'largest within 1.5 × the smallest',
   };
 }
