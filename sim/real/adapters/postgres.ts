@@ -21,10 +21,12 @@ const STATEMENTS = {
   pg_advisory_unlock_shared: 'SELECT pg_advisory_unlock_shared($1) AS ok',
 } as const;
 
+/** Each statement's name on the connection, made once. */
+const NAMES = Object.fromEntries(Object.keys(STATEMENTS).map((fn) => [fn, `locklab-${fn}`])) as Record<keyof typeof STATEMENTS, string>;
+
 /** Runs one of the lock's prepared statements for lock `id`: its one boolean answer. */
-async function call(c: pg.Client, fn: keyof typeof STATEMENTS, id: number): Promise<boolean> {
-  const r = await c.query<[boolean]>({ name: `locklab-${fn}`, text: STATEMENTS[fn], values: [id], rowMode: 'array' });
-  return r.rows[0]?.[0] === true;
+function call(c: pg.Client, fn: keyof typeof STATEMENTS, id: number): Promise<boolean> {
+  return c.query<[boolean]>({ name: NAMES[fn], text: STATEMENTS[fn], values: [id], rowMode: 'array' }).then((r) => r.rows[0]?.[0] === true);
 }
 
 /** PostgreSQL's SQLSTATE for a statement cancelled by lock_timeout. */
@@ -98,9 +100,8 @@ export class PostgresAdvisoryNode implements RealNode {
     // A known connection is taken without a wait: the common case, every request after a session's first.
     const c = this.connections.get(f.conn) ?? (await this.connect(f));
     if (c === undefined) return answer({ ok: false, error: CONNECTION_LOST });
-    try {
-      return await this.run(c, f.conn, req, call);
-    } catch (err) {
+    // The request's promise itself, with its failures mapped: no await of its own in every lock cycle.
+    return this.run(c, f.conn, req, call).catch((err: unknown) => {
       if (isLostConnection(err)) {
         this.connections.delete(f.conn);
         this.owners.delete(f.conn);
@@ -109,7 +110,7 @@ export class PostgresAdvisoryNode implements RealNode {
         return answer({ ok: false, error: CONNECTION_LOST });
       }
       return answer({ ok: false, error: err instanceof Error ? err.message : String(err) });
-    }
+    });
   }
 
   private ownersOf(conn: string, id: number): Set<string> {
