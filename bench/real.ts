@@ -37,6 +37,8 @@ interface Side {
 
 interface Figures {
   cyclesPerSec: number;
+  /** Each round's rate, in the order run: the spread the median is taken from. */
+  roundRates: number[];
   p50Ms: number;
   p99Ms: number;
   failed: number;
@@ -89,6 +91,7 @@ async function compare(ours: Side, theirs: Side): Promise<Record<string, unknown
     const lat = [...acc.latencies].sort((a, b) => a - b);
     return {
       cyclesPerSec: Math.round(rates[rates.length >> 1]!),
+      roundRates: acc.rates.map(Math.round),
       p50Ms: Math.round(percentile(lat, 50) * 1000) / 1000,
       p99Ms: Math.round(percentile(lat, 99) * 1000) / 1000,
       failed: acc.failed,
