@@ -1,10 +1,16 @@
+import { KIND_NAMES, kindSpec, type KindSpec } from '../trace/kinds.js';
 import type { TraceEvent } from '../trace/types.js';
 import { doubleOwnership } from './invariants/double-ownership.js';
-import { Availability } from './invariants/availability.js';
+import { Availability, roleOf } from './invariants/availability.js';
 import { LostLocks } from './invariants/lost-lock.js';
 import { StaleWrites } from './invariants/stale-write.js';
 import { IntervalTracker } from './intervals.js';
 import type { Finding, FindingList, Verdict } from './verdict.js';
+
+/** Each kind of event with what the interval derivation and the availability judgement make of it: one look-up per event for both. */
+const KINDS: ReadonlyMap<string, { readonly spec: KindSpec | undefined; readonly role: number }> = new Map(
+  KIND_NAMES.map((k) => [k, { spec: kindSpec(k), role: roleOf(k) }]),
+);
 
 /**
  * How many lock-out spans, and spans of work without the lock, a bounded
@@ -109,10 +115,11 @@ export class Checker {
   }
 
   push(e: TraceEvent): void {
+    const k = KINDS.get(e.kind);
     this.lost.advance(e.timeUs);
     this.availability.advance(e);
-    this.intervals.push(e);
-    this.availability.push(e);
+    this.intervals.push(e, k?.spec);
+    this.availability.push(e, k?.role ?? 0);
     if (e.kind === 'write.accepted' || e.kind === 'write.rejected') this.stale.write(e);
   }
 

@@ -1,4 +1,4 @@
-import { kindSpec, type HoldingEnd } from '../trace/kinds.js';
+import { kindSpec, type HoldingEnd, type KindSpec } from '../trace/kinds.js';
 import type { TraceEvent } from '../trace/types.js';
 import { CheckError } from './refuse.js';
 
@@ -186,10 +186,10 @@ export class IntervalTracker {
     return next !== undefined && next.startUs <= t ? next : undefined;
   }
 
-  push(e: TraceEvent): void {
+  /** `spec`: the event kind's, when the caller has looked it up already. */
+  push(e: TraceEvent, spec: KindSpec | undefined = kindSpec(e.kind)): void {
     this.lastUs = e.timeUs;
     if (this.forgetAfterUs !== undefined) this.forgetBefore(e.timeUs - this.forgetAfterUs);
-    const spec = kindSpec(e.kind);
     const actorClass = spec?.actor ?? (e.believes !== undefined ? 'client' : undefined);
     if (actorClass === 'client' && e.owner !== undefined && e.key !== undefined && !this.ownerKey.has(e.owner)) this.learnKey(e.owner, e.key);
     if (e.believes !== undefined) this.belief(e);

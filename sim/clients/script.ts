@@ -74,7 +74,9 @@ export class StepRunner {
    * on resume, so one level fewer makes every sleep and call cheaper.
    */
   private *block(steps: readonly Step[]): Script<Flow> {
-    for (const s of steps) {
+    // An index, not for-of: the array iterator would live across every yield, an object made per block run.
+    for (let i = 0; i < steps.length; i++) {
+      const s = steps[i]!;
       switch (s.step) {
         case 'acquire':
         case 'acquireRead':

@@ -35,6 +35,11 @@ const ROLES: ReadonlyMap<string, number> = new Map(
   ]),
 );
 
+/** What a kind of event means to the availability judgement, as ROLES' bits (0 for none). */
+export function roleOf(kind: string): number {
+  return ROLES.get(kind) ?? 0;
+}
+
 type LockOutSpan = ClientAvailability['lockOut'][number];
 
 /** An open holding as the waiters of one stretch are judged against it (see `openNow`). */
@@ -183,14 +188,13 @@ export class Availability {
     this.lastSeq = e.seq;
   }
 
-  /** Applies a client's event (after the interval derivation has seen it). */
-  push(e: TraceEvent): void {
+  /** Applies a client's event (after the interval derivation has seen it); `role` is its kind's (`roleOf`), when the caller has it. */
+  push(e: TraceEvent, role: number = roleOf(e.kind)): void {
     if (e.kind === 'lock.queued' && e.peer !== undefined) {
       const peer = this.clients.get(e.peer);
       if (peer?.wait !== undefined) this.keepOut(peer);
       return;
     }
-    const role = ROLES.get(e.kind) ?? 0;
     if ((role & CLIENT_EVENT) === 0 || e.believes === undefined) return;
     if (e.owner !== undefined && !this.ownersSeen.has(e.owner)) {
       // The interval derivation may just have refiled this owner's holdings under the client's key.
