@@ -44,13 +44,14 @@ async function limited<T>(f: () => Promise<T>): Promise<T> {
 /**
  * Where the real client library does something the model lacks (listed in
  * docs/real-servers.md), a real run either ends as simulated or exactly as
- * `real` says, with `holds` true of its trace — the behaviour that explains
- * it — and every client but those in `answersDifferFor` answered as in the
- * simulation. Whether the real library takes that path can depend on timing.
+ * one of `real` says, with `holds` true of its trace — the behaviour that
+ * explains it — and every client but those in `answersDifferFor` answered as
+ * in the simulation. Whether the real library takes that path can depend on
+ * timing.
  */
 interface KnownDifference {
   readonly why: string;
-  readonly real: Finding;
+  readonly real: readonly Finding[];
   readonly answersDifferFor: readonly string[];
   holds(real: TraceDocument): boolean;
 }
@@ -59,19 +60,21 @@ const after = (real: TraceDocument, kind: string): number => real.events.find((e
 
 /** A's write after its lock was lost in the restart, with nobody else holding it: unprotected, not damage. */
 const UNPROTECTED_ONLY: Finding = { outcome: 'safe', doubleOwnership: [] };
+/** The same unprotected write, and B granted after it but before A's release: both believe for a few ms, no damage. */
+const UNPROTECTED_THEN_BOTH: Finding = { outcome: 'safe', doubleOwnership: ['A+B'] };
 
 const KNOWN: Readonly<Record<string, KnownDifference>> = {
   'redis-restart-without-persistence-symfony': {
     why: "phpredis does not reconnect after the restart: every later call of Symfony's RedisStore throws (Redis server went away), so B never gets the lock",
-    real: UNPROTECTED_ONLY,
+    real: [UNPROTECTED_ONLY],
     answersDifferFor: ['B'],
     holds: (real) =>
       real.verdict.unprotectedWrites.length === 1 &&
       real.events.some((e) => e.actor === 'B' && e.kind === 'exception.acquiring' && /went away|Connection lost/.test(e.reason ?? '')),
   },
   'memcached-restart-symfony': {
-    why: "libmemcached marks the server dead after the restart and Symfony's MemcachedStore reads each later add as a conflict, so B is refused for a few seconds after the server is back, long enough that A's work ends first",
-    real: UNPROTECTED_ONLY,
+    why: "libmemcached marks the server dead after the restart and Symfony's MemcachedStore reads each later add as a conflict, so B is refused for about three seconds after the server is back: its grant at 6 s then races the end of A's 6 s of work, and A writes first, before or while B takes the lock",
+    real: [UNPROTECTED_ONLY, UNPROTECTED_THEN_BOTH],
     answersDifferFor: [],
     holds: (real) =>
       real.verdict.unprotectedWrites.length === 1 &&
@@ -111,7 +114,7 @@ describeReal('the simulation and the real servers tell the same story', () => {
             if (json(findingOf(r.verdict)) === json(expected) && json(answers(r)) === json(answers(sim))) return 'as simulated';
             if (
               known !== undefined &&
-              json(findingOf(r.verdict)) === json(known.real) &&
+              known.real.some((f) => json(findingOf(r.verdict)) === json(f)) &&
               known.holds(r) &&
               json(answers(r, known.answersDifferFor)) === json(answers(sim, known.answersDifferFor))
             )
