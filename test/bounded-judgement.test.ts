@@ -17,7 +17,7 @@ function bounded(events: readonly TraceEvent[], forgetUs: number): { verdict: Ve
   let peakOwners = 0;
   for (const e of events) {
     c.push(e);
-    peakOwners = Math.max(peakOwners, c.intervals.holdingsByOwner.size);
+    peakOwners = Math.max(peakOwners, c.intervals.ownersKept);
   }
   return { verdict: c.finish(), peakOwners };
 }

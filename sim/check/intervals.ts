@@ -130,17 +130,16 @@ export class IntervalTracker {
   readonly nodeHoldings: NodeHolding[] = [];
   readonly beliefs: BeliefInterval[] = [];
   readonly windows: OwnershipWindow[] = [];
-  readonly holdingsByOwner = new Map<string, Holding[]>();
   /** Holdings by key in start order: kept only for a trace that refiles holdings (see `learnKey`), and unbounded. */
   private readonly holdingsByKey = new Map<string, Holding[]>();
-  readonly beliefsByOwner = new Map<string, BeliefInterval[]>();
   lastUs = 0;
 
-  /** The key each owner token protects, as its client names it. */
-  private readonly ownerKey = new Map<string, string>();
-  private readonly openNode = new Map<string, NodeHolding>();
-  private readonly groupCount = new Map<string, number>();
-  private readonly openHolding = new Map<string, Holding>();
+  /**
+   * What is known of each owner token, in one record: an event names its
+   * owner once, and one look-up then serves its key, its holdings, its
+   * beliefs, its open node holdings and its groups.
+   */
+  private readonly owners = new Map<string, OwnerRecord>();
   private readonly openBelief = new Map<string, BeliefInterval>();
   /** Windows whose end is not known yet, by the two beliefs they pair. */
   private readonly openWindows: Array<{ w: OwnershipWindow; a: BeliefInterval; b: BeliefInterval }> = [];
@@ -158,8 +157,6 @@ export class IntervalTracker {
   private readonly windowsListed: number;
   /** Windows found but not listed (see `IntervalOptions.windowsListed`). */
   windowsOmitted = 0;
-  /** Per owner token, how many of its node holdings, holdings and beliefs are open. */
-  private readonly openOfOwner = new Map<string, number>();
   /** Owner tokens with nothing open, in the order they closed, with when: the ones to forget. */
   private readonly closed: Array<{ owner: string; atUs: number }> = [];
   private closedHead = 0;
@@ -170,6 +167,31 @@ export class IntervalTracker {
   ) {
     this.forgetAfterUs = options.forgetAfterUs;
     this.windowsListed = options.windowsListed ?? Infinity;
+  }
+
+  /** The holdings of an owner token, in start order (none once a bounded derivation forgot it). */
+  holdingsOf(owner: string): readonly Holding[] | undefined {
+    return this.owners.get(owner)?.holdings;
+  }
+
+  /** The beliefs in an owner token's acquisition, in start order (none once a bounded derivation forgot it). */
+  beliefsOf(owner: string): readonly BeliefInterval[] | undefined {
+    return this.owners.get(owner)?.beliefs;
+  }
+
+  /** How many owner tokens the derivation remembers anything of: what a bounded one keeps bounded. */
+  get ownersKept(): number {
+    return this.owners.size;
+  }
+
+  /** The record of `owner`, made when first needed. */
+  private owner(owner: string): OwnerRecord {
+    let r = this.owners.get(owner);
+    if (r === undefined) {
+      r = { key: undefined, holdings: undefined, beliefs: undefined, open: 0, nodes: undefined, groups: undefined };
+      this.owners.set(owner, r);
+    }
+    return r;
   }
 
   /** The first exclusive holding of `mine`'s key by another owner, granted after `mine` and by `t`. */
@@ -191,7 +213,10 @@ export class IntervalTracker {
     this.lastUs = e.timeUs;
     if (this.forgetAfterUs !== undefined) this.forgetBefore(e.timeUs - this.forgetAfterUs);
     const actorClass = spec?.actor ?? (e.believes !== undefined ? 'client' : undefined);
-    if (actorClass === 'client' && e.owner !== undefined && e.key !== undefined && !this.ownerKey.has(e.owner)) this.learnKey(e.owner, e.key);
+    if (actorClass === 'client' && e.owner !== undefined && e.key !== undefined) {
+      const r = this.owner(e.owner);
+      if (r.key === undefined) this.learnKey(r, e.owner, e.key);
+    }
     if (e.believes !== undefined) this.belief(e);
     if (spec?.startsHolding === true) this.granted(e);
     else if (spec?.endsHolding !== undefined && e.owner !== undefined) this.ended(e, spec.endsHolding);
@@ -209,9 +234,9 @@ export class IntervalTracker {
    * named it (a hand-written or real trace) is filed under that key now, in
    * start order.
    */
-  private learnKey(owner: string, key: string): void {
-    this.ownerKey.set(owner, key);
-    for (const h of this.holdingsByOwner.get(owner) ?? []) {
+  private learnKey(r: OwnerRecord, owner: string, key: string): void {
+    r.key = key;
+    for (const h of r.holdings ?? []) {
       if (h.key === key) continue;
       if (this.forgetAfterUs !== undefined)
         throw new CheckError(h.startSeq, 'key', `a bounded judgement needs every client to name its key before its grant; ${owner}'s was granted first`);
@@ -236,7 +261,7 @@ export class IntervalTracker {
       current.endSeq = e.seq;
       this.openBelief.delete(e.actor);
       this.closeWindows(current, e.timeUs);
-      this.closeOf(current.owner, e.timeUs);
+      this.closeOf(this.owner(current.owner), current.owner, e.timeUs);
     }
     if (b.holds && !this.openBelief.has(e.actor)) {
       const interval: BeliefInterval = {
@@ -268,8 +293,9 @@ export class IntervalTracker {
       }
       if (this.forgetAfterUs === undefined) this.beliefs.push(interval);
       this.openBelief.set(e.actor, interval);
-      push(this.beliefsByOwner, interval.owner, interval);
-      this.openOf(interval.owner);
+      const r = this.owner(interval.owner);
+      (r.beliefs ??= []).push(interval);
+      this.openOf(r);
     }
   }
 
@@ -294,8 +320,8 @@ export class IntervalTracker {
   private granted(e: TraceEvent): void {
     const owner = need(e, 'owner', 'the checker must know who was granted the lock');
     const storeKey = need(e, 'key', 'the checker must know which lock was granted');
-    const nodeId = `${e.actor}\u0000${owner}`;
-    if (this.openNode.has(nodeId)) return;
+    const r = this.owner(owner);
+    if (r.nodes !== undefined && findNode(r.nodes, e.actor) !== -1) return;
     const client = e.peer ?? clientOf(owner);
     const nh: NodeHolding = {
       node: e.actor,
@@ -309,23 +335,23 @@ export class IntervalTracker {
       endSeq: undefined,
       endKind: undefined,
     };
-    this.openNode.set(nodeId, nh);
+    (r.nodes ??= []).push(nh);
     if (this.forgetAfterUs === undefined) this.nodeHoldings.push(nh);
-    this.openOf(owner);
+    this.openOf(r);
     // Truth is kept per store node, then combined per group: the lock is held
     // while at least `quorum` nodes of its group hold it (1 of 1 for a single
     // node; a majority for Redlock; all stores for a unanimous Combined store).
-    const groupId = `${groupOf(e)}\u0000${owner}`;
-    const count = (this.groupCount.get(groupId) ?? 0) + 1;
-    this.groupCount.set(groupId, count);
-    if (count >= quorumOf(e) && !this.openHolding.has(groupId)) {
-      const key = this.ownerKey.get(owner) ?? storeKey;
+    const group = groupOf(e);
+    const g = groupIn(r, group);
+    g.count++;
+    if (g.count >= quorumOf(e) && g.holding === undefined) {
+      const key = r.key ?? storeKey;
       const h: Holding = {
         key,
         shared: e.data?.shared === true,
         owner,
         client,
-        group: groupOf(e),
+        group,
         fence: e.fence,
         startUs: e.timeUs,
         startSeq: e.seq,
@@ -334,40 +360,47 @@ export class IntervalTracker {
         how: undefined,
         endReason: undefined,
       };
-      this.openHolding.set(groupId, h);
+      g.holding = h;
       if (this.forgetAfterUs === undefined) this.holdings.push(h);
       if (this.forgetAfterUs === undefined) push(this.holdingsByKey, key, h);
-      push(this.holdingsByOwner, owner, h);
+      (r.holdings ??= []).push(h);
       this.awaitSuccessor(h);
-      this.openOf(owner);
+      this.openOf(r);
       this.listeners.holdingStarted?.(h, e);
     }
   }
 
   private ended(e: TraceEvent, how: HoldingEnd): void {
     const owner = e.owner!;
-    const nodeId = `${e.actor}\u0000${owner}`;
-    const nh = this.openNode.get(nodeId);
-    if (nh === undefined) return;
-    this.openNode.delete(nodeId);
+    const r = this.owners.get(owner);
+    const i = r?.nodes === undefined ? -1 : findNode(r.nodes, e.actor);
+    if (i === -1) return;
+    const nodes = r!.nodes!;
+    const nh = nodes[i]!;
+    nodes.splice(i, 1);
     nh.endUs = e.timeUs;
     nh.endSeq = e.seq;
     nh.endKind = e.kind;
-    const groupId = `${groupOf(e)}\u0000${owner}`;
-    const count = (this.groupCount.get(groupId) ?? 1) - 1;
-    if (count === 0) this.groupCount.delete(groupId);
-    else this.groupCount.set(groupId, count);
-    const h = this.openHolding.get(groupId);
+    const group = groupOf(e);
+    const groups = r!.groups;
+    let gi = -1;
+    if (groups !== undefined) for (let j = 0; j < groups.length && gi === -1; j++) if (groups[j]!.group === group) gi = j;
+    const g = gi === -1 ? undefined : groups![gi]!;
+    // A group no node holds now ends at no count, as if from one.
+    const count = (g === undefined || g.count === 0 ? 1 : g.count) - 1;
+    if (g !== undefined) g.count = count;
+    const h = g?.holding;
     if (h !== undefined && count < quorumOf(e)) {
       h.endUs = e.timeUs;
       h.endSeq = e.seq;
       h.how = how;
       h.endReason = e.reason;
-      this.openHolding.delete(groupId);
+      g!.holding = undefined;
       this.listeners.holdingEnded?.(h, e);
-      this.closeOf(owner, e.timeUs);
+      this.closeOf(r!, owner, e.timeUs);
     }
-    this.closeOf(owner, e.timeUs);
+    if (g !== undefined && g.count === 0 && g.holding === undefined) groups!.splice(gi, 1);
+    this.closeOf(r!, owner, e.timeUs);
   }
 
   /** `h` is the newest holding of its key: it settles every earlier one still waiting for a successor, and waits for its own. */
@@ -388,19 +421,15 @@ export class IntervalTracker {
     waiting.push(h);
   }
 
-  private openOf(owner: string): void {
-    if (this.forgetAfterUs !== undefined) this.openOfOwner.set(owner, (this.openOfOwner.get(owner) ?? 0) + 1);
+  /** One more of the owner's node holdings, holdings and beliefs is open (counted only by a bounded derivation). */
+  private openOf(r: OwnerRecord): void {
+    if (this.forgetAfterUs !== undefined) r.open++;
   }
 
-  private closeOf(owner: string, atUs: number): void {
+  private closeOf(r: OwnerRecord, owner: string, atUs: number): void {
     if (this.forgetAfterUs === undefined) return;
-    const n = (this.openOfOwner.get(owner) ?? 1) - 1;
-    if (n > 0) {
-      this.openOfOwner.set(owner, n);
-      return;
-    }
-    this.openOfOwner.delete(owner);
-    this.closed.push({ owner, atUs });
+    r.open = Math.max(0, r.open - 1);
+    if (r.open === 0) this.closed.push({ owner, atUs });
   }
 
   /** Forgets every owner token that has had nothing open since before `beforeUs`. */
@@ -408,8 +437,9 @@ export class IntervalTracker {
     while (this.closedHead < this.closed.length && this.closed[this.closedHead]!.atUs < beforeUs) {
       const { owner } = this.closed[this.closedHead++]!;
       // Reopened since (a store that brought the key back), or already forgotten.
-      if (this.openOfOwner.has(owner) || (!this.ownerKey.has(owner) && !this.holdingsByOwner.has(owner))) continue;
-      this.forget(owner);
+      const r = this.owners.get(owner);
+      if (r === undefined || r.open > 0 || (r.key === undefined && r.holdings === undefined)) continue;
+      this.forget(owner, r);
     }
     if (this.closedHead > 1024 && this.closedHead * 2 > this.closed.length) {
       this.closed.splice(0, this.closedHead);
@@ -417,8 +447,8 @@ export class IntervalTracker {
     }
   }
 
-  private forget(owner: string): void {
-    for (const h of this.holdingsByOwner.get(owner) ?? []) {
+  private forget(owner: string, r: OwnerRecord): void {
+    for (const h of r.holdings ?? []) {
       this.successor.delete(h);
       const waiting = this.awaitingSuccessor.get(h.key);
       if (waiting !== undefined) {
@@ -427,11 +457,45 @@ export class IntervalTracker {
         if (waiting.length === 0) this.awaitingSuccessor.delete(h.key);
       }
     }
-    this.holdingsByOwner.delete(owner);
-    this.beliefsByOwner.delete(owner);
-    this.ownerKey.delete(owner);
+    // Its open node holdings and groups are none: nothing of it was open.
+    this.owners.delete(owner);
     this.listeners.forgot?.(owner);
   }
+}
+
+/** What the derivation knows of one owner token (see `IntervalTracker.owners`). */
+interface OwnerRecord {
+  /** The key it protects, as its client names it, once a client event named both. */
+  key: string | undefined;
+  holdings: Holding[] | undefined;
+  beliefs: BeliefInterval[] | undefined;
+  /** How many of its node holdings, holdings and beliefs are open (bounded derivations only). */
+  open: number;
+  /** Its node holdings open now, one per store node. */
+  nodes: NodeHolding[] | undefined;
+  /** Per group of nodes: how many of them hold it now, and the holding open while they make a quorum. */
+  groups: GroupCount[] | undefined;
+}
+
+interface GroupCount {
+  readonly group: string;
+  count: number;
+  holding: Holding | undefined;
+}
+
+/** Where the open node holding of `node` is among an owner's, or -1. */
+function findNode(nodes: readonly NodeHolding[], node: string): number {
+  for (let i = 0; i < nodes.length; i++) if (nodes[i]!.node === node) return i;
+  return -1;
+}
+
+/** The count of `group` among an owner's, made at zero when first needed. */
+function groupIn(r: OwnerRecord, group: string): GroupCount {
+  const groups = (r.groups ??= []);
+  for (const g of groups) if (g.group === group) return g;
+  const g: GroupCount = { group, count: 0, holding: undefined };
+  groups.push(g);
+  return g;
 }
 
 /** Where `h` stands among holdings in start order, by binary search on the grant's seq. */

@@ -45,7 +45,7 @@ export class LockoutMeter {
     let totalUs = 0;
     for (const h of intervals.holdings) {
       const endUs = h.endUs ?? intervals.lastUs;
-      if (!intervals.beliefsByOwner.has(h.owner)) {
+      if (intervals.beliefsOf(h.owner) === undefined) {
         totalUs += endUs - h.startUs;
         continue;
       }

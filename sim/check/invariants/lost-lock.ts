@@ -43,7 +43,7 @@ export class LostLocks {
         keep.push(p);
         continue;
       }
-      const beliefs = this.intervals.beliefsByOwner.get(p.h.owner) ?? [];
+      const beliefs = this.intervals.beliefsOf(p.h.owner) ?? [];
       const b = beliefs.find((x) => x.startUs <= p.atUs && (x.endUs === undefined || x.endUs > p.atUs) && x.client !== p.releasedBy);
       if (b !== undefined) {
         const h = p.h;

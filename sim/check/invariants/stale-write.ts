@@ -41,7 +41,7 @@ export class StaleWrites {
     const accepted = e.kind === 'write.accepted';
     const seen = this.highestSeen;
     if (accepted && e.fence !== undefined && (seen === null || e.fence > seen)) this.highestSeen = e.fence;
-    const mine = this.intervals.holdingsByOwner.get(e.owner)?.findLast((h) => h.startUs <= e.timeUs);
+    const mine = this.intervals.holdingsOf(e.owner)?.findLast((h) => h.startUs <= e.timeUs);
     const newer = mine === undefined ? undefined : this.intervals.newerHolder(mine, e.timeUs);
     const fence = e.fence ?? null;
     if (mine !== undefined && newer === undefined) {
