@@ -49,6 +49,20 @@ interface OpenHolding {
   readonly holderGone: boolean;
 }
 
+/**
+ * What the judgement knows of one owner token: whether a client event named
+ * it yet (the first sighting may refile a holding under the client's key);
+ * how many open holdings it has ("does a store hold it"); and how many
+ * clients believe they hold it plus how many waits are still hearing about
+ * it ("is it in use"), so that each is one look-up rather than a scan of
+ * every client for every stretch of time.
+ */
+interface OwnerUse {
+  seen: boolean;
+  open: number;
+  uses: number;
+}
+
 /** The end of the latest stretch of time judged under one state of the locks: every run of lock-out begun under it ends there. */
 interface Epoch {
   toUs: number;
@@ -113,20 +127,12 @@ export class Availability {
   private version = 0;
   private judged = -1;
   private epoch: Epoch = { toUs: 0, seq: 0 };
-  /** Owner tokens already seen on a client event: the first sighting may refile a holding under the client's key. */
-  private readonly ownersSeen = new Set<string>();
+  /** Per owner token, whether a client event named it yet, its open holdings, and its uses (see `OwnerUse`). */
+  private readonly owners = new Map<string, OwnerUse>();
   /** The sum of every stretch of time so far: a wait's length is the difference between its end and its start. */
   private clockUs = 0;
   private readonly open = new Set<Holding>();
-  /** How many open holdings each owner token has, so that "does a store hold it" is one look-up. */
-  private readonly openByOwner = new Map<string, number>();
   private readonly gone = new Set<string>();
-  /**
-   * For each owner token, how many clients believe they hold it plus how many
-   * waits are still hearing about it: "is it in use" is then one look-up
-   * rather than a scan of every client for every stretch of time.
-   */
-  private readonly uses = new Map<string, number>();
   private lastUs = 0;
   private lastSeq = 0;
 
@@ -135,20 +141,46 @@ export class Availability {
 
   /** The interval derivation forgot an owner token: its first sighting, should it come again, counts as new. */
   forgot(owner: string): void {
-    this.ownersSeen.delete(owner);
+    const r = this.owners.get(owner);
+    if (r === undefined) return;
+    r.seen = false;
+    this.dropIfIdle(owner, r);
   }
 
   holdingStarted(h: Holding): void {
     if (this.open.has(h)) return;
     this.open.add(h);
-    count(this.openByOwner, h.owner, 1);
+    this.ownerUse(h.owner).open++;
     this.version++;
   }
 
   holdingEnded(h: Holding): void {
     if (!this.open.delete(h)) return;
-    count(this.openByOwner, h.owner, -1);
+    const r = this.ownerUse(h.owner);
+    r.open--;
+    this.dropIfIdle(h.owner, r);
     this.version++;
+  }
+
+  /** The record of `owner`, made when first needed. */
+  private ownerUse(owner: string): OwnerUse {
+    let r = this.owners.get(owner);
+    if (r === undefined) {
+      r = { seen: false, open: 0, uses: 0 };
+      this.owners.set(owner, r);
+    }
+    return r;
+  }
+
+  /** Forgets a record that says nothing any more, so that a judgement in bounded memory keeps none of them. */
+  private dropIfIdle(owner: string, r: OwnerUse): void {
+    if (!r.seen && r.open === 0 && r.uses === 0) this.owners.delete(owner);
+  }
+
+  /** Whether a store holds `owner`'s lock now. */
+  private held(owner: string): boolean {
+    const r = this.owners.get(owner);
+    return r !== undefined && r.open !== 0;
   }
 
   /** Called before each event is applied: accounts for the time since the last one. */
@@ -162,7 +194,7 @@ export class Availability {
         for (const c of this.working) {
           const work = c.work!;
           if (c.paused) continue;
-          if (!this.openByOwner.has(work.owner)) this.workedUnlocked(c, fromUs, e.timeUs, [work.seq, e.seq]);
+          if (!this.held(work.owner)) this.workedUnlocked(c, fromUs, e.timeUs, [work.seq, e.seq]);
           c.result.workedUs += dtUs;
         }
       if (this.judged !== this.version && !this.sameStanding()) {
@@ -196,10 +228,13 @@ export class Availability {
       return;
     }
     if ((role & CLIENT_EVENT) === 0 || e.believes === undefined) return;
-    if (e.owner !== undefined && !this.ownersSeen.has(e.owner)) {
-      // The interval derivation may just have refiled this owner's holdings under the client's key.
-      this.ownersSeen.add(e.owner);
-      this.version++;
+    if (e.owner !== undefined) {
+      const r = this.ownerUse(e.owner);
+      if (!r.seen) {
+        // The interval derivation may just have refiled this owner's holdings under the client's key.
+        r.seen = true;
+        this.version++;
+      }
     }
     const c = this.state(e);
     if (e.believes.holds && e.believes.owner !== undefined) this.believe(c, e.believes.owner);
@@ -331,9 +366,11 @@ export class Availability {
 
   /** Counts one more (or one fewer) use of `owner`; whether it is in use at all is what lock-out depends on. */
   private use(owner: string, by: number): void {
-    const had = this.uses.has(owner);
-    count(this.uses, owner, by);
-    if (this.uses.has(owner) !== had) this.version++;
+    const r = this.ownerUse(owner);
+    const had = r.uses !== 0;
+    r.uses += by;
+    if ((r.uses !== 0) !== had) this.version++;
+    this.dropIfIdle(owner, r);
   }
 
   finish(): ClientAvailability[] {
@@ -388,7 +425,8 @@ export class Availability {
 
   /** Whether some running process believes it holds `owner`'s lock, or is still hearing that it was granted. */
   private inUse(owner: string): boolean {
-    return this.uses.has(owner);
+    const r = this.owners.get(owner);
+    return r !== undefined && r.uses !== 0;
   }
 
   /** Accounts [fromUs, toUs) of `c`'s wait as lock-out unless the lock was in use; returns whether it was lock-out. */
