@@ -1,5 +1,3 @@
-import alea from 'seedrandom/lib/alea.js';
-
 /** A seeded stream of uniform numbers in [0, 1). */
 export interface Rng {
   next(): number;
@@ -12,8 +10,8 @@ export interface Rng {
 /**
  * Derives one independent stream per entity from (seed, entity name), so that
  * adding a client or a machine never changes the draws of another entity.
- * Alea is seedrandom's fastest generator and is pure JavaScript, so Node and
- * browsers produce the same sequence.
+ * Each stream is seedrandom's Alea generator, seeded and drawn here (see
+ * AleaStream): pure arithmetic, so Node and browsers produce the same sequence.
  */
 export class RngStreams {
   private readonly streams = new Map<string, Rng>();
@@ -34,23 +32,79 @@ export function makeRng(seedText: string): Rng {
   return new AleaStream(seedText);
 }
 
-/** A class rather than an object of closures: cheaper to make, and runs make several. */
+/** 2^-32: Alea's unit. */
+const UNIT = 2.3283064365386963e-10;
+
+/**
+ * Mash's state after `data` is hashed into state `n` (Johannes Baagøe's
+ * Mash, the hash seedrandom's Alea seeds itself with). The state is a local
+ * here and handed back: in seedrandom it lives in a closure, where each of
+ * the four writes per character boxes a fresh number.
+ */
+function mash(n: number, data: string): number {
+  for (let i = 0; i < data.length; i++) {
+    n += data.charCodeAt(i);
+    let h = 0.02519603282416938 * n;
+    n = h >>> 0;
+    h -= n;
+    h *= n;
+    n = h >>> 0;
+    h -= n;
+    n += h * 0x100000000;
+  }
+  return n;
+}
+
+/** The number Mash hands back in state `n`. */
+function mashed(n: number): number {
+  return (n >>> 0) * UNIT;
+}
+
+// Alea first mashes a space three times, the same for every seed: done once.
+const SPACE_1 = mash(0xefc8249d, ' ');
+const SPACE_2 = mash(SPACE_1, ' ');
+const SPACE_3 = mash(SPACE_2, ' ');
+
+/**
+ * seedrandom's Alea (`seedrandom/lib/alea.js`), number for number: the same
+ * seeding and the same draws, which a test checks against the package over
+ * many seeds. It is written out here because a short run seeds a few
+ * streams and seedrandom's seeding took about 1.5 µs each, a seventh of a
+ * whole run (docs/decisions/0013-alea-seeded-in-place.md); this takes
+ * about a third of that. A class rather than closures: cheaper to make.
+ */
 class AleaStream implements Rng {
-  private readonly prng: () => number;
+  private c = 1;
+  private s0: number;
+  private s1: number;
+  private s2: number;
 
   constructor(seedText: string) {
-    this.prng = alea(seedText);
+    let n = mash(SPACE_3, seedText);
+    this.s0 = mashed(SPACE_1) - mashed(n);
+    if (this.s0 < 0) this.s0 += 1;
+    n = mash(n, seedText);
+    this.s1 = mashed(SPACE_2) - mashed(n);
+    if (this.s1 < 0) this.s1 += 1;
+    n = mash(n, seedText);
+    this.s2 = mashed(SPACE_3) - mashed(n);
+    if (this.s2 < 0) this.s2 += 1;
   }
 
   next(): number {
-    return this.prng();
+    const t = 2091639 * this.s0 + this.c * UNIT;
+    this.s0 = this.s1;
+    this.s1 = this.s2;
+    this.c = t | 0;
+    this.s2 = t - this.c;
+    return this.s2;
   }
 
   int(min: number, max: number): number {
-    return min + Math.floor(this.prng() * (max - min + 1));
+    return min + Math.floor(this.next() * (max - min + 1));
   }
 
   chance(probability: number): boolean {
-    return probability > 0 && this.prng() < probability;
+    return probability > 0 && this.next() < probability;
   }
 }
