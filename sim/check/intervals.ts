@@ -255,15 +255,16 @@ export class IntervalTracker {
   private belief(e: TraceEvent): void {
     const b = e.believes!;
     if (b.holds && b.owner === undefined) throw new CheckError(e.seq, 'believes.owner', 'a client that believes it holds the lock must say as which owner');
-    const current = this.openBelief.get(e.actor);
+    let current = this.openBelief.get(e.actor);
     if (current !== undefined && (!b.holds || b.owner !== current.owner)) {
       current.endUs = e.timeUs;
       current.endSeq = e.seq;
       this.openBelief.delete(e.actor);
       this.closeWindows(current, e.timeUs);
       this.closeOf(this.owner(current.owner), current.owner, e.timeUs);
+      current = undefined;
     }
-    if (b.holds && !this.openBelief.has(e.actor)) {
+    if (b.holds && current === undefined) {
       const interval: BeliefInterval = {
         key: e.key ?? '',
         shared: b.shared === true,

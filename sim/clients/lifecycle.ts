@@ -7,7 +7,7 @@ import type { Belief } from '../trace/types.js';
 import type { EventFields } from '../trace/recorder.js';
 import { LockState } from './lock-state.js';
 import { StepRunner } from './script.js';
-import { shorthandSteps } from './shorthand.js';
+import { shorthandStepsOf } from './shorthand.js';
 import type { Step } from '../scenario/steps.js';
 
 /** Symfony's Lock::acquire(true) polls a non-blocking store about every 100 ms, ±10 ms. */
@@ -187,7 +187,7 @@ export class Client implements ClientIo {
    * script starts.
    */
   main(): Script<void> {
-    const steps = this.spec.steps ?? shorthandSteps(this.spec, this.capabilities);
+    const steps = this.spec.steps ?? shorthandStepsOf(this.spec, this.capabilities);
     return new StepRunner(this).script(steps, 'script end', true, () => {
       this.emit('client.start');
       const background = this.driver.background?.(this);
