@@ -70,12 +70,14 @@ function runsInWorkerProcess(name: string, reps: number): { runsPerSec: Stat; ex
 
 const SIMPY_PYTHON = '/usr/bin/python3';
 
-/** One run of the workload in a fresh process: Locklab's modes through tsx, SimPy through Debian's Python. */
+/** One run of the workload in a fresh process: Locklab's modes on the compiled package (as `locklab run`), SimPy through Debian's Python. */
 function workloadOnce(impl: string, cycles: number): number | string {
   const r =
     impl === 'simpy'
       ? spawnSync(SIMPY_PYTHON, [new URL('./peers/simpy_workload.py', import.meta.url).pathname, String(cycles)], { encoding: 'utf8' })
-      : spawnSync(process.execPath, ['--import', 'tsx', new URL('./workload-run.ts', import.meta.url).pathname, impl, String(cycles)], { encoding: 'utf8' });
+      : spawnSync(process.execPath, ['--import', 'tsx', new URL('./workload-run.ts', import.meta.url).pathname, impl, String(cycles), '--compiled'], {
+          encoding: 'utf8',
+        });
   if (r.status !== 0) return (r.stderr || r.error?.message || `exit ${r.status}`).trim().split('\n').slice(-1)[0]!;
   return (JSON.parse(r.stdout) as { cyclesPerSec: number }).cyclesPerSec;
 }

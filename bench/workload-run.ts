@@ -3,16 +3,20 @@
  * implementations, and prints {cycles, seconds, cyclesPerSec} as JSON:
  * `kept` (Locklab, trace recorded and judged), `streaming` (Locklab's run job:
  * judged as it runs, no events kept, no run hash) or `bare` (the typed-array
- * heap). bench/run.ts starts it in turn with SimPy's peer.
+ * heap). bench/run.ts starts it in turn with SimPy's peer, with --compiled:
+ * Locklab's modes then run the compiled package, as `locklab run` does.
+ * Usage: workload-run.ts MODE [CYCLES] [--compiled]
  */
 import { performance } from 'node:perf_hooks';
-import { runJob, runScenario } from '../sim/run.js';
-import { normalizeScenario } from '../sim/scenario/normalize.js';
+import * as source from '../sim/index.js';
 import { bareHeapCycles } from './peers/bare-heap.js';
 import { workloadScenario } from './workload.js';
 
-const mode = process.argv[2];
-const cycles = Number(process.argv[3] ?? 20_000);
+const [mode, cyclesArg] = process.argv.slice(2).filter((a) => !a.startsWith('--'));
+const cycles = Number(cyclesArg ?? 20_000);
+// With --compiled, the compiled package (dist/lib), which `locklab run` runs; else the TypeScript source. A path in a variable: the type is the source's.
+const compiled = '../dist/lib/index.js';
+const { runJob, runScenario, normalizeScenario } = process.argv.includes('--compiled') ? ((await import(compiled)) as typeof source) : source;
 const t0 = performance.now();
 let done: number;
 if (mode === 'bare') done = bareHeapCycles(cycles);
