@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { boundedFor, Checker, SPANS_KEPT } from '../sim/check/checker.js';
-import type { Verdict } from '../sim/check/verdict.js';
+import { lockOutShares, type Verdict } from '../sim/check/verdict.js';
+import { summarize } from '../sim/check/summary.js';
 import { runJob, runScenario } from '../sim/run.js';
 import { normalizeScenario } from '../sim/scenario/normalize.js';
 import type { TraceEvent } from '../sim/trace/types.js';
@@ -73,8 +74,16 @@ describe('judging a run in bounded memory', () => {
       expect(mine.lockOut).toEqual(a.lockOut.slice(0, SPANS_KEPT));
       expect(mine.lockOutOmitted ?? 0).toBe(Math.max(0, a.lockOut.length - SPANS_KEPT));
       expect(mine.lockOutUs).toBe(a.lockOutUs);
+      if (mine.lockOutOmitted === undefined) expect(mine.lockOutByWhy).toBeUndefined();
+      else {
+        // What every span adds up to, by why and holder, though only the first are listed.
+        expect(mine.lockOutByWhy).toEqual(lockOutShares(a.lockOut));
+        expect(mine.lockOutByWhy!.reduce((n, x) => n + x.us, 0)).toBe(a.lockOutUs);
+      }
     }
-    expect(verdict.availability.every((a) => a.lockOutOmitted === undefined)).toBe(true);
+    expect(verdict.availability.every((a) => a.lockOutOmitted === undefined && a.lockOutByWhy === undefined)).toBe(true);
+    // So the sentences say the same of the cut verdict as of the whole one.
+    expect(summarize(b)).toEqual(summarize(verdict));
   });
 
   it('lists the first findings of each kind and counts the rest, and calls the outcome from all of them', () => {

@@ -5,7 +5,7 @@ import { Availability, roleOf } from './invariants/availability.js';
 import { LostLocks } from './invariants/lost-lock.js';
 import { StaleWrites } from './invariants/stale-write.js';
 import { IntervalTracker } from './intervals.js';
-import type { Finding, FindingList, Verdict } from './verdict.js';
+import { lockOutShares, type Finding, type FindingList, type Verdict } from './verdict.js';
 
 /** Each kind of event with what the interval derivation and the availability judgement make of it: one look-up per event for both. */
 const KINDS: ReadonlyMap<string, { readonly spec: KindSpec | undefined; readonly role: number }> = new Map(
@@ -45,7 +45,11 @@ export function capVerdict(v: Verdict): Verdict {
     availability: v.availability.map((a) => {
       if (a.lockOut.length <= SPANS_KEPT && a.workWithoutLock.length <= SPANS_KEPT) return a;
       const c = { ...a, lockOut: a.lockOut.slice(0, SPANS_KEPT), workWithoutLock: a.workWithoutLock.slice(0, SPANS_KEPT) };
-      if (a.lockOut.length > SPANS_KEPT) c.lockOutOmitted = (a.lockOutOmitted ?? 0) + a.lockOut.length - SPANS_KEPT;
+      if (a.lockOut.length > SPANS_KEPT) {
+        c.lockOutOmitted = (a.lockOutOmitted ?? 0) + a.lockOut.length - SPANS_KEPT;
+        // What the cut spans add up to stays said, by why and holder, as a bounded judgement says it.
+        c.lockOutByWhy = a.lockOutByWhy ?? lockOutShares(a.lockOut);
+      }
       if (a.workWithoutLock.length > SPANS_KEPT) c.workWithoutLockOmitted = (a.workWithoutLockOmitted ?? 0) + a.workWithoutLock.length - SPANS_KEPT;
       return c;
     }),

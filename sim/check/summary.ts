@@ -32,11 +32,12 @@ function tooEarly(w: StaleWrite): string {
 function lockOutSentence(a: ClientAvailability): string {
   const held = new Map<string, number>();
   let free = 0;
-  for (const s of a.lockOut) {
-    if (s.why === 'free') free += s.toUs - s.fromUs;
+  // A verdict that lists only its first spans says what all of them add up to.
+  for (const s of a.lockOutByWhy ?? a.lockOut.map((l) => ({ why: l.why, holder: l.holder, us: l.toUs - l.fromUs }))) {
+    if (s.why === 'free') free += s.us;
     else {
       const id = `${s.why}\u0000${s.holder ?? '?'}`;
-      held.set(id, (held.get(id) ?? 0) + s.toUs - s.fromUs);
+      held.set(id, (held.get(id) ?? 0) + s.us);
     }
   }
   const parts = [...held].map(([id, us]) => {

@@ -85,6 +85,45 @@ export interface ClientAvailability {
   /** Spans a judgement in bounded memory counted but did not list (a run whose events were not kept); absent when none. */
   lockOutOmitted?: number;
   workWithoutLockOmitted?: number;
+  /**
+   * With `lockOutOmitted`: `lockOutUs` by why and holder, over every span,
+   * listed or not (the listed ones alone would not add up to it). In the
+   * order each first occurred; absent when every span is listed.
+   */
+  lockOutByWhy?: LockOutShare[];
+}
+
+/** Part of a client's lock-out time: for one reason, and one holder (null while the key was free). */
+export interface LockOutShare {
+  why: 'free' | 'holder-gone' | 'orphaned';
+  holder: string | null;
+  us: number;
+}
+
+/** `lockOutByWhy` summed from spans (every one of them): the free time first, then each holder's share as it first occurred; zero-length shares are left out. */
+export function lockOutShares(spans: ReadonlyArray<{ fromUs: number; toUs: number; why: LockOutShare['why']; holder: string | null }>): LockOutShare[] {
+  let freeUs = 0;
+  const held = new Map<string, LockOutShare>();
+  for (const s of spans) {
+    if (s.why === 'free') freeUs += s.toUs - s.fromUs;
+    else addShare(held, s.why, s.holder, s.toUs - s.fromUs);
+  }
+  return withFree(freeUs, held);
+}
+
+/** The shares in `lockOutByWhy`'s order: the free time first, then `held` as it first occurred, zero-length ones left out. */
+export function withFree(freeUs: number, held: ReadonlyMap<string, LockOutShare> | undefined): LockOutShare[] {
+  const shares: LockOutShare[] = freeUs > 0 ? [{ why: 'free', holder: null, us: freeUs }] : [];
+  for (const share of held?.values() ?? []) if (share.us > 0) shares.push({ ...share });
+  return shares;
+}
+
+/** Adds `us` to the share for `why` and `holder` in `shares`, making it on first use. */
+export function addShare(shares: Map<string, LockOutShare>, why: LockOutShare['why'], holder: string | null, us: number): void {
+  const id = holder === null ? why : `${why}\u0000${holder}`;
+  const share = shares.get(id);
+  if (share === undefined) shares.set(id, { why, holder, us });
+  else share.us += us;
 }
 
 /** Two clients believed they held the same key over the same stretch of true time. */

@@ -1,7 +1,7 @@
 import { KIND_NAMES, kindSpec } from '../../trace/kinds.js';
 import type { TraceEvent } from '../../trace/types.js';
 import type { Holding } from '../intervals.js';
-import type { ClientAvailability, Span } from '../verdict.js';
+import { addShare, withFree, type ClientAvailability, type LockOutShare, type Span } from '../verdict.js';
 
 /** Events that begin a wait for the lock, when the client is not already waiting. */
 const WAIT_STARTS = ['acquire.request', 'exists.request'];
@@ -82,6 +82,9 @@ interface ClientState {
   runEpoch: Epoch | undefined;
   /** The length of every lock-out span so far, kept as they grow: a run with a million spans is not summed again at its end. */
   lockOutUs: number;
+  /** The same by why and holder (see `ClientAvailability.lockOutByWhy`): while the key was free, and the rest, which is rare, by holder. */
+  lockOutFreeUs: number;
+  lockOutHeld: Map<string, LockOutShare> | undefined;
   /** The latest lock-out span, listed or not: the next stretch may extend it. */
   lastLockOut: LockOutSpan | undefined;
   /** Whether `lastLockOut` is in the client's list (else it is this state's alone, and may be reused). */
@@ -330,7 +333,7 @@ export class Availability {
     const span = c.runSpan;
     if (span === undefined) return;
     const epoch = c.runEpoch!;
-    c.lockOutUs += epoch.toUs - span.toUs;
+    addLockOut(c, span.why, span.holder, epoch.toUs - span.toUs);
     span.toUs = epoch.toUs;
     span.seqs[span.seqs.length - 1] = epoch.seq;
     c.runSpan = undefined;
@@ -381,6 +384,7 @@ export class Availability {
     return [...this.clients.values()].map((c) => {
       const r = c.result;
       r.lockOutUs = c.lockOutUs;
+      if (r.lockOutOmitted !== undefined) r.lockOutByWhy = withFree(c.lockOutFreeUs, c.lockOutHeld);
       r.workWithoutLockUs = c.workWithoutLockUs;
       return r;
     });
@@ -399,6 +403,8 @@ export class Availability {
         runSpan: undefined,
         runEpoch: undefined,
         lockOutUs: 0,
+        lockOutFreeUs: 0,
+        lockOutHeld: undefined,
         lastLockOut: undefined,
         lastLockOutListed: false,
         lastUnlocked: undefined,
@@ -444,13 +450,13 @@ export class Availability {
     const why = holder === undefined ? 'free' : orphaned ? 'orphaned' : 'holder-gone';
     const last = c.lastLockOut;
     if (last !== undefined && last.toUs === fromUs && last.why === why && last.holder === (holder?.client ?? null)) {
-      c.lockOutUs += toUs - last.toUs;
+      addLockOut(c, why, last.holder, toUs - last.toUs);
       last.toUs = toUs;
       last.seqs[last.seqs.length - 1] = endSeq;
       return true;
     }
-    c.lockOutUs += toUs - fromUs;
     const holderName = holder?.client ?? null;
+    addLockOut(c, why, holderName, toUs - fromUs);
     if (c.result.lockOut.length >= this.spansKept) {
       c.result.lockOutOmitted = (c.result.lockOutOmitted ?? 0) + 1;
       if (last !== undefined && !c.lastLockOutListed) {
@@ -487,6 +493,13 @@ export class Availability {
     if (c.result.workWithoutLock.length < this.spansKept) c.result.workWithoutLock.push(span);
     else c.result.workWithoutLockOmitted = (c.result.workWithoutLockOmitted ?? 0) + 1;
   }
+}
+
+/** Adds `us` of lock-out to `c`, for `why` and `holder`. */
+function addLockOut(c: ClientState, why: LockOutShare['why'], holder: string | null, us: number): void {
+  c.lockOutUs += us;
+  if (why === 'free') c.lockOutFreeUs += us;
+  else addShare((c.lockOutHeld ??= new Map()), why, holder, us);
 }
 
 /** Adds `by` to `key`'s count, dropping the key when it reaches zero (so `has` means "at least one"). */
