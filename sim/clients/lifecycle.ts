@@ -2,7 +2,7 @@ import type { Rng } from '../kernel/rng.js';
 import type { ClientSpec } from '../scenario/types.js';
 import type { Capabilities, ClientIo, LockDriver, LockOp, LockReply } from '../stores/protocol.js';
 import { msToUs, US_PER_MS } from '../time.js';
-import type { CallResult, Effect, NodeRef, OutgoingCall, Runtime, Script } from '../runtime/types.js';
+import type { CallResult, Effect, NodeRef, OutgoingCall, Runtime, Script, Steps } from '../runtime/types.js';
 import type { Belief } from '../trace/types.js';
 import type { EventFields } from '../trace/recorder.js';
 import { LockState } from './lock-state.js';
@@ -186,7 +186,7 @@ export class Client implements ClientIo {
    * through one generator fewer; what the process does first runs when the
    * script starts.
    */
-  main(): Script<void> {
+  main(): Steps<void> {
     const steps = this.spec.steps ?? shorthandStepsOf(this.spec, this.capabilities);
     return new StepRunner(this).script(steps, 'script end', true, () => {
       this.emit('client.start');
@@ -201,7 +201,7 @@ export class Client implements ClientIo {
   }
 
   /** A forked child's script: its steps, then it exits and its copy of the Lock is destroyed (it keeps its parent's connections open). */
-  forked(steps: readonly Step[]): Script<void> {
+  forked(steps: readonly Step[]): Steps<void> {
     return new StepRunner(this).script(steps, 'child exit', false, () => this.emit('client.start'));
   }
 }

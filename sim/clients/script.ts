@@ -2,7 +2,8 @@ import type { AcquireStep, Condition, Step } from '../scenario/steps.js';
 import type { AcquireResult } from '../stores/protocol.js';
 import { drawUs } from '../kernel/dist.js';
 import { msToUs } from '../time.js';
-import type { CallResult, Effect, Script } from '../runtime/types.js';
+import type { CallResult, Effect, Steps } from '../runtime/types.js';
+import { sub } from '../runtime/script-stack.js';
 import type { WriteReply } from '../stores/protocol.js';
 import type { Client } from './lifecycle.js';
 import { POLL_INTERVAL_US, POLL_JITTER_US } from './lifecycle.js';
@@ -45,7 +46,7 @@ export class StepRunner {
    * main process — the store's connection objects go too. `started` is what
    * the process does before its first step.
    */
-  *script(steps: readonly Step[], why: string, closeConnections: boolean, started: () => void): Script<void> {
+  *script(steps: readonly Step[], why: string, closeConnections: boolean, started: () => void): Steps<void> {
     started();
     let uncaught: ScriptException | undefined;
     try {
@@ -73,14 +74,14 @@ export class StepRunner {
    * yields passes up through each generator it is nested in, and back down
    * on resume, so one level fewer makes every sleep and call cheaper.
    */
-  private *block(steps: readonly Step[]): Script<Flow> {
+  private *block(steps: readonly Step[]): Steps<Flow> {
     // An index, not for-of: the array iterator would live across every yield, an object made per block run.
     for (let i = 0; i < steps.length; i++) {
       const s = steps[i]!;
       switch (s.step) {
         case 'acquire':
         case 'acquireRead':
-          if (yield* this.acquire(s)) continue;
+          if (yield* sub(this.acquire(s))) continue;
           if (s.onFailure === 'ignore') continue;
           return s.onFailure === 'return' ? 'return' : 'next';
         case 'refresh':
@@ -144,7 +145,7 @@ export class StepRunner {
   // ——— Lock::acquire() and acquireRead() ———
 
   /** Returns whether the lock is now held; false is Symfony's `return false` (a conflict); anything else throws. */
-  private *acquire(s: AcquireStep): Script<boolean> {
+  private *acquire(s: AcquireStep): Steps<boolean> {
     const c = this.c;
     const caps = c.capabilities;
     const read = s.step === 'acquireRead';
@@ -238,7 +239,7 @@ export class StepRunner {
 
   // ——— Lock::refresh() ———
 
-  private *refresh(ttlUs: number): Script<void> {
+  private *refresh(ttlUs: number): Steps<void> {
     const c = this.c;
     const lock = c.lock;
     lock.expiringLocalUs = null;
@@ -274,7 +275,7 @@ export class StepRunner {
   // ——— Lock::isAcquired(), getRemainingLifetime(), isExpired() ———
 
   /** Asks the store; `quiet` (the destructor's own call) leaves the client's belief alone. */
-  private *isAcquired(quiet: boolean): Script<boolean> {
+  private *isAcquired(quiet: boolean): Steps<boolean> {
     const c = this.c;
     const lock = c.lock;
     const r = yield* c.driver.exists(c, { key: lock.key, owner: lock.owner, fence: lock.fence, shared: lock.shared });
@@ -314,7 +315,7 @@ export class StepRunner {
     return false;
   }
 
-  private *condition(cond: Condition): Script<boolean> {
+  private *condition(cond: Condition): Steps<boolean> {
     if ('isExpired' in cond) return this.isExpired() === cond.isExpired;
     if ('isAcquired' in cond) return (yield* this.isAcquired(false)) === cond.isAcquired;
     const left = this.remainingLifetime();
@@ -324,7 +325,7 @@ export class StepRunner {
 
   // ——— Lock::release() ———
 
-  private *release(method: 'token-checked' | 'plain-del'): Script<void> {
+  private *release(method: 'token-checked' | 'plain-del'): Steps<void> {
     const c = this.c;
     const lock = c.lock;
     c.believes = false;
@@ -342,7 +343,7 @@ export class StepRunner {
 
   // ——— the script around the lock ———
 
-  private *work(workUs: number, everyUs: number): Script<void> {
+  private *work(workUs: number, everyUs: number): Steps<void> {
     const c = this.c;
     const lock = c.lock;
     let remainingUs = workUs;
@@ -355,7 +356,7 @@ export class StepRunner {
     }
   }
 
-  private *write(): Script<void> {
+  private *write(): Steps<void> {
     const c = this.c;
     const lock = c.lock;
     const owner = lock.owner;
@@ -377,13 +378,13 @@ export class StepRunner {
     throw this.raise('exception.resource', 'write', [RUNTIME_EXCEPTION], `no answer from the resource (${r.status})`);
   }
 
-  private *repeat(s: Extract<Step, { step: 'repeat' }>): Script<Flow> {
+  private *repeat(s: Extract<Step, { step: 'repeat' }>): Steps<Flow> {
     for (let pass = 0; pass < s.times; pass++) {
       if (s.newLock) yield* this.replaceLock();
       let flow: Flow = 'normal';
       let thrown: ScriptException | undefined;
       try {
-        flow = yield* this.block(s.steps);
+        flow = yield* sub(this.block(s.steps));
       } catch (e) {
         if (!(e instanceof ScriptException)) throw e;
         thrown = e;
@@ -412,7 +413,7 @@ export class StepRunner {
   }
 
   /** `$lock = $factory->createLock()` over a previous Lock: the old object is destroyed first. */
-  private *replaceLock(): Script<void> {
+  private *replaceLock(): Steps<void> {
     if (this.c.existingLock === undefined) return;
     yield* this.destroy('replaced by a new Lock');
     this.c.dropLock();
@@ -420,7 +421,7 @@ export class StepRunner {
   }
 
   /** Lock::__destruct(): with autoRelease, a lock still marked acquired is asked after, and released if the store still has it. */
-  private *destroy(why: string): Script<void> {
+  private *destroy(why: string): Steps<void> {
     const c = this.c;
     const lock = c.existingLock;
     if (lock === undefined || !c.spec.autoRelease || !lock.dirty) return;

@@ -31,6 +31,16 @@ export interface OutgoingCall {
 /** A script: a generator that yields effects and receives their results. */
 export type Script<T> = Generator<Effect, T, unknown>;
 
+/**
+ * What a client's steps may yield besides effects: a script to run in its
+ * place, to its end (`sub`, sim/runtime/script-stack.ts). Every runtime
+ * drives a process's script through a ScriptStack, which runs these.
+ */
+export type StepEffect = Effect | { readonly k: 'sub'; readonly script: Steps<unknown> };
+
+/** A script that may start others with `sub`. */
+export type Steps<T> = Generator<StepEffect, T, unknown>;
+
 /** What a caller gets back from a call. */
 export type CallResult<Rep> =
   | { readonly status: 'reply'; readonly reply: Rep; readonly msg: number }
@@ -76,7 +86,7 @@ export interface Runtime {
    * this one sharing its connections, that runs `body` with its own runtime
    * and exits when it returns. Runtimes that cannot fork leave it out.
    */
-  fork?(name: string, body: (rt: Runtime) => Script<void>): void;
+  fork?(name: string, body: (rt: Runtime) => Steps<void>): void;
   /**
    * Stops this whole process for `durationUs` of true time, from now: a GC
    * pause the workload itself draws. Whatever the script yields next waits

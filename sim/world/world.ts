@@ -1,7 +1,8 @@
 import { Kernel, type Timer } from '../kernel/kernel.js';
 import { RngStreams } from '../kernel/rng.js';
 import type { Rng } from '../kernel/rng.js';
-import type { CallResult, Effect, Runtime, Script } from '../runtime/types.js';
+import type { CallResult, Effect, Runtime, Script, Steps } from '../runtime/types.js';
+import { ScriptStack } from '../runtime/script-stack.js';
 import { Recorder, type EventFields } from '../trace/recorder.js';
 import type { Belief, JsonValue } from '../trace/types.js';
 import { DEFER, type Caller, type Endpoint } from './endpoint.js';
@@ -106,7 +107,7 @@ export class World {
     return p;
   }
 
-  spawn(name: string, machine: Machine, script: (p: Process) => Script<void>, atUs: number): Process {
+  spawn(name: string, machine: Machine, script: (p: Process) => Steps<void>, atUs: number): Process {
     const p = this.addProcess(name, machine);
     this.kernel.at(atUs, () => p.start(script(p)));
     return p;
@@ -304,14 +305,14 @@ export class Process {
     return this.machine.clock.read(this.world.nowUs);
   }
 
-  start(script: Script<void>): void {
+  start(script: Steps<void>): void {
     if (!this.alive) return;
 
     this.main = this.thread(script);
   }
 
   /** Runs another script in this process, now: a lock library's background thread (heartbeats, keep-alives). */
-  thread(script: Script<void>): Thread | undefined {
+  thread(script: Steps<void>): Thread | undefined {
     if (!this.alive) return undefined;
     const t = new Thread(this, script);
     this.threads.push(t);
@@ -363,7 +364,7 @@ export class Process {
 class Thread {
   /** Identifies the effect being waited on, so late results are ignored. */
   token = 0;
-  private script: Script<void> | undefined;
+  private script: ScriptStack | undefined;
   private deferred: { value: unknown } | undefined;
   /**
    * The token of the one sleep or call being waited on, and the callbacks
@@ -377,9 +378,9 @@ class Thread {
 
   constructor(
     private readonly process: Process,
-    script: Script<void>,
+    script: Steps<void>,
   ) {
-    this.script = script;
+    this.script = new ScriptStack(script);
   }
 
   stop(): void {
@@ -407,13 +408,13 @@ class Thread {
   private step(value: unknown): void {
     const script = this.script;
     if (script === undefined) return;
-    const r = script.next(value);
-    if (r.done === true) {
+    const effect = script.resume(value);
+    if (effect === undefined) {
       this.script = undefined;
       this.process.ended(this);
       return;
     }
-    this.perform(r.value);
+    this.perform(effect);
   }
 
   private perform(effect: Effect): void {
@@ -479,7 +480,7 @@ class SimRuntime implements Runtime {
     this.p.thread(script);
   }
 
-  fork(name: string, body: (rt: Runtime) => Script<void>): void {
+  fork(name: string, body: (rt: Runtime) => Steps<void>): void {
     const child = this.p.world.addProcess(name, this.p.machine);
     child.start(body(child.runtime()));
   }

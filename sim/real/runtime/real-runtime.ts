@@ -1,5 +1,6 @@
 import { RngStreams, type Rng } from '../../kernel/rng.js';
-import type { CallResult, Effect, Runtime, Script } from '../../runtime/types.js';
+import type { CallResult, Effect, Runtime, Script, Steps } from '../../runtime/types.js';
+import { ScriptStack } from '../../runtime/script-stack.js';
 import type { EventFields } from '../../trace/recorder.js';
 import type { Belief, TraceEvent } from '../../trace/types.js';
 import { LocalClock } from '../../world/clock.js';
@@ -112,7 +113,7 @@ export class RealRuntime implements Runtime {
   }
 
   /** Runs the client's main script; resolves when it has ended (its process then exits), and every child it forked has exited too. */
-  async main(script: Script<void>): Promise<void> {
+  async main(script: Steps<void>): Promise<void> {
     try {
       await this.run(script);
     } finally {
@@ -127,7 +128,7 @@ export class RealRuntime implements Runtime {
    * this one's connections, as a forked child shares its parent's sockets.
    * A SIGSTOP or SIGKILL of the client stops or kills the child with it.
    */
-  fork(name: string, body: (rt: Runtime) => Script<void>): void {
+  fork(name: string, body: (rt: Runtime) => Steps<void>): void {
     const child = new RealRuntime({ ...this.opts, process: name, msgBase: this.opts.msgBase + FORK_MSG_BLOCK * ++this.forks });
     child.stalledUntilUs = this.stalledUntilUs;
     this.children.push(child.main(body(child)));
@@ -189,12 +190,13 @@ export class RealRuntime implements Runtime {
     this.opts.emit(JSON.parse(JSON.stringify(e)) as RawEvent);
   }
 
-  private async run(script: Script<void>): Promise<void> {
+  private async run(script: Steps<void>): Promise<void> {
+    const stack = new ScriptStack(script);
     let input: unknown = undefined;
     for (;;) {
-      const r = script.next(input);
-      if (r.done === true) return;
-      input = await this.perform(r.value);
+      const effect = stack.resume(input);
+      if (effect === undefined) return;
+      input = await this.perform(effect);
       if (!this.running) return;
     }
   }

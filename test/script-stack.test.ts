@@ -1,0 +1,77 @@
+import { describe, expect, it } from 'vitest';
+import { ScriptStack, sub } from '../sim/runtime/script-stack.js';
+import type { Effect, Steps } from '../sim/runtime/types.js';
+
+const nap = (localUs: number): Effect => ({ k: 'sleep', localUs });
+
+/** Drives a script to its end, answering each sleep with its length doubled; returns the effects it yielded. */
+function drive(root: Steps<void>): number[] {
+  const stack = new ScriptStack(root);
+  const seen: number[] = [];
+  let answer: unknown = undefined;
+  for (let effect = stack.resume(answer); effect !== undefined; effect = stack.resume(answer)) {
+    if (effect.k !== 'sleep') throw new Error(`unexpected ${effect.k}`);
+    seen.push(effect.localUs);
+    answer = effect.localUs * 2;
+  }
+  return seen;
+}
+
+describe('a script stack', () => {
+  it('runs a script started by sub as yield* would: its effects, their answers, its return value', () => {
+    const log: unknown[] = [];
+    function* child(n: number): Steps<number> {
+      const a = (yield nap(n)) as number;
+      const b = (yield nap(n + 1)) as number;
+      return a + b;
+    }
+    function* root(): Steps<void> {
+      log.push(yield* sub(child(10)));
+      log.push(yield* child(20));
+      log.push(yield* sub(sub(child(30))));
+    }
+    expect(drive(root())).toEqual([10, 11, 20, 21, 30, 31]);
+    expect(log).toEqual([42, 82, 122]);
+  });
+
+  it('throws what a sub-script throws into its caller, where a catch or finally sees it', () => {
+    const log: string[] = [];
+    function* failing(): Steps<number> {
+      yield nap(1);
+      throw new Error('boom');
+    }
+    function* middle(): Steps<number> {
+      try {
+        return yield* sub(failing());
+      } finally {
+        log.push('finally');
+        yield nap(2);
+      }
+    }
+    function* root(): Steps<void> {
+      try {
+        yield* sub(middle());
+        log.push('not reached');
+      } catch (e) {
+        log.push(`caught ${(e as Error).message}`);
+      }
+      yield nap(3);
+    }
+    expect(drive(root())).toEqual([1, 2, 3]);
+    expect(log).toEqual(['finally', 'caught boom']);
+  });
+
+  it('throws out of resume what the root script does not catch, and ends a script that never yields', () => {
+    function* root(): Steps<void> {
+      yield* sub(
+        // eslint-disable-next-line require-yield -- a script that throws before its first effect
+        (function* (): Steps<void> {
+          throw new Error('uncaught');
+        })(),
+      );
+    }
+    expect(() => drive(root())).toThrow('uncaught');
+    // A script that ends before its first effect.
+    expect(drive((function* (): Steps<void> {})())).toEqual([]);
+  });
+});
