@@ -28,17 +28,31 @@ export const LOCK_ACQUIRING = 'LockAcquiringException';
 export const LOCK_RELEASING = 'LockReleasingException';
 export const INVALID_TTL = 'InvalidTtlException';
 
-/** An exception thrown inside a client's script: JavaScript's own throw carries it through the generators, as PHP's does through the calls. */
+/**
+ * An exception thrown inside a client's script: JavaScript's own throw
+ * carries it through the generators, as PHP's does through the calls. It
+ * is the simulated PHP exception, always caught by the step runner, so it
+ * records no JavaScript stack: capturing one took most of a short run that
+ * throws (postgres-connection-loss throws two).
+ */
 export class ScriptException extends Error {
-  constructor(
-    readonly kind: ExceptionKind,
-    /** The Lock method (or step) that threw: acquire, refresh, release, isAcquired, write, throw. */
-    readonly method: string,
-    /** The classes, outermost (what a catch block sees) first. */
-    readonly chain: readonly string[],
-    message: string,
-  ) {
-    super(message);
+  readonly kind: ExceptionKind;
+  /** The Lock method (or step) that threw: acquire, refresh, release, isAcquired, write, throw. */
+  readonly method: string;
+  /** The classes, outermost (what a catch block sees) first. */
+  readonly chain: readonly string[];
+
+  constructor(kind: ExceptionKind, method: string, chain: readonly string[], message: string) {
+    const limit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
+    try {
+      super(message);
+    } finally {
+      Error.stackTraceLimit = limit;
+    }
+    this.kind = kind;
+    this.method = method;
+    this.chain = chain;
   }
 
   get thrown(): string {
