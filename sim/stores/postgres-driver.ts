@@ -75,7 +75,11 @@ export class PostgresDriver implements LockDriver {
   ): Script<CallResult<LockReply>> {
     const c = this.connection(io);
     if (c.dead) return { status: 'reply', reply: { ok: false, error: NO_CONNECTION }, msg: io.newMsg() };
-    const r = yield* io.request(this.node, { ...op, conn: c.id, fresh: c.fresh } as PgOp, kind, { owner, data }, timeoutUs);
+    // Each caller makes `op` for this one request: it is sent with the connection written on, not copied (a spread cost a tenth of a run).
+    const on = op as { conn?: string; fresh?: boolean };
+    on.conn = c.id;
+    on.fresh = c.fresh;
+    const r = yield* io.request(this.node, op, kind, { owner, data }, timeoutUs);
     this.heard(io, c, r, owner);
     return r;
   }

@@ -33,10 +33,11 @@ export class TableDriver implements LockDriver {
     private readonly nodeFor?: (patch: Record<string, unknown>) => NodeRef | undefined,
   ) {}
 
+  /** `op`, made for this one request, with the client's clock written on where the store takes it from the client (not copied: a spread is dear per request). */
   private op<T extends LockOp>(io: ClientIo, op: T): LockOp {
     if (!this.clientClock) return op;
-    const withClock: ClientClockOp = { ...op, clientNowUs: io.localNow() };
-    return withClock;
+    (op as { clientNowUs?: number }).clientNowUs = io.localNow();
+    return op as ClientClockOp;
   }
 
   *acquire(io: ClientIo, a: AcquireArgs): Script<AcquireResult> {
