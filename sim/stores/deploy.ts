@@ -33,3 +33,12 @@ export function deployedNodeFor(spec: StoreSpecBase): (patch: Record<string, unk
     return { name: m === spec.machine ? spec.name : deployedNodeName(spec.name, m) };
   };
 }
+
+/**
+ * The spec a store node of `spec` runs with: the spec itself for the node at
+ * its home, else a copy naming the node a deploy moved it to. No node writes
+ * to its spec, and most runs deploy nothing, so a run builds no copy.
+ */
+export function nodeSpec<S extends StoreSpecBase>(spec: S, node: { name: string; machine: string }): S {
+  return node.name === spec.name && node.machine === spec.machine ? spec : { ...spec, name: node.name, machine: node.machine };
+}

@@ -7,7 +7,7 @@ import type { Machine } from '../world/machine.js';
 
 import type { World } from '../world/world.js';
 import { machineRef } from './checks.js';
-import { deployedNodeFor, deployNodes } from './deploy.js';
+import { deployedNodeFor, deployNodes, nodeSpec } from './deploy.js';
 import { MemcachedDriver, type CasCommand, type MemcachedReply } from './memcached-driver.js';
 import type { Capabilities, LockOp, StoreCheck, StoreInstance, StoreKind, StoreNode } from './types.js';
 import { storeSchema } from './schema-of.js';
@@ -435,7 +435,7 @@ export const MEMCACHED: StoreKind = {
   nodeNames: (spec: StoreSpecBase, scenario?: Omit<Scenario, 'store'>) => deployNodes(spec, scenario).map((n) => n.name),
   create(world: World, spec: StoreSpecBase, scenario: Scenario): StoreInstance {
     const mc = spec as MemcachedSpec;
-    const nodes = new Map(deployNodes(spec, scenario).map((n) => [n.name, new MemcachedNode(world, { ...mc, name: n.name, machine: n.machine })]));
+    const nodes = new Map(deployNodes(spec, scenario).map((n) => [n.name, new MemcachedNode(world, nodeSpec(mc, n))]));
     return {
       nodes,
       fault(f: FaultSpec) {

@@ -3,7 +3,7 @@ import type { Scenario, StoreSpecBase } from '../scenario/types.js';
 import { US_PER_MS, US_PER_S } from '../time.js';
 import type { World } from '../world/world.js';
 import { machineRef } from './checks.js';
-import { deployedNodeFor, deployNodes } from './deploy.js';
+import { deployedNodeFor, deployNodes, nodeSpec } from './deploy.js';
 import { ExpiringTableNode } from './sql.js';
 import { TableDriver } from './table-driver.js';
 import type { Capabilities, StoreCheck, StoreInstance, StoreKind } from './types.js';
@@ -138,7 +138,7 @@ export const MONGODB: StoreKind = {
   nodeNames: (spec: StoreSpecBase, scenario?: Omit<Scenario, 'store'>) => deployNodes(spec, scenario).map((n) => n.name),
   create(world: World, spec: StoreSpecBase, scenario: Scenario): StoreInstance {
     const mongo = spec as MongoDbSpec;
-    const nodes = deployNodes(spec, scenario).map((n) => new MongoDbNode(world, { ...mongo, name: n.name, machine: n.machine }));
+    const nodes = deployNodes(spec, scenario).map((n) => new MongoDbNode(world, nodeSpec(mongo, n)));
     return { nodes: new Map(nodes.map((n) => [n.name, n])) };
   },
   driver(spec: StoreSpecBase) {

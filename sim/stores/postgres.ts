@@ -1,7 +1,7 @@
 import { utf8ToBytes } from '@noble/hashes/utils.js';
 import type { Scenario, StoreSpecBase } from '../scenario/types.js';
 import { machineRef } from './checks.js';
-import { deployedNodeFor, deployNodes } from './deploy.js';
+import { deployedNodeFor, deployNodes, nodeSpec } from './deploy.js';
 import { CONNECTION_LOST, PostgresDriver, type PgOp } from './postgres-driver.js';
 import type { Timer } from '../kernel/kernel.js';
 import { DEFER, type Caller } from '../world/endpoint.js';
@@ -321,7 +321,7 @@ export const POSTGRES: StoreKind = {
   },
   nodeNames: (spec: StoreSpecBase, scenario?: Omit<Scenario, 'store'>) => deployNodes(spec, scenario).map((n) => n.name),
   create(world: World, spec: StoreSpecBase, scenario: Scenario): StoreInstance {
-    const nodes = deployNodes(spec, scenario).map((n) => new PostgresNode(world, { ...(spec as PostgresSpec), name: n.name, machine: n.machine }));
+    const nodes = deployNodes(spec, scenario).map((n) => new PostgresNode(world, nodeSpec(spec as PostgresSpec, n)));
     return {
       nodes: new Map(nodes.map((n) => [n.name, n])),
       fault(f) {

@@ -2,7 +2,7 @@ import { LIMITS } from '../scenario/limits.js';
 import type { RedisSpec, Scenario, StoreSpecBase } from '../scenario/types.js';
 import { machineRef } from './checks.js';
 import { SingleNodeDriver } from './single-node-driver.js';
-import { deployedNodeFor, deployNodes } from './deploy.js';
+import { deployedNodeFor, deployNodes, nodeSpec } from './deploy.js';
 import { US_PER_S } from '../time.js';
 import type { Timer } from '../kernel/kernel.js';
 import type { Caller } from '../world/endpoint.js';
@@ -381,7 +381,7 @@ export const REDIS: StoreKind = {
   nodeNames: (spec: StoreSpecBase, scenario?: Omit<Scenario, 'store'>) => deployNodes(spec, scenario).map((n) => n.name),
   create(world: World, spec: StoreSpecBase, scenario: Scenario) {
     const redis = spec as RedisSpec;
-    const nodes = deployNodes(spec, scenario).map((n) => new RedisNode(world, { ...redis, name: n.name, machine: n.machine }));
+    const nodes = deployNodes(spec, scenario).map((n) => new RedisNode(world, nodeSpec(redis, n)));
     return { nodes: new Map(nodes.map((n) => [n.name, n])) };
   },
   driver(spec: StoreSpecBase) {

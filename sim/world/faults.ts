@@ -30,7 +30,6 @@ export function scheduleFaults(world: World, faults: readonly FaultSpec[], targe
 }
 
 function inject(world: World, f: FaultSpec, index: number, targets: FaultTargets): void {
-  const data = { fault: index };
   switch (f.kind) {
     case 'pause':
       pause(targets.clients.get(f.target), msToUs(f.durationMs));
@@ -42,7 +41,7 @@ function inject(world: World, f: FaultSpec, index: number, targets: FaultTargets
       targets.store.nodes.get(f.target)?.restart?.(msToUs(f.downMs));
       return;
     case 'deploy':
-      world.recordGlobal('deploy.start', 'faults', 'net', { data: { ...data, clients: f.clients, store: f.store as Record<string, JsonValue> } });
+      world.recordGlobal('deploy.start', 'faults', 'net', { data: { fault: index, clients: f.clients, store: f.store as Record<string, JsonValue> } });
       for (const c of f.clients) targets.clients.get(c)?.client.reconfigure(f.store);
       return;
     case 'eviction':
@@ -57,10 +56,10 @@ function inject(world: World, f: FaultSpec, index: number, targets: FaultTargets
     case 'partition': {
       const groups = f.groups;
       world.network.addPartition(index, f.groups);
-      world.recordGlobal('partition.start', 'faults', 'net', { data: { ...data, groups } });
+      world.recordGlobal('partition.start', 'faults', 'net', { data: { fault: index, groups } });
       world.kernel.after(msToUs(f.durationMs), () => {
         world.network.removePartition(index);
-        world.recordGlobal('partition.end', 'faults', 'net', { data: { ...data, groups } });
+        world.recordGlobal('partition.end', 'faults', 'net', { data: { fault: index, groups } });
       });
       return;
     }
@@ -68,26 +67,25 @@ function inject(world: World, f: FaultSpec, index: number, targets: FaultTargets
       const m = world.machine(f.machine);
       const byUs = msToUs(f.byMs);
       m.clock.jump(world.nowUs, byUs);
-      world.record('clock.jump', 'faults', m, { data: { ...data, byUs } });
+      world.record('clock.jump', 'faults', m, { data: { fault: index, byUs } });
       m.clockChanged();
       return;
     }
     case 'clock-drift': {
       const m = world.machine(f.machine);
       m.clock.setDrift(world.nowUs, f.driftPpm);
-      world.record('clock.drift', 'faults', m, { data: { ...data, driftPpm: f.driftPpm } });
+      world.record('clock.drift', 'faults', m, { data: { fault: index, driftPpm: f.driftPpm } });
       m.clockChanged();
       return;
     }
     case 'latency-spike': {
       const extraUs = msToUs(f.extraMs);
       const machines = f.machines ?? undefined;
-      const scope = machines === undefined ? {} : { machines };
       world.network.addSpike(index, extraUs, machines);
-      world.recordGlobal('latency.start', 'faults', 'net', { data: { ...data, extraUs, ...scope } });
+      world.recordGlobal('latency.start', 'faults', 'net', { data: machines === undefined ? { fault: index, extraUs } : { fault: index, extraUs, machines } });
       world.kernel.after(msToUs(f.durationMs), () => {
         world.network.removeSpike(index);
-        world.recordGlobal('latency.end', 'faults', 'net', { data: { ...data, ...scope } });
+        world.recordGlobal('latency.end', 'faults', 'net', { data: machines === undefined ? { fault: index } : { fault: index, machines } });
       });
       return;
     }
