@@ -112,7 +112,7 @@ export class Checker {
         },
         forgot: (owner) => this.availability.forgot(owner),
       },
-      { ...(bounded ? { forgetAfterUs: options.forgetAfterUs } : {}), windowsListed: findings },
+      bounded ? { forgetAfterUs: options.forgetAfterUs, windowsListed: findings } : { windowsListed: findings },
     );
     this.lost = new LostLocks(this.intervals, findings);
     this.stale = new StaleWrites(this.intervals, findings);

@@ -86,10 +86,6 @@ export class SessionDriver implements LockDriver {
     return s;
   }
 
-  private op(s: ClientSession): { session: string; fresh: boolean; timeoutUs: number } {
-    return { session: s.id, fresh: s.fresh, timeoutUs: this.opts.timeoutUs };
-  }
-
   /** Notes what a reply says about the session and the server. */
   private heard(io: ClientIo, s: ClientSession, r: CallResult<LockReply>, owner: string | undefined): void {
     if (r.status === 'refused') {
@@ -110,7 +106,7 @@ export class SessionDriver implements LockDriver {
     if (!s.open) return;
     s.open = false;
     const node = this.node;
-    const op = { op: 'close', ...this.op(s) };
+    const op = { op: 'close', session: s.id, fresh: s.fresh, timeoutUs: this.opts.timeoutUs };
     io.thread(
       (function* (): Script<void> {
         yield* call(node.name, op, io.requestTimeoutUs, io.newMsg());
@@ -122,7 +118,7 @@ export class SessionDriver implements LockDriver {
     for (;;) {
       yield { k: 'sleep', localUs: this.opts.pingEveryUs };
       if (!s.open) return;
-      const op = { op: 'ping', ...this.op(s) } as unknown as LockOp;
+      const op = { op: 'ping', session: s.id, fresh: s.fresh, timeoutUs: this.opts.timeoutUs } as unknown as LockOp;
       const r = yield* call<LockReply>(this.node.name, op, this.opts.pingEveryUs, io.newMsg());
       if (!s.open) return;
       this.heard(io, s, r, undefined);
@@ -131,7 +127,17 @@ export class SessionDriver implements LockDriver {
 
   *acquire(io: ClientIo, a: AcquireArgs): Script<AcquireResult> {
     const s = this.open(io);
-    const op = { op: 'acquire', key: a.key, owner: a.owner, ttlUs: a.ttlUs, waitUs: a.waitUs, ...this.op(s), endIfDenied: true } as const;
+    const op = {
+      op: 'acquire',
+      key: a.key,
+      owner: a.owner,
+      ttlUs: a.ttlUs,
+      waitUs: a.waitUs,
+      session: s.id,
+      fresh: s.fresh,
+      timeoutUs: this.opts.timeoutUs,
+      endIfDenied: true,
+    } as const;
     const data = a.waitUs === undefined ? { attempt: a.attempt } : { attempt: a.attempt, waitUs: a.waitUs ?? -1 };
     const r = yield* io.request(this.node, op as LockOp, 'acquire.request', { owner: a.owner, data }, waitTimeoutUs(io, a.waitUs));
     this.heard(io, s, r, a.owner);
@@ -146,7 +152,7 @@ export class SessionDriver implements LockDriver {
     // ZookeeperStore::putOffExpiration(): "do nothing, zookeeper locks forever".
     if (this.opts.symfony) return { status: 'ok', msg: io.newMsg() };
     const s = this.conn.session ?? this.open(io);
-    const op = { op: 'refresh', key: lease.key, owner: lease.owner, ttlUs, ...this.op(s) } as const;
+    const op = { op: 'refresh', key: lease.key, owner: lease.owner, ttlUs, session: s.id, fresh: s.fresh, timeoutUs: this.opts.timeoutUs } as const;
     const r = yield* io.request(this.node, op as LockOp, 'refresh.request', { owner: lease.owner, fence: lease.fence });
     this.heard(io, s, r, lease.owner);
     return stepResult(r, 'the key is gone');
@@ -154,7 +160,7 @@ export class SessionDriver implements LockDriver {
 
   *release(io: ClientIo, lease: LeaseRef, _method: 'token-checked' | 'plain-del'): Script<StepResult> {
     const s = this.conn.session ?? this.open(io);
-    const op = { op: 'release', key: lease.key, owner: lease.owner, ...this.op(s), end: true } as const;
+    const op = { op: 'release', key: lease.key, owner: lease.owner, session: s.id, fresh: s.fresh, timeoutUs: this.opts.timeoutUs, end: true } as const;
     const r = yield* io.request(this.node, op as LockOp, 'release.request', { owner: lease.owner, data: { method: 'token-checked' } });
     this.heard(io, s, r, lease.owner);
     if (r.status === 'reply') s.open = false;
@@ -169,8 +175,15 @@ export class SessionDriver implements LockDriver {
   *exists(io: ClientIo, lease: LeaseRef): Script<ExistsResult> {
     const s = this.conn.session;
     // A get needs a connection, not a session of ours: without one the library's handle reconnects with a new session.
-    const on = s !== undefined && s.open ? this.op(s) : { session: `${io.client}#get${this.conn.opened}`, fresh: true, timeoutUs: this.opts.timeoutUs };
-    const op = { op: 'exists', key: lease.key, owner: lease.owner, ...on } as const;
+    const mine = s !== undefined && s.open;
+    const op = {
+      op: 'exists',
+      key: lease.key,
+      owner: lease.owner,
+      session: mine ? s.id : `${io.client}#get${this.conn.opened}`,
+      fresh: mine ? s.fresh : true,
+      timeoutUs: this.opts.timeoutUs,
+    } as const;
     const r = yield* io.request(this.node, op as LockOp, 'isAcquired.request', { owner: lease.owner });
     if (s !== undefined && s.open) this.heard(io, s, r, lease.owner);
     else if (r.status === 'refused') this.conn.server = (this.conn.server + 1) % this.servers.length;
@@ -185,7 +198,7 @@ export class SessionDriver implements LockDriver {
     if (s === undefined || !s.open) return;
     s.open = false;
     this.conn.session = undefined;
-    yield* call(this.node.name, { op: 'close', ...this.op(s) }, io.requestTimeoutUs, io.newMsg());
+    yield* call(this.node.name, { op: 'close', session: s.id, fresh: s.fresh, timeoutUs: this.opts.timeoutUs }, io.requestTimeoutUs, io.newMsg());
   }
 
   /** A forked child shares the parent's handle: the same connection and session. */
