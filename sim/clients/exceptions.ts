@@ -43,12 +43,14 @@ export class ScriptException extends Error {
   readonly chain: readonly string[];
 
   constructor(kind: ExceptionKind, method: string, chain: readonly string[], message: string) {
-    const limit = Error.stackTraceLimit;
-    Error.stackTraceLimit = 0;
+    // V8's limit (other engines ignore it): the core's ECMAScript types do not name it.
+    const engine = Error as { stackTraceLimit?: number | undefined };
+    const limit = engine.stackTraceLimit;
+    engine.stackTraceLimit = 0;
     try {
       super(message);
     } finally {
-      Error.stackTraceLimit = limit;
+      engine.stackTraceLimit = limit;
     }
     this.kind = kind;
     this.method = method;
