@@ -384,8 +384,7 @@ export class IntervalTracker {
     nh.endKind = e.kind;
     const group = groupOf(e);
     const groups = r!.groups;
-    let gi = -1;
-    if (groups !== undefined) for (let j = 0; j < groups.length && gi === -1; j++) if (groups[j]!.group === group) gi = j;
+    const gi = groups === undefined ? -1 : findGroup(groups, group);
     const g = gi === -1 ? undefined : groups![gi]!;
     // A group no node holds now ends at no count, as if from one.
     const count = (g === undefined || g.count === 0 ? 1 : g.count) - 1;
@@ -490,10 +489,17 @@ function findNode(nodes: readonly NodeHolding[], node: string): number {
   return -1;
 }
 
+/** Where the count of `group` is among an owner's, or -1. */
+function findGroup(groups: readonly GroupCount[], group: string): number {
+  for (let i = 0; i < groups.length; i++) if (groups[i]!.group === group) return i;
+  return -1;
+}
+
 /** The count of `group` among an owner's, made at zero when first needed. */
 function groupIn(r: OwnerRecord, group: string): GroupCount {
   const groups = (r.groups ??= []);
-  for (const g of groups) if (g.group === group) return g;
+  const i = findGroup(groups, group);
+  if (i !== -1) return groups[i]!;
   const g: GroupCount = { group, count: 0, holding: undefined };
   groups.push(g);
   return g;

@@ -1,5 +1,5 @@
 import { formatDuration, formatInstant } from '../time.js';
-import type { ClientAvailability, StaleWrite, Verdict } from './verdict.js';
+import { lockOutShares, type ClientAvailability, type StaleWrite, type Verdict } from './verdict.js';
 
 /*
  * The verdict in sentences, for people. Rendered when shown and never
@@ -33,7 +33,7 @@ function lockOutSentence(a: ClientAvailability): string {
   const held = new Map<string, number>();
   let free = 0;
   // A verdict that lists only its first spans says what all of them add up to.
-  for (const s of a.lockOutByWhy ?? a.lockOut.map((l) => ({ why: l.why, holder: l.holder, us: l.toUs - l.fromUs }))) {
+  for (const s of a.lockOutByWhy ?? lockOutShares(a.lockOut)) {
     if (s.why === 'free') free += s.us;
     else {
       const id = `${s.why}\u0000${s.holder ?? '?'}`;

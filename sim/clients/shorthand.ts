@@ -22,21 +22,6 @@ export const EXPIRED_BY_CLOCK = 'lease expired by the client clock';
  *         } catch (\Throwable $e) { /* log, next job *\/ }
  *     }
  */
-/**
- * The shorthand's steps for a client, made once per client spec (and store
- * capabilities): a sweep runs one scenario thousands of times, and nothing
- * writes to a normalized scenario or to the steps made from it.
- */
-export function shorthandStepsOf(spec: ClientSpec, caps: Capabilities): readonly Step[] {
-  const made = MADE.get(spec);
-  if (made !== undefined && made.caps === caps) return made.steps;
-  const steps = shorthandSteps(spec, caps);
-  MADE.set(spec, { caps, steps });
-  return steps;
-}
-
-const MADE = new WeakMap<ClientSpec, { readonly caps: Capabilities; readonly steps: readonly Step[] }>();
-
 export function shorthandSteps(spec: ClientSpec, caps: Capabilities): Step[] {
   const a = spec.acquire;
   const blocking = a.mode === 'blocking';
@@ -73,3 +58,18 @@ export function shorthandSteps(spec: ClientSpec, caps: Capabilities): Step[] {
   if (spec.iterations === 1 || spec.thinkMs === 0) return [pass(spec.iterations, body)];
   return [pass(1, body), pass(spec.iterations - 1, [{ step: 'sleep', durationMs: spec.thinkMs }, ...body])];
 }
+
+/**
+ * The shorthand's steps for a client, made once per client spec (and store
+ * capabilities): a sweep runs one scenario thousands of times, and nothing
+ * writes to a normalized scenario or to the steps made from it.
+ */
+export function shorthandStepsOf(spec: ClientSpec, caps: Capabilities): readonly Step[] {
+  const made = MADE.get(spec);
+  if (made !== undefined && made.caps === caps) return made.steps;
+  const steps = shorthandSteps(spec, caps);
+  MADE.set(spec, { caps, steps });
+  return steps;
+}
+
+const MADE = new WeakMap<ClientSpec, { readonly caps: Capabilities; readonly steps: readonly Step[] }>();

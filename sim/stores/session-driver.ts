@@ -59,6 +59,9 @@ interface Connection {
  * script's next call into the driver, whose request then fails. With an
  * ensemble, a server that refuses the connection makes the library move on
  * to the next one in its list (the call that found it down fails).
+ * Each request writes the session's fields (session, fresh, timeoutUs)
+ * out rather than spreading them from a helper: a spread per request was a
+ * cost a run could measure.
  */
 export class SessionDriver implements LockDriver {
   private readonly conn: Connection;
@@ -185,7 +188,7 @@ export class SessionDriver implements LockDriver {
       timeoutUs: this.opts.timeoutUs,
     } as const;
     const r = yield* io.request(this.node, op as LockOp, 'isAcquired.request', { owner: lease.owner });
-    if (s !== undefined && s.open) this.heard(io, s, r, lease.owner);
+    if (mine) this.heard(io, s, r, lease.owner);
     else if (r.status === 'refused') this.conn.server = (this.conn.server + 1) % this.servers.length;
     if (r.status === 'reply' && r.reply.error === undefined) return { status: r.reply.ok ? 'yes' : 'no', msg: r.msg };
     if (this.opts.symfony) return { status: 'no', msg: r.msg };
