@@ -86,6 +86,39 @@ describe('judging a run in bounded memory', () => {
     expect(summarize(b)).toEqual(summarize(verdict));
   });
 
+  it('judges the waiters whose lists are full together, to the microsecond and the span of judging each alone', () => {
+    // With no spans listed every waiter is judged with its key's others from its first stretch in use; with one, after its first span.
+    const sameLockOut = (events: readonly TraceEvent[], whole: Verdict, listed: number): number => {
+      const c = new Checker({ forgetAfterUs: 600_000_000, spansListed: listed });
+      for (const e of events) c.push(e);
+      const b = c.finish();
+      let counted = 0;
+      for (const a of whole.availability) {
+        const mine = b.availability.find((x) => x.client === a.client)!;
+        expect(mine.lockOut).toEqual(a.lockOut.slice(0, listed));
+        expect(mine.lockOutOmitted ?? 0).toBe(Math.max(0, a.lockOut.length - listed));
+        expect(mine.lockOutUs).toBe(a.lockOutUs);
+        expect(mine.waitedUs).toBe(a.waitedUs);
+        if (a.lockOut.length > listed) expect(mine.lockOutByWhy).toEqual(lockOutShares(a.lockOut));
+        counted += Math.max(0, a.lockOut.length - listed);
+      }
+      return counted;
+    };
+    let counted = 0;
+    fc.assert(
+      fc.property(randomScenario, (doc) => {
+        const { events, verdict } = runScenario(normalized(doc));
+        counted += sameLockOut(events, verdict, 0) + sameLockOut(events, verdict, 1);
+      }),
+      { numRuns: 300, seed: 29 },
+    );
+    expect(counted).toBeGreaterThan(300);
+    // And a contended lock: 50 waiters, most of whose spans are counted together.
+    const { events, verdict } = runScenario(normalizeScenario(workloadScenario(1_000), 'bench-workload'));
+    expect(sameLockOut(events, verdict, 0)).toBeGreaterThan(10_000);
+    expect(sameLockOut(events, verdict, 3)).toBeGreaterThan(10_000);
+  });
+
   it('lists the first findings of each kind and counts the rest, and calls the outcome from all of them', () => {
     const lists = ['doubleOwnership', 'staleWrites', 'lostLocks', 'refusedHolders', 'unprotectedWrites'] as const;
     let cut = 0;

@@ -69,6 +69,29 @@ interface Epoch {
   seq: number;
 }
 
+/**
+ * The waiters on one key whose lists of lock-out spans are full, judged as
+ * one: a bounded judgement of a contended lock would otherwise judge each of
+ * its waiters at every grant and every release, though only their totals and
+ * counts still change. A member holds nothing on the key (one that does is
+ * judged on its own), so every member stands the same; the pool keeps what
+ * its members accrue together, and each member takes its difference since it
+ * joined when it leaves. Only stretches when the key is in use or free are
+ * judged so: one held by a process that no longer uses it sends the members
+ * back to be judged one by one (it is rare, and each member's shares by holder
+ * must keep the order they occurred in).
+ */
+interface Pool {
+  readonly key: string;
+  readonly members: Set<ClientState>;
+  /** Lock-out the members accrued together, all of it while the key was free, and how many spans it made. */
+  freeUs: number;
+  spans: number;
+  /** The end of the latest span; `runEpoch` while it grows with the epoch (see `ClientState.runEpoch`). */
+  lastToUs: number;
+  runEpoch: Epoch | undefined;
+}
+
 interface ClientState {
   readonly name: string;
   readonly result: ClientAvailability;
@@ -99,6 +122,10 @@ interface ClientState {
    */
   believed: string | undefined;
   inWorking: boolean;
+  /** The pool this waiter is judged in, and the pool's totals when it joined; it is then not in `waiting`. */
+  pool: Pool | undefined;
+  joinedFreeUs: number;
+  joinedSpans: number;
 }
 
 /**
@@ -123,6 +150,10 @@ export class Availability {
    */
   private readonly waiting = new Set<ClientState>();
   private readonly dirty = new Set<ClientState>();
+  /** The pool of each key (see `Pool`), made when a waiter first joins one. */
+  private readonly pools = new Map<string, Pool>();
+  /** The waiters judged one by one whose lists are full: they join their key's pool after this stretch is judged. */
+  private readonly joining: ClientState[] = [];
   /** How many waiters each key has. */
   private readonly waitersByKey = new Map<string, number>();
   /** How each key with waiters stood when they were last all judged (see `sameStanding`). */
@@ -205,7 +236,10 @@ export class Availability {
         this.judged = this.version;
         this.epoch = { toUs: e.timeUs, seq: e.seq };
         const open = this.openNow();
+        if (this.pools.size > 0) this.unpoolHolders(open);
         for (const c of this.waiting) this.judge(c, fromUs, e.timeUs, e.seq, open);
+        if (this.pools.size > 0) for (const pool of this.pools.values()) if (pool.members.size > 0) this.judgePool(pool, fromUs, e.timeUs, e.seq, open);
+        if (this.joining.length > 0) this.join();
         this.noteStanding();
       } else {
         this.judged = this.version;
@@ -214,6 +248,7 @@ export class Availability {
         if (this.dirty.size > 0) {
           const open = this.openNow();
           for (const c of this.dirty) if (this.waiting.has(c)) this.judge(c, fromUs, e.timeUs, e.seq, open);
+          if (this.joining.length > 0) this.join();
         }
       }
       // Clearing a set gives it a new table: only one with something in it is cleared.
@@ -279,7 +314,7 @@ export class Availability {
     for (const h of this.open) {
       if (!this.waitersByKey.has(h.key)) continue;
       const c = this.clients.get(h.client);
-      if (c !== undefined && c.key === h.key && this.waiting.has(c)) return false;
+      if (c !== undefined && c.key === h.key && this.isWaiting(c)) return false;
     }
     for (const key of this.waitersByKey.keys()) {
       const was = this.standing.get(key);
@@ -294,7 +329,7 @@ export class Availability {
     for (const key of this.waitersByKey.keys()) this.standing.set(key, this.standingOf(key));
     for (const h of this.open) {
       const c = this.clients.get(h.client);
-      if (c !== undefined && c.key === h.key && this.waiting.has(c)) this.standing.delete(h.key);
+      if (c !== undefined && c.key === h.key && this.isWaiting(c)) this.standing.delete(h.key);
     }
   }
 
@@ -323,9 +358,108 @@ export class Availability {
   /** Judges whether `c`, kept out, is locked out over [fromUs, toUs), ending its run of lock-out first. */
   private judge(c: ClientState, fromUs: number, toUs: number, endSeq: number, open: readonly OpenHolding[]): void {
     this.endRun(c);
-    if (!this.waited(c.name, c, fromUs, toUs, endSeq, open)) return;
+    if (!this.waited(c.name, c, fromUs, toUs, endSeq, open)) {
+      // In use now, so not in a run of lock-out: with a full list, it can be judged with its key's other such waiters from here on.
+      if (c.result.lockOut.length >= this.spansKept) this.joining.push(c);
+      return;
+    }
     c.runSpan = c.lastLockOut!;
     c.runEpoch = this.epoch;
+  }
+
+  /** Whether `c` is kept out of its lock now, judged on its own or in its key's pool. */
+  private isWaiting(c: ClientState): boolean {
+    return c.pool !== undefined || this.waiting.has(c);
+  }
+
+  /** Judges `pool`'s members over [fromUs, toUs) as `waited` judges each: lock-out while no holding on the key is in use. */
+  private judgePool(pool: Pool, fromUs: number, toUs: number, endSeq: number, open: readonly OpenHolding[]): void {
+    this.flushPool(pool);
+    pool.runEpoch = undefined;
+    let held = false;
+    for (const o of open) {
+      if (o.holding.key !== pool.key) continue;
+      if (o.inUse) return;
+      held = true;
+    }
+    if (held) {
+      // Orphaned, or its holder gone: each member is judged on its own, with the holder named, until the key is in use again.
+      for (const c of pool.members) {
+        this.leave(c);
+        this.waiting.add(c);
+        this.judge(c, fromUs, toUs, endSeq, open);
+      }
+      return;
+    }
+    // Free: one more span for every member, unless it goes on from the last one.
+    if (pool.spans === 0 || pool.lastToUs !== fromUs) pool.spans++;
+    pool.freeUs += toUs - fromUs;
+    pool.lastToUs = toUs;
+    pool.runEpoch = this.epoch;
+  }
+
+  /** Adds the growth of `pool`'s run of lock-out so far to its totals: the run goes on. */
+  private flushPool(pool: Pool): void {
+    const epoch = pool.runEpoch;
+    if (epoch === undefined) return;
+    pool.freeUs += epoch.toUs - pool.lastToUs;
+    pool.lastToUs = epoch.toUs;
+  }
+
+  /** Members holding something on their own key stand apart from the others: they are judged on their own again. */
+  private unpoolHolders(open: readonly OpenHolding[]): void {
+    for (const o of open) {
+      const c = this.clients.get(o.holding.client);
+      if (c?.pool === undefined || c.key !== o.holding.key) continue;
+      this.leave(c);
+      this.waiting.add(c);
+    }
+  }
+
+  /** Moves the waiters that asked to (see `judge`) into their keys' pools, taking each pool's totals as they stand. */
+  private join(): void {
+    for (const c of this.joining) {
+      if (c.pool !== undefined || c.runSpan !== undefined || !this.waiting.has(c)) continue;
+      let pool = this.pools.get(c.key);
+      if (pool === undefined) {
+        pool = { key: c.key, members: new Set(), freeUs: 0, spans: 0, lastToUs: 0, runEpoch: undefined };
+        this.pools.set(c.key, pool);
+      }
+      this.flushPool(pool);
+      this.waiting.delete(c);
+      pool.members.add(c);
+      c.pool = pool;
+      c.joinedFreeUs = pool.freeUs;
+      c.joinedSpans = pool.spans;
+    }
+    this.joining.length = 0;
+  }
+
+  /** Takes `c` out of its pool with what the pool accrued since it joined, as if it had been judged on its own throughout. */
+  private leave(c: ClientState): void {
+    const pool = c.pool!;
+    this.flushPool(pool);
+    const spans = pool.spans - c.joinedSpans;
+    if (spans > 0) {
+      const us = pool.freeUs - c.joinedFreeUs;
+      c.lockOutUs += us;
+      c.lockOutFreeUs += us;
+      c.result.lockOutOmitted = (c.result.lockOutOmitted ?? 0) + spans;
+      // Its latest span is the pool's: the next stretch may go on from it. A full list's spans are not listed, so this one is its own.
+      let last = c.lastLockOut;
+      if (last === undefined || c.lastLockOutListed) {
+        last = { fromUs: pool.lastToUs, toUs: pool.lastToUs, seqs: [c.wait!.seq, this.lastSeq, this.lastSeq], why: 'free', holder: null };
+        c.lastLockOut = last;
+        c.lastLockOutListed = false;
+      }
+      last.toUs = pool.lastToUs;
+      last.why = 'free';
+      last.holder = null;
+    }
+    pool.members.delete(c);
+    c.pool = undefined;
+    // An empty pool is not judged, so its run would go on growing with an epoch nobody is in.
+    if (pool.members.size === 0) pool.runEpoch = undefined;
   }
 
   /** Writes the end of `c`'s run of lock-out into its span: the end of the last stretch of its epoch. */
@@ -355,8 +489,13 @@ export class Availability {
     if (was !== undefined) {
       if (was.owner !== undefined) this.use(was.owner, -1);
       c.result.waitedUs += this.clockUs - was.waitedFromUs;
-      this.endRun(c);
-      if (this.waiting.delete(c)) count(this.waitersByKey, c.key, -1);
+      if (c.pool !== undefined) {
+        this.leave(c);
+        count(this.waitersByKey, c.key, -1);
+      } else {
+        this.endRun(c);
+        if (this.waiting.delete(c)) count(this.waitersByKey, c.key, -1);
+      }
       this.dirty.delete(c);
     }
     if (start === undefined) {
@@ -377,6 +516,7 @@ export class Availability {
   }
 
   finish(): ClientAvailability[] {
+    for (const pool of this.pools.values()) for (const c of pool.members) this.leave(c);
     for (const c of this.clients.values()) {
       this.endRun(c);
       if (c.wait !== undefined) c.result.waitedUs += this.clockUs - c.wait.waitedFromUs;
@@ -411,6 +551,9 @@ export class Availability {
         workWithoutLockUs: 0,
         believed: undefined,
         inWorking: false,
+        pool: undefined,
+        joinedFreeUs: 0,
+        joinedSpans: 0,
       };
       this.clients.set(e.actor, c);
     }
