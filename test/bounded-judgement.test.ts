@@ -105,12 +105,17 @@ describe('judging a run in bounded memory', () => {
       return counted;
     };
     let counted = 0;
+    // Each client on one of two keys, so that a run may have two pools, or waiters on a key with none.
+    const twoKeys = fc.tuple(randomScenario, fc.array(fc.boolean(), { minLength: 4, maxLength: 4 })).map(([doc, onOther]) => ({
+      ...doc,
+      clients: (doc.clients as Array<Record<string, unknown>>).map((c, i) => (onOther[i] === true ? { ...c, key: 'other' } : c)),
+    }));
     fc.assert(
-      fc.property(randomScenario, (doc) => {
+      fc.property(fc.oneof(randomScenario, twoKeys), (doc) => {
         const { events, verdict } = runScenario(normalized(doc));
         counted += sameLockOut(events, verdict, 0) + sameLockOut(events, verdict, 1);
       }),
-      { numRuns: 300, seed: 29 },
+      { numRuns: 400, seed: 29 },
     );
     expect(counted).toBeGreaterThan(300);
     // And a contended lock: 50 waiters, most of whose spans are counted together.
