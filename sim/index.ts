@@ -24,7 +24,8 @@ export { Run, runDocument, type RunOptions, type RunSource } from './testing/run
 export { reproduceCommand } from './reproduce.js';
 
 // Traces: the one contract between the simulator, the checker, the lab and the real runner.
-export { validateTrace, serializeTrace, traceHash } from './trace/io.js';
+export { serializeTrace, traceHash } from './trace/io.js';
+export { validateTrace } from './trace/validate.js';
 export { runHash, canonicalJson, RunHasher } from './trace/hash.js';
 export { EVENT_KINDS, KIND_NAMES, kindSpec, type KindSpec, type EventKind, type HoldingEnd, type ActorClass, type EventTone } from './trace/kinds.js';
 export { traceSchema } from './trace/schema.js';

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { alignTimelines } from '../sim/real/agreement.js';
 import { storyScenario } from '../sim/real/stories.js';
 import { runScenario } from '../sim/run.js';
-import { validateTrace } from '../sim/trace/io.js';
+import { validateTrace } from '../sim/trace/validate.js';
 
 const file = 'redis-restart-without-persistence-symfony.json';
 const real = validateTrace(JSON.parse(readFileSync(new URL(`../recorded/${file}`, import.meta.url), 'utf8')), file);

@@ -1,5 +1,5 @@
 import { spawnSync, type SpawnSyncOptions } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -95,6 +95,43 @@ describe('the installed package', () => {
     const bad = spawnSync(bin, ['run', 'no-such-scenario'], { cwd: app, encoding: 'utf8' });
     expect(bad.status).toBe(2);
     expect(bad.stderr).toMatch(/^locklab: no-such-scenario: no such file, and no built-in scenario of that name/);
+  });
+
+  it('starts `locklab run` without the packages only other commands use, which load when those run', () => {
+    // A resolve hook writes down every module the command loads, by URL.
+    const log = join(tmp, 'modules.log');
+    writeFileSync(
+      join(tmp, 'log-hooks.mjs'),
+      `import { appendFileSync } from 'node:fs';
+export async function resolve(specifier, context, next) {
+  const r = await next(specifier, context);
+  appendFileSync(process.env.LOCKLAB_MODULE_LOG, r.url + '\\n');
+  return r;
+}
+`,
+    );
+    writeFileSync(
+      join(tmp, 'log-modules.mjs'),
+      `import { register } from 'node:module';\nregister(${JSON.stringify(`file://${join(tmp, 'log-hooks.mjs')}`)});\n`,
+    );
+    const installed = join(app, 'node_modules/locklab/sim/cli/bin.mjs');
+    const loaded = (bin: string, ...args: string[]): string[] => {
+      writeFileSync(log, '');
+      run(process.execPath, ['--import', join(tmp, 'log-modules.mjs'), bin, ...args], { cwd: app, env: { ...process.env, LOCKLAB_MODULE_LOG: log } });
+      return readFileSync(log, 'utf8')
+        .split('\n')
+        .flatMap((url) => /\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(url)?.[1] ?? [])
+        .filter((p) => p !== 'locklab');
+    };
+    // Ajv compiles a trace's schema; YAML and the Markdown parser read lessons; BullMQ, ioredis, Tinypool and the bar run sweeps.
+    const others = ['ajv', 'yaml', 'unified', 'remark-parse', 'bullmq', 'ioredis', 'tinypool', 'cli-progress'];
+    expect(loaded(installed, 'run', 'pause-past-expiry').filter((p) => others.includes(p))).toEqual([]);
+    writeFileSync(join(tmp, 'trace.json'), run(join(app, 'node_modules/.bin/locklab'), ['run', 'pause-past-expiry', '--json'], { cwd: app }));
+    expect(loaded(installed, 'check', join(tmp, 'trace.json'))).toContain('ajv');
+    // The lessons come with the repository, not the package: the repository's command, built as the package was, checks one.
+    expect(loaded(join(root, 'sim/cli/bin.mjs'), 'lessons', 'check', join(root, 'lessons/01-one-machine'))).toEqual(
+      expect.arrayContaining(['yaml', 'unified']),
+    );
   });
 
   it('sweeps on two worker processes from its bin, counting what the sources count', async () => {

@@ -8,7 +8,7 @@ import { checkRealScenario } from '../sim/real/runner.js';
 import { REAL_STORIES, storyScenario } from '../sim/real/stories.js';
 import { recordingKey, type RecordedEntry } from '../sim/real/recording.js';
 import { runScenario } from '../sim/run.js';
-import { validateTrace } from '../sim/trace/io.js';
+import { validateTrace } from '../sim/trace/validate.js';
 
 const dir = new URL('../recorded/', import.meta.url).pathname;
 const all = JSON.parse(readFileSync(join(dir, 'index.json'), 'utf8')) as RecordedEntry[];

@@ -1,9 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { renderValidators, renderValidatorTypes, VALIDATORS_FILE, VALIDATORS_TYPES_FILE } from '../sim/cli/write-validators.js';
-import { checkWith, compileSchema } from '../sim/scenario/schema-check.js';
-import { scenarioSchema } from '../sim/scenario/schema.js';
+import { compileSchema } from '../sim/scenario/schema-check.js';
+import { checkWith } from '../sim/scenario/schema-issues.js';
+import type { ValidateFunction } from 'ajv';
+import { scenarioSchema, storeDefinition } from '../sim/scenario/schema.js';
+import * as precompiledAll from '../sim/scenario/validators.generated.js';
 import { scenario as precompiled } from '../sim/scenario/validators.generated.js';
+import { STORE_KINDS } from '../sim/stores/registry.js';
 import { BUILTIN_SCENARIOS } from '../sim/scenarios/index.js';
 
 describe('precompiled validators', () => {
@@ -37,5 +41,28 @@ describe('precompiled validators', () => {
     ];
     for (const doc of bad) expect(fast(doc), JSON.stringify(doc).slice(0, 80)).toEqual(compiled(doc));
     expect(fast({ ...base, machines: 'app1' }).length).toBeGreaterThan(0);
+  });
+
+  it("reports, for each store kind's own schema (a deploy's patch), the issues of that schema compiled at run time", () => {
+    let bad = 0;
+    for (const k of STORE_KINDS) {
+      const compiled = compileSchema({ ...k.schema, definitions: scenarioSchema().definitions });
+      const fast = checkWith((precompiledAll as unknown as Record<string, ValidateFunction>)[storeDefinition(k.kind)]!, scenarioSchema());
+      const props = Object.keys((k.schema as { properties: object }).properties);
+      const docs: unknown[] = [
+        { kind: k.kind, machine: 'db' },
+        { kind: k.kind, machine: 5 },
+        { kind: k.kind, colour: 'red' },
+        { kind: 'cassandra' },
+        'redis',
+        Object.fromEntries(props.map((p) => [p, p === 'kind' ? k.kind : { wrong: true }])),
+        Object.fromEntries(props.map((p) => [p, p === 'kind' ? k.kind : -1])),
+      ];
+      for (const doc of docs) {
+        expect(fast(doc), `${k.kind}: ${JSON.stringify(doc).slice(0, 80)}`).toEqual(compiled(doc));
+        if (compiled(doc).length > 0) bad++;
+      }
+    }
+    expect(bad).toBeGreaterThan(5 * STORE_KINDS.length);
   });
 });

@@ -1,10 +1,22 @@
 import type { Command } from 'commander';
 import type { Colors } from 'picocolors/types.js';
-import { coverageOf } from '../lessons/course.js';
-import { formatProblem } from '../lessons/load.js';
-import { countsOf } from '../lessons/parse.js';
-import { LESSONS_DIR, loadLessons, narrate } from './lessons.js';
 import type { Io } from './main.js';
+
+/**
+ * The lessons' machinery (YAML, Markdown, their schemas), loaded when a
+ * lesson command runs: the other commands start without it.
+ */
+async function lessonTools(): Promise<
+  typeof import('./lessons.js') & typeof import('../lessons/course.js') & typeof import('../lessons/load.js') & typeof import('../lessons/parse.js')
+> {
+  const [cli, course, load, parse] = await Promise.all([
+    import('./lessons.js'),
+    import('../lessons/course.js'),
+    import('../lessons/load.js'),
+    import('../lessons/parse.js'),
+  ]);
+  return { ...cli, ...course, ...load, ...parse };
+}
 
 /** Exit code for a lesson folder with problems: the author's mistake, like any bad input. */
 const BAD_LESSON = 2;
@@ -15,7 +27,8 @@ export function addLessonCommands(program: Command, io: Io, c: Colors, exit: (co
     .command('lessons')
     .description('List the lessons, with their claims, questions, predictions, stops and challenges.')
     .option('--json', 'print the list as JSON')
-    .action((opts: { json?: boolean }) => {
+    .action(async (opts: { json?: boolean }) => {
+      const { loadLessons, LESSONS_DIR, formatProblem, countsOf } = await lessonTools();
       const course = loadLessons(LESSONS_DIR, false);
       if (course.problems.length > 0) {
         for (const p of course.problems) io.err(`locklab: ${formatProblem(p)}\n`);
@@ -40,7 +53,8 @@ export function addLessonCommands(program: Command, io: Io, c: Colors, exit: (co
     .command('check')
     .description('Check lessons by the rules of the build: every file, field, query, quiz, challenge and claim (exit 2 on any problem).')
     .argument('[dir]', 'a lessons folder, or one lesson folder (default: the shipped lessons)')
-    .action((dir: string | undefined) => {
+    .action(async (dir: string | undefined) => {
+      const { loadLessons, LESSONS_DIR, formatProblem, coverageOf } = await lessonTools();
       const course = loadLessons(dir ?? LESSONS_DIR, true);
       if (course.problems.length > 0) {
         for (const p of course.problems) io.err(`locklab: ${formatProblem(p)}\n`);
@@ -62,7 +76,8 @@ export function addLessonCommands(program: Command, io: Io, c: Colors, exit: (co
     .command('lesson')
     .description("Narrate a lesson's story in the terminal, stop by stop.")
     .argument('<n>', 'the lesson number (see `locklab lessons`) or id')
-    .action((n: string) => {
+    .action(async (n: string) => {
+      const { loadLessons, LESSONS_DIR, narrate } = await lessonTools();
       const course = loadLessons(LESSONS_DIR, false);
       const lesson = course.lessons.find((l) => String(l.number) === n.replace(/^0+(?=\d)/, '') || l.id === n);
       if (lesson === undefined) {

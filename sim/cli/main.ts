@@ -13,10 +13,8 @@ import { CheckError } from '../check/refuse.js';
 import type { Verdict } from '../check/verdict.js';
 import { canonicalJson, runHash } from '../trace/hash.js';
 import { STORE_TABLE } from '../stores/registry.js';
-import { validateTrace } from '../trace/io.js';
 import type { TraceDocument } from '../trace/types.js';
 import { readJsonFile, readLines } from './files.js';
-import { JsonlTraceReader } from '../trace/jsonl-read.js';
 import { formatStop, formatVerdict } from './format.js';
 import { addLessonCommands } from './lessons-commands.js';
 import { isJsonl, runCommand, type RunOptions } from './run-command.js';
@@ -95,8 +93,18 @@ interface ReadTrace {
   stored: unknown;
 }
 
+/**
+ * Reading a trace back compiles its schema with Ajv: loaded by `check` when
+ * it runs, so the other commands start without it.
+ */
+async function traceReaders(): Promise<typeof import('../trace/validate.js') & typeof import('../trace/jsonl-read.js')> {
+  const [validate, jsonl] = await Promise.all([import('../trace/validate.js'), import('../trace/jsonl-read.js')]);
+  return { ...validate, ...jsonl };
+}
+
 /** A trace document (one JSON value): read whole, validated, judged. */
-function readTraceDocument(file: string): ReadTrace {
+async function readTraceDocument(file: string): Promise<ReadTrace> {
+  const { validateTrace } = await traceReaders();
   const doc = validateTrace(readJsonFile(file, 'trace'), file);
   let verdict: Verdict;
   try {
@@ -117,7 +125,8 @@ function readTraceDocument(file: string): ReadTrace {
 }
 
 /** A JSON Lines trace (`run --out *.jsonl`, `--json --stream`): read, validated and judged line by line, at any length. */
-function readJsonlTrace(file: string): ReadTrace {
+async function readJsonlTrace(file: string): Promise<ReadTrace> {
+  const { JsonlTraceReader } = await traceReaders();
   const reader = new JsonlTraceReader(file);
   readLines(file, (text, lineNo) => reader.line(text, lineNo));
   const t = reader.finish();
@@ -178,8 +187,8 @@ Exit codes: 0 the run completed (whatever its outcome), 1 the outcome met --fail
     .argument('<trace>', 'trace JSON file, or a JSON Lines trace (*.jsonl, read line by line at any length)')
     .option('--json', 'print the verdict as JSON')
     .addOption(failOn)
-    .action((file: string, opts: { json?: boolean; failOn?: string }) => {
-      const t = isJsonl(file) ? readJsonlTrace(file) : readTraceDocument(file);
+    .action(async (file: string, opts: { json?: boolean; failOn?: string }) => {
+      const t = await (isJsonl(file) ? readJsonlTrace(file) : readTraceDocument(file));
       const { stored, verdict } = t;
       const differs = stored !== undefined && canonicalJson(stored) !== canonicalJson(verdict);
       const end = { scenario: t.scenario, stop: t.stop, traceEvents: t.eventCount };

@@ -10,7 +10,6 @@ import { shrinkScenario } from '../odds/shrink.js';
 import { parseOverride, applyOverrides, type Override } from '../scenario/set.js';
 import type { Scenario } from '../scenario/types.js';
 import { runScenario } from '../run.js';
-import { validateTrace } from '../trace/io.js';
 import { serializeScenario } from '../odds/scenario-file.js';
 import { readJsonFile, writeFileAtomic } from './files.js';
 import type { Io } from './main.js';
@@ -269,10 +268,12 @@ Exit codes: 0 the sweep completed, 2 bad input, ${EXIT_INTERRUPTED} stopped with
     .option('--seed <n>', 'when running a scenario: its seed', (v) => parseSeedRange(v, '--seed').from)
     .option('--set <path=value>', 'when running a scenario: override a field (repeatable)', collectOverride, [] as Override[])
     .option('--out <file>', 'write to this file instead of printing')
-    .action((input: string, opts: { format: 'chrome'; seed?: number; set: Override[]; out?: string }) => {
+    .action(async (input: string, opts: { format: 'chrome'; seed?: number; set: Override[]; out?: string }) => {
       let doc;
       const data = /\.json$/i.test(input) ? readJsonFile(input) : undefined;
-      if (data !== undefined && typeof data === 'object' && data !== null && 'events' in data) doc = validateTrace(data, input);
+      // A trace's schema is compiled with Ajv: loaded only when a trace is read.
+      if (data !== undefined && typeof data === 'object' && data !== null && 'events' in data)
+        doc = (await import('../trace/validate.js')).validateTrace(data, input);
       else {
         const loaded = loadScenario(input);
         const scenario = applyOverrides(loaded.scenario, opts.set);

@@ -3,9 +3,10 @@ import { InputError, show, type InputIssue } from '../errors.js';
 import { checkJsonValue } from '../json.js';
 import { storeKind } from '../stores/registry.js';
 import { canonicalFault, canonicalPatch } from './canonical.js';
-import { checkWith, compileSchema } from './schema-check.js';
-import { scenario as precompiledScenario } from './validators.generated.js';
-import { scenarioSchema } from './schema.js';
+import type { ValidateFunction } from 'ajv';
+import { checkWith } from './schema-issues.js';
+import * as precompiled from './validators.generated.js';
+import { scenarioSchema, storeDefinition } from './schema.js';
 import { checkSteps, forEachStep, normalizeSteps } from './steps.js';
 import { GENERIC_FAULTS, type ClientSpec, type FaultSpec, type LatencyDistribution, type MachineSpec, type Scenario, type StoreSpecBase } from './types.js';
 
@@ -58,7 +59,7 @@ export function normalizeScenario(data: unknown, source: string): Scenario {
   // The rules of the JSON reader hold for values from code too (the library, the lab's forms).
   checkJsonValue(data, source, 'scenario');
   // Made on first use: the store registry must be complete by then. The validator was compiled at build time (npm run validators).
-  checkShape ??= checkWith(precompiledScenario, scenarioSchema());
+  checkShape ??= checkWith(precompiled.scenario, scenarioSchema());
   const shapeIssues = checkShape(data);
   if (shapeIssues.length > 0) throw new InputError(source, shapeIssues);
   const input = data as Input;
@@ -313,7 +314,8 @@ function checkDeployPatch(patch: Record<string, unknown>, at: string, store: Sto
   if (!ok) return;
   let shape = storeShapes.get(store.kind);
   if (shape === undefined) {
-    shape = compileSchema({ ...storeKind(store.kind)!.schema, definitions: scenarioSchema().definitions });
+    // The scenario schema's own definition of the store kind, precompiled: a deploy does not load Ajv either.
+    shape = checkWith((precompiled as unknown as Record<string, ValidateFunction>)[storeDefinition(store.kind)]!, scenarioSchema());
     storeShapes.set(store.kind, shape);
   }
   for (const issue of shape({ ...store, ...patch })) issues.push({ path: issue.path === '' ? at : `${at}.${issue.path}`, message: issue.message });

@@ -1,7 +1,8 @@
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
-import { show, type InputIssue } from '../errors.js';
-import { fieldPath, joinPath, pointerToPath } from './jsonpath.js';
-import { grouped, LIMITS, limitText, type LimitName } from './limits.js';
+import { Ajv, type ValidateFunction } from 'ajv';
+import type { InputIssue } from '../errors.js';
+import { joinPath } from './jsonpath.js';
+import { LIMITS } from './limits.js';
+import { checkWith, describeErrors } from './schema-issues.js';
 
 /**
  * Compiles a JSON Schema with Ajv and turns Ajv's errors into issues that
@@ -10,17 +11,6 @@ import { grouped, LIMITS, limitText, type LimitName } from './limits.js';
 export function compileSchema(schema: object): (data: unknown) => InputIssue[] {
   const ajv = new Ajv({ allErrors: true, verbose: true, discriminator: true, strict: false });
   return checkWith(ajv.compile(schema), schema);
-}
-
-/**
- * The same for a validator compiled beforehand from `schema` with the same
- * options (sim/scenario/validators.generated.js): no compiling at start-up.
- */
-export function checkWith(validate: ValidateFunction, schema: object): (data: unknown) => InputIssue[] {
-  return (data) => {
-    if (validate(data)) return [];
-    return describeErrors(validate.errors ?? [], schema);
-  };
 }
 
 /**
@@ -57,95 +47,4 @@ export function compileListSchema(schema: Record<string, unknown>, list: string)
 export function compileItemSchema(schema: Record<string, unknown>, list: string): (item: unknown) => InputIssue[] {
   const props = schema.properties as Record<string, { items?: object }>;
   return compileSchema({ ...props[list]!.items, definitions: schema.definitions });
-}
-
-function describeErrors(errors: readonly ErrorObject[], root: object): InputIssue[] {
-  const issues: InputIssue[] = [];
-  const seen = new Set<string>();
-  for (const e of errors) {
-    const issue = describe(e, root);
-    if (issue === undefined) continue;
-    const id = `${issue.path}\u0000${issue.message}`;
-    if (seen.has(id)) continue;
-    seen.add(id);
-    issues.push(issue);
-  }
-  return issues;
-}
-
-function describe(e: ErrorObject, root: object): InputIssue | undefined {
-  const path = pointerToPath(e.instancePath);
-  const p = e.params as Record<string, unknown>;
-  switch (e.keyword) {
-    case 'required':
-      return { path: fieldPath(path, String(p.missingProperty)), message: 'is required but missing' };
-    case 'additionalProperties': {
-      const extra = String(p.additionalProperty);
-      const props = Object.keys((e.parentSchema as { properties?: object } | undefined)?.properties ?? {}).filter((k) => k !== '$schema');
-      return { path: fieldPath(path, extra), message: `unknown field; expected one of: ${props.join(', ')}` };
-    }
-    case 'discriminator': {
-      const tag = String(p.tag);
-      if (p.error === 'tag') return { path: fieldPath(path, tag), message: 'is required and must be a string' };
-      const kinds = kindsOf(e.parentSchema, root, tag);
-      const what = tag === 'step' ? 'step' : path.startsWith('faults') ? 'fault kind' : path.startsWith('store') ? 'store kind' : 'kind';
-      return { path: fieldPath(path, tag), message: `unknown ${what} ${show(p.tagValue)}; expected one of: ${kinds.join(', ')}` };
-    }
-    case 'type': {
-      const expected = String(p.type).replace(',', ' or ');
-      return { path, message: `expected ${article(expected)}, got ${show(e.data)}` };
-    }
-    case 'enum':
-      return { path, message: `expected one of ${(p.allowedValues as unknown[]).map((v) => show(v)).join(', ')}, got ${show(e.data)}` };
-    case 'const':
-      return { path, message: `expected ${show(p.allowedValue)}, got ${show(e.data)}` };
-    case 'minimum':
-    case 'maximum':
-    case 'exclusiveMinimum':
-    case 'exclusiveMaximum': {
-      // The smallest duration is the clock's resolution; say so, or 0.0001 ms looks like a fine value.
-      const why = e.keyword === 'minimum' && p.limit === 0.001 ? " (1 µs: the simulation's time resolution)" : '';
-      return { path, message: `must be ${String(p.comparison)} ${String(p.limit)}${why}, got ${show(e.data)}` };
-    }
-    case 'maxItems': {
-      const name = (e.parentSchema as { 'x-limit'?: LimitName } | undefined)?.['x-limit'];
-      const count = Array.isArray(e.data) ? `has ${grouped(e.data.length)} items; ` : '';
-      return { path, message: name === undefined ? `${count}must have at most ${String(p.limit)} items` : `${count}${limitText(name)}` };
-    }
-    case 'minItems':
-      return { path, message: `needs at least ${String(p.limit)} item${p.limit === 1 ? '' : 's'}` };
-    case 'minLength':
-      return { path, message: 'must not be empty' };
-    case 'maxLength':
-      return { path, message: `must be at most ${String(p.limit)} characters` };
-    case 'pattern':
-      return { path, message: `expected a name of letters, digits, '_', '.' or '-' (at most 40), got ${show(e.data)}` };
-    case 'oneOf':
-    case 'if':
-      // The branch's own errors say more; this summary adds nothing.
-      return undefined;
-    default:
-      return { path, message: e.message ?? 'is not valid' };
-  }
-}
-
-function article(type: string): string {
-  if (type === 'integer') return 'an integer';
-  if (type === 'array') return 'an array';
-  if (type === 'object') return 'an object';
-  return /^[aeiou]/.test(type) ? `an ${type}` : `a ${type}`;
-}
-
-/** The values of the tag (`kind`, `step`) that a discriminated oneOf accepts, read from its branches. */
-function kindsOf(schema: unknown, root: object, tag: string): string[] {
-  const branches = (schema as { oneOf?: Array<{ $ref?: string }> } | undefined)?.oneOf ?? [];
-  return branches.map((b) => {
-    let node: unknown = b;
-    if (b.$ref !== undefined) {
-      node = root;
-      for (const part of b.$ref.replace(/^#\//, '').split('/')) node = (node as Record<string, unknown>)[part];
-    }
-    const kind = (node as { properties?: Record<string, { const?: string } | undefined> }).properties?.[tag]?.const;
-    return kind ?? '?';
-  });
 }

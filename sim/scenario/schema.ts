@@ -690,11 +690,16 @@ export function faultSchema(kind: string): { properties: Record<string, { defaul
 }
 
 /** The JSON Schema of a scenario document, with every registered store kind. */
+/** The name of a store kind's definition in the scenario schema (`redisStore`, `zookeeperRecipeStore`), which is also its precompiled validator's export name. */
+export function storeDefinition(kind: string): string {
+  return `${kind.replace(/-(\w)/g, (_, c: string) => c.toUpperCase())}Store`;
+}
+
 export function scenarioSchema(): Record<string, unknown> {
   const definitions: Record<string, unknown> = { ...(BASE.definitions as Record<string, unknown>), ...STEP_DEFINITIONS, ...FAULTS };
   const storeRefs: Array<{ $ref: string }> = [];
   for (const k of STORE_KINDS) {
-    const id = `${k.kind.replace(/-(\w)/g, (_, c: string) => c.toUpperCase())}Store`;
+    const id = storeDefinition(k.kind);
     definitions[id] = k.schema;
     storeRefs.push({ $ref: `#/definitions/${id}` });
   }

@@ -2,3 +2,16 @@
 import type { ValidateFunction } from 'ajv';
 
 export declare const scenario: ValidateFunction;
+export declare const redisStore: ValidateFunction;
+export declare const flockStore: ValidateFunction;
+export declare const semaphoreStore: ValidateFunction;
+export declare const memcachedStore: ValidateFunction;
+export declare const sqlStore: ValidateFunction;
+export declare const mongodbStore: ValidateFunction;
+export declare const redlockStore: ValidateFunction;
+export declare const combinedStore: ValidateFunction;
+export declare const postgresStore: ValidateFunction;
+export declare const zookeeperStore: ValidateFunction;
+export declare const zookeeperRecipeStore: ValidateFunction;
+export declare const etcdStore: ValidateFunction;
+export declare const lockRowStore: ValidateFunction;

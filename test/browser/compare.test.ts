@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { RecordedEntry } from '../../sim/real/recording.js';
 import { storyScenario } from '../../sim/real/stories.js';
-import { validateTrace } from '../../sim/trace/io.js';
+import { validateTrace } from '../../sim/trace/validate.js';
 import { realParting } from '../../web/model/real-parting.js';
 import { describeBrowser, ready, REPO, screenshot, startLab, type Lab } from './harness.js';
 

@@ -8,7 +8,7 @@ import { findingOf } from '../../sim/real/agreement.js';
 import { lessonStoryScenario } from '../../sim/real/lesson-stories.js';
 import type { RecordedEntry } from '../../sim/real/record.js';
 import { runScenario } from '../../sim/run.js';
-import { validateTrace } from '../../sim/trace/io.js';
+import { validateTrace } from '../../sim/trace/validate.js';
 import { realParting } from '../../web/model/real-parting.js';
 import { describeBrowser, REPO, SCREENSHOTS, startLab, type Lab } from './harness.js';
 

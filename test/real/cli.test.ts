@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
-import { validateTrace } from '../../sim/trace/io.js';
+import { validateTrace } from '../../sim/trace/validate.js';
 import { cli } from '../support/cli.js';
 import { describeReal } from './support.js';
 

@@ -11,7 +11,8 @@ import { runScenario } from '../../sim/run.js';
 import { grouped, LIMIT_UNITS, LIMITS, type LimitName } from '../../sim/scenario/limits.js';
 import { normalizeScenario } from '../../sim/scenario/normalize.js';
 import { BUILTIN_SCENARIOS } from '../../sim/scenarios/index.js';
-import { serializeTrace, validateTrace } from '../../sim/trace/io.js';
+import { serializeTrace } from '../../sim/trace/io.js';
+import { validateTrace } from '../../sim/trace/validate.js';
 import { cli } from '../support/cli.js';
 import { refusal, scenarioIssues } from '../support/refusal.js';
 
