@@ -5,12 +5,12 @@ import { check, Checker } from '../sim/check/checker.js';
 import { deriveIntervals } from '../sim/check/intervals.js';
 import { runJob, runScenario } from '../sim/run.js';
 import { normalizeScenario } from '../sim/scenario/normalize.js';
-import { canonicalJson, runHash } from '../sim/trace/hash.js';
+import { canonicalJson, portableSha256, runHash } from '../sim/trace/hash.js';
 import { serializeTrace } from '../sim/trace/io.js';
 import { validateTrace } from '../sim/trace/validate.js';
 import { EVENT_KINDS, kindSpec } from '../sim/trace/kinds.js';
 import { traceSchema } from '../sim/trace/schema.js';
-import type { TraceDocument } from '../sim/trace/types.js';
+import type { TraceDocument, TraceEvent } from '../sim/trace/types.js';
 import { builtinRuns, builtinVariant } from './support/builtin-variants.js';
 import { randomScenario } from './support/random-scenario.js';
 import { referenceCheck } from './support/reference-checker.js';
@@ -119,6 +119,35 @@ describe('the run hash', () => {
 
   it('canonical JSON sorts keys at every depth and leaves arrays in order', () => {
     expect(canonicalJson({ b: 1, a: { d: [3, { z: 1, y: 2 }], c: 'x' } })).toBe('{"a":{"c":"x","d":[3,{"y":2,"z":1}]},"b":1}');
+    expect(canonicalJson({ u: undefined, e: [undefined, 'é\n"'], n: null })).toBe('{"e":[null,"é\\n\\""],"n":null}');
+  });
+
+  it('hashes each event as the general canonical JSON writes it, hand-written beliefs and strings that need escaping included', () => {
+    // The run hash by its definition: a header line, then one line of canonical JSON per event, each ending in a newline.
+    const byDefinition = (doc: TraceDocument): string => {
+      const h = portableSha256();
+      h.update(`${canonicalJson({ schema: doc.schema, source: doc.source, scenario: doc.scenario, seed: doc.seed })}\n`);
+      for (const e of doc.events) h.update(`${canonicalJson(e)}\n`);
+      return h.digestHex();
+    };
+    for (const { label, scenario } of builtinRuns()) {
+      const doc = runScenario(scenario);
+      expect(runHash(doc), label).toBe(byDefinition(doc));
+    }
+    const doc = runScenario(builtinRuns()[0]!.scenario);
+    const odd: TraceDocument = {
+      ...doc,
+      events: doc.events.map((e, i) => {
+        const believes = [
+          { holds: true, owner: 'A:1', extra: 'x' },
+          { owner: 'A:1', fence: 3 },
+          { holds: false, shared: undefined, ttlLeftUs: -5 },
+          { ttlLeftUs: 2, holds: true, fence: 1, owner: 'é"\\', shared: true },
+        ][i % 5];
+        return { ...e, actor: i === 2 ? 'q"uote\u2028' : e.actor, ...(believes === undefined ? {} : { believes }) } as TraceEvent;
+      }),
+    };
+    expect(runHash(odd)).toBe(byDefinition(odd));
   });
 });
 
