@@ -6,10 +6,12 @@ import { Ajv, type Options } from 'ajv';
 import standaloneCode from 'ajv/dist/standalone/index.js';
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { definitionExports, fullSchemas } from '../scenario/validator-schemas.js';
+import { definitionExports, fullSchemas, traceSchemas } from '../scenario/validator-schemas.js';
 
 export const VALIDATORS_FILE = new URL('../scenario/validators.generated.js', import.meta.url);
 export const VALIDATORS_TYPES_FILE = new URL('../scenario/validators.generated.d.ts', import.meta.url);
+export const TRACE_VALIDATORS_FILE = new URL('../trace/validators.generated.js', import.meta.url);
+export const TRACE_VALIDATORS_TYPES_FILE = new URL('../trace/validators.generated.d.ts', import.meta.url);
 
 /** The options sim/scenario/schema-check.ts compiles with: the generated code must behave as that would. */
 const FULL: Options = { allErrors: true, verbose: true, discriminator: true, strict: false };
@@ -41,11 +43,25 @@ export function renderValidators(): string {
 }
 
 export function renderValidatorTypes(): string {
-  const names = [...Object.keys(fullSchemas()), ...Object.keys(definitionExports())];
+  return typesFor([...Object.keys(fullSchemas()), ...Object.keys(definitionExports())]);
+}
+
+/** The trace's validators, a module of their own: only what reads traces loads it. */
+export function renderTraceValidators(): string {
+  return `${HEADER}/* eslint-disable */\n${moduleFor(FULL, traceSchemas(), {})}\n`;
+}
+
+export function renderTraceValidatorTypes(): string {
+  return typesFor(Object.keys(traceSchemas()));
+}
+
+function typesFor(names: readonly string[]): string {
   return `${HEADER}import type { ValidateFunction } from 'ajv';\n\n${names.map((n) => `export declare const ${n}: ValidateFunction;`).join('\n')}\n`;
 }
 
 if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]) {
   writeFileSync(VALIDATORS_FILE, renderValidators());
   writeFileSync(VALIDATORS_TYPES_FILE, renderValidatorTypes());
+  writeFileSync(TRACE_VALIDATORS_FILE, renderTraceValidators());
+  writeFileSync(TRACE_VALIDATORS_TYPES_FILE, renderTraceValidatorTypes());
 }

@@ -1,7 +1,7 @@
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import { show, type InputIssue } from '../errors.js';
-import { fieldPath, pointerToPath } from './jsonpath.js';
-import { grouped, limitText, type LimitName } from './limits.js';
+import { fieldPath, joinPath, pointerToPath } from './jsonpath.js';
+import { grouped, LIMITS, limitText, type LimitName } from './limits.js';
 
 /*
  * Ajv's errors in words: each issue names the JSON path and says what was
@@ -17,6 +17,46 @@ export function checkWith(validate: ValidateFunction, schema: object): (data: un
   return (data) => {
     if (validate(data)) return [];
     return describeErrors(validate.errors ?? [], schema);
+  };
+}
+
+/** A schema with one long list (a trace's events) in two parts: the document with the list as a bare array, and one item of the list. */
+export function listParts(schema: Record<string, unknown>, list: string): { outer: Record<string, unknown>; item: Record<string, unknown> } {
+  const props = schema.properties as Record<string, { items?: object }>;
+  return {
+    outer: { ...schema, properties: { ...props, [list]: { type: 'array' } } },
+    item: { ...props[list]!.items, definitions: schema.definitions },
+  };
+}
+
+/**
+ * The check of a document with one long list, from its two parts (see
+ * `listParts`): the list's items are checked one at a time, and once
+ * `maxIssuesShown` issues are found the rest of the list is only counted,
+ * with `quick` (a validator that stops at the first error, asked for only
+ * then), so a large bad document costs no more memory than a good one.
+ */
+export function checkListWith(
+  outer: (data: unknown) => InputIssue[],
+  item: ValidateFunction,
+  itemSchema: object,
+  list: string,
+  quick: () => ValidateFunction,
+): (data: unknown) => { issues: InputIssue[]; more: number } {
+  return (data) => {
+    const issues = outer(data);
+    let more = 0;
+    const items = (data as Record<string, unknown> | null)?.[list];
+    if (!Array.isArray(items)) return { issues, more };
+    for (let i = 0; i < items.length; i++) {
+      if (issues.length >= LIMITS.maxIssuesShown) {
+        if (!quick()(items[i])) more++;
+        continue;
+      }
+      if (item(items[i])) continue;
+      for (const issue of describeErrors(item.errors ?? [], itemSchema)) issues.push({ path: joinPath(`${list}[${i}]`, issue.path), message: issue.message });
+    }
+    return { issues, more };
   };
 }
 

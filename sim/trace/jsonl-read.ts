@@ -3,13 +3,15 @@ import { boundedFor, capVerdict, Checker } from '../check/checker.js';
 import { CheckError } from '../check/refuse.js';
 import { InputError, type InputIssue } from '../errors.js';
 import { LIMITS } from '../scenario/limits.js';
-import { compileItemSchema, compileListSchema } from '../scenario/schema-check.js';
+import { checkWith, listParts } from '../scenario/schema-issues.js';
 import type { Scenario } from '../scenario/types.js';
 import { RunHasher } from './hash.js';
 import { traceSchema } from './schema.js';
 import { TRACE_SCHEMA, type StopInfo, type TraceEvent } from './types.js';
+import { traceEvent, traceOuter } from './validators.generated.js';
 
-let checkOuter: ((data: unknown) => { issues: InputIssue[]; more: number }) | undefined;
+/** The trace schema's precompiled parts (see `listParts`): the head and last lines together, and each event. */
+let checkOuter: ((data: unknown) => InputIssue[]) | undefined;
 let checkEvent: ((item: unknown) => InputIssue[]) | undefined;
 
 /** What reading a JSON Lines trace gives: the run's head and end, its events counted (not kept), the verdict judged afresh and the one stored. */
@@ -71,10 +73,8 @@ export class JsonlTraceReader {
     if (this.end === undefined)
       this.fail({ path: 'stop', message: 'is missing: the last line of a JSON Lines trace has "stop" and "verdict" (was the run cut short?)' });
     else {
-      checkOuter ??= compileListSchema(traceSchema(), 'events');
-      const { issues, more } = checkOuter({ ...this.head, ...this.end, events: [] });
-      for (const issue of issues) this.fail(issue);
-      this.more += more;
+      checkOuter ??= checkWith(traceOuter, listParts(traceSchema(), 'events').outer);
+      for (const issue of checkOuter({ ...this.head, ...this.end, events: [] })) this.fail(issue);
     }
     if (this.issues.length > 0) throw new InputError(this.source, this.issues, this.more);
     let verdict: Verdict;
@@ -113,7 +113,7 @@ export class JsonlTraceReader {
 
   private readEvent(value: unknown, lineNo: number): void {
     const i = this.count++;
-    checkEvent ??= compileItemSchema(traceSchema(), 'events');
+    checkEvent ??= checkWith(traceEvent, listParts(traceSchema(), 'events').item);
     const shape = checkEvent(value);
     if (shape.length > 0) {
       for (const issue of shape)

@@ -1,13 +1,16 @@
 import { InputError, type InputIssue } from '../errors.js';
 import { LIMITS } from '../scenario/limits.js';
-import { compileListSchema } from '../scenario/schema-check.js';
+import { quickCompiler } from '../scenario/schema-check.js';
+import { checkListWith, checkWith, listParts } from '../scenario/schema-issues.js';
 import { traceSchema } from './schema.js';
+import { traceEvent, traceOuter } from './validators.generated.js';
 import type { TraceDocument } from './types.js';
 
 /*
- * Reading a trace back: its schema is compiled with Ajv on first use, so
- * this module is loaded by what reads traces (`locklab check`, the lab's
- * file import, a sweep shrinking a trace), not by a run.
+ * Reading a trace back, with the trace schema's precompiled validators
+ * (sim/trace/validators.generated.js, 1.8 MB): this module is loaded by what
+ * reads traces (`locklab check`, the lab's file import, `locklab export`),
+ * not by a run.
  */
 
 let checkShape: ((data: unknown) => { issues: InputIssue[]; more: number }) | undefined;
@@ -26,14 +29,20 @@ export function validateTrace(data: unknown, source: string): TraceDocument {
   if (data !== null && typeof data === 'object' && schemaVersion !== undefined && schemaVersion !== 'locklab.trace/1') {
     throw new InputError(source, [{ path: 'schema', message: `this Locklab reads trace schema "locklab.trace/1", got ${JSON.stringify(schemaVersion)}` }]);
   }
-  // Compiled on first use: a run that never reads a trace never pays for it. Events are checked one at a time, so a huge bad trace costs no more memory than a good one.
-  checkShape ??= compileListSchema(traceSchema(), 'events');
+  // Events are checked one at a time, so a huge bad trace costs no more memory than a good one.
+  checkShape ??= traceCheck();
   const { issues, more } = checkShape(data);
   if (issues.length > 0) throw new InputError(source, issues, more);
   const doc = data as TraceDocument;
   const order = outOfOrder(doc.events);
   if (order.length > 0) throw new InputError(source, order.slice(0, LIMITS.maxIssuesShown), Math.max(0, order.length - LIMITS.maxIssuesShown));
   return doc;
+}
+
+/** The trace's check: its precompiled parts, and a quick validator of events compiled only to count bad ones past those listed. */
+function traceCheck(): (data: unknown) => { issues: InputIssue[]; more: number } {
+  const { outer, item } = listParts(traceSchema(), 'events');
+  return checkListWith(checkWith(traceOuter, outer), traceEvent, item, 'events', quickCompiler(item));
 }
 
 /**

@@ -13,7 +13,6 @@ import { applyOverrides, parseOverride, type Override } from '../../sim/scenario
 import { BUILTIN_SCENARIOS } from '../../sim/scenarios/index.js';
 import { runScenario } from '../../sim/run.js';
 import { serializeTrace, traceHash } from '../../sim/trace/io.js';
-import { validateTrace } from '../../sim/trace/validate.js';
 import type { Scenario } from '../../sim/scenario/types.js';
 import type { TraceDocument } from '../../sim/trace/types.js';
 import { annotate } from '../model/annotate.js';
@@ -85,6 +84,8 @@ async function handle(req: WorkerRequest): Promise<WorkerReply> {
       return { id: req.id, ok: true, type: 'scenario', scenario: overrides.length === 0 ? base : applyOverrides(base, overridesOf(overrides)) };
     }
     case 'load-trace': {
+      // The trace schema's validators (1.8 MB) load with the first trace opened, not with the lab.
+      const { validateTrace } = await import('../../sim/trace/validate.js');
       const doc = validateTrace(await readJson(req.file, req.fileName, 'trace'), req.fileName);
       // Re-serialize so the hash is of the canonical bytes, as the CLI computes it.
       return { id: req.id, ok: true, type: 'trace', trace: payload(doc, serializeTrace(doc), started) };
