@@ -2,12 +2,13 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { boundedFor, Checker, SPANS_KEPT } from '../sim/check/checker.js';
 import { lockOutShares, type Verdict } from '../sim/check/verdict.js';
-import { summarize } from '../sim/check/summary.js';
+import { sentences, summarize } from '../sim/check/summary.js';
 import { runJob, runScenario } from '../sim/run.js';
 import { normalizeScenario } from '../sim/scenario/normalize.js';
 import type { TraceEvent } from '../sim/trace/types.js';
 import { workloadScenario } from '../bench/workload.js';
-import { formatVerdict } from '../sim/cli/format.js';
+import { formatVerdict, SENTENCES_SHOWN } from '../sim/cli/format.js';
+import { BUILTIN_SCENARIOS } from '../sim/scenarios/index.js';
 import { createColors } from 'picocolors';
 import { builtinRuns } from './support/builtin-variants.js';
 import { normalized, randomScenario } from './support/random-scenario.js';
@@ -163,5 +164,34 @@ describe('a verdict judged in bounded memory, as the command prints it', () => {
     expect(text).toContain(`${lost + 12_345} lost lock(s)`);
     expect(text).toContain(`each list names its first 1,000; 12,345 lost locks more were counted, not listed.`);
     expect(formatVerdict({ verdict }, createColors(false))).not.toContain('bounded memory');
+  });
+
+  it('shows the first sentences of each kind and says how many more it left out, the outcome last', () => {
+    const { verdict } = runScenario(normalizeScenario(workloadScenario(2_000), 'bench-workload'));
+    const said = sentences(verdict);
+    expect(said.doubleOwnership.length).toBeGreaterThan(SENTENCES_SHOWN);
+    const lines = formatVerdict({ verdict }, createColors(false)).split('\n');
+    const bullets = lines.filter((l) => l.startsWith('  • ')).map((l) => l.slice(4));
+    expect(bullets).toEqual([
+      ...said.doubleOwnership.slice(0, SENTENCES_SHOWN),
+      ...said.lostLocks.slice(0, SENTENCES_SHOWN),
+      ...said.availability.slice(0, SENTENCES_SHOWN),
+      ...said.outcome,
+    ]);
+    expect(lines).toContain(`  … and ${said.doubleOwnership.length - SENTENCES_SHOWN} more windows of double ownership (--json lists them all)`);
+    expect(lines).toContain(
+      `  … and ${said.availability.length - SENTENCES_SHOWN} more sentences on waiting and on work without the lock (--json lists them all)`,
+    );
+    expect(lines.at(-1)).toContain(`${verdict.doubleOwnership.length} double-ownership window(s)`);
+    // A verdict with few findings is printed whole, as before.
+    const small = runScenario(normalizeScenario(BUILTIN_SCENARIOS['pause-past-expiry'], 'p')).verdict;
+    const text = formatVerdict({ verdict: small }, createColors(false));
+    expect(text).not.toContain('more ');
+    expect(
+      text
+        .split('\n')
+        .filter((l) => l.startsWith('  • '))
+        .map((l) => l.slice(4)),
+    ).toEqual(summarize(small));
   });
 });

@@ -52,33 +52,55 @@ function lockOutSentence(a: ClientAvailability): string {
   return `${a.client} was locked out for ${formatDuration(a.lockOutUs)} of its ${formatDuration(a.waitedUs)} of waiting: ${parts.join(', and ')}.`;
 }
 
+/** The verdict's sentences by what they are about: one per finding, one or two per client kept waiting or working unlocked, then the outcome's. */
+export interface Sentences {
+  readonly doubleOwnership: string[];
+  readonly lostLocks: string[];
+  readonly staleWrites: string[];
+  readonly unprotectedWrites: string[];
+  readonly availability: string[];
+  readonly outcome: string[];
+}
+
 /** One sentence per finding, then one that sums the outcome up. */
 export function summarize(v: Verdict): string[] {
-  const lines: string[] = [];
+  const s = sentences(v);
+  return [...s.doubleOwnership, ...s.lostLocks, ...s.staleWrites, ...s.unprotectedWrites, ...s.availability, ...s.outcome];
+}
+
+/** The same sentences, grouped (see `Sentences`): a printer that shows the first few of each can say how many it left out. */
+export function sentences(v: Verdict): Sentences {
+  const out: Sentences = { doubleOwnership: [], lostLocks: [], staleWrites: [], unprotectedWrites: [], availability: [], outcome: [] };
+  let lines = out.doubleOwnership;
   for (const d of v.doubleOwnership) {
     lines.push(
       `${d.clients[0]} and ${d.clients[1]} both believed they held ${d.key} from ${formatInstant(d.fromUs)} to ${formatInstant(d.toUs)} (${formatDuration(d.toUs - d.fromUs)}).`,
     );
   }
+  lines = out.lostLocks;
   for (const l of v.lostLocks) {
     lines.push(`${l.client} lost ${l.key} at ${formatInstant(l.atUs)} (${l.how}${l.reason === '' ? '' : `: ${l.reason}`}) while it still believed it held it.`);
   }
+  lines = out.staleWrites;
   for (const w of v.staleWrites) {
     const token = w.fence === null ? 'without a fencing token' : `with fencing token ${w.fence}`;
     const result = w.accepted ? 'was ACCEPTED: the resource is corrupted' : 'was rejected by fencing';
     lines.push(`${w.client}'s write ${token} at ${formatInstant(w.timeUs)} ${result}; ${staleWhy(w)}.${w.accepted ? tooEarly(w) : ''}`);
   }
+  lines = out.unprotectedWrites;
   for (const w of v.unprotectedWrites) {
     const detail = w.how !== 'released' && w.reason !== null ? `: ${w.reason}` : '';
     lines.push(
       `${w.client}'s write at ${formatInstant(w.timeUs)} came after its own lock had ended at ${formatInstant(w.endedUs)} (${w.how}${detail}), but nobody else had been granted the lock since: an unprotected write, not damage — had another client taken the lock first, it would have been a stale write.`,
     );
   }
+  lines = out.availability;
   for (const a of v.availability) {
     if (a.lockOutUs > 0) lines.push(lockOutSentence(a));
     if (a.workWithoutLockUs > 0)
       lines.push(`${a.client} worked ${formatDuration(a.workWithoutLockUs)} of its ${formatDuration(a.workedUs)} of work without holding the lock.`);
   }
+  lines = out.outcome;
   const doubles = v.doubleOwnership.length;
   if (v.outcome === 'safe' && doubles === 0 && v.unprotectedWrites.length === 0) lines.push('No double ownership and no stale write: mutual exclusion held.');
   if (v.outcome === 'safe' && doubles === 0 && v.unprotectedWrites.length > 0)
@@ -91,5 +113,5 @@ export function summarize(v: Verdict): string[] {
       `Fencing also refused ${refused} write${refused === 1 ? '' : 's'} from a client that did hold the lock: without a fencing token the resource cannot tell good writes from stale ones.`,
     );
   }
-  return lines;
+  return out;
 }

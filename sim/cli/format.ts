@@ -1,4 +1,4 @@
-import { summarize } from '../check/summary.js';
+import { sentences, type Sentences } from '../check/summary.js';
 import type { Colors } from 'picocolors/types.js';
 import { describe, describeBelief, toneOf, type EventTone } from '../trace/describe.js';
 import type { TraceDocument, TraceEvent } from '../trace/types.js';
@@ -147,11 +147,28 @@ const OMITTED_NAMES: Record<FindingList, string> = {
   unprotectedWrites: 'unprotected writes',
 };
 
+/** How many sentences of each kind a printed verdict shows. */
+export const SENTENCES_SHOWN = 10;
+const SHOWN_GROUPS: ReadonlyArray<readonly [Exclude<keyof Sentences, 'outcome'>, string]> = [
+  ['doubleOwnership', 'windows of double ownership'],
+  ['lostLocks', 'lost locks'],
+  ['staleWrites', 'stale writes'],
+  ['unprotectedWrites', 'unprotected writes'],
+  ['availability', 'sentences on waiting and on work without the lock'],
+];
+
 export function formatVerdict(doc: Pick<TraceDocument, 'verdict'>, c: Colors): string {
   const v = doc.verdict;
   const colour = v.outcome === 'safe' ? c.green : v.outcome === 'fenced' ? c.yellow : c.red;
   const lines = [c.bold(colour(`Verdict: ${OUTCOME_TEXT[v.outcome]}`))];
-  for (const s of summarize(v)) lines.push(`  • ${s}`);
+  // The first few sentences of each kind: a long run's hundreds of windows would bury the outcome. The counts below, and --json, have them all.
+  const said = sentences(v);
+  for (const [group, what] of SHOWN_GROUPS) {
+    const all = said[group];
+    for (const s of all.slice(0, SENTENCES_SHOWN)) lines.push(`  • ${s}`);
+    if (all.length > SENTENCES_SHOWN) lines.push(c.dim(`  … and ${grouped(all.length - SENTENCES_SHOWN)} more ${what} (--json lists them all)`));
+  }
+  for (const s of said.outcome) lines.push(`  • ${s}`);
   const n = (list: FindingList): number => v[list].length + (v.omitted?.[list] ?? 0);
   const accepted = v.staleWrites.filter((w) => w.accepted).length;
   lines.push(
