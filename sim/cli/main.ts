@@ -94,8 +94,9 @@ interface ReadTrace {
 }
 
 /**
- * Reading a trace back compiles its schema with Ajv: loaded by `check` when
- * it runs, so the other commands start without it.
+ * Reading a trace back takes the trace schema's validators (1.8 MB,
+ * precompiled) and Ajv: loaded by `check` when it runs, so the other
+ * commands start without them.
  */
 async function traceReaders(): Promise<typeof import('../trace/validate.js') & typeof import('../trace/jsonl-read.js')> {
   const [validate, jsonl] = await Promise.all([import('../trace/validate.js'), import('../trace/jsonl-read.js')]);

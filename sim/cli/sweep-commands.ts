@@ -271,7 +271,7 @@ Exit codes: 0 the sweep completed, 2 bad input, ${EXIT_INTERRUPTED} stopped with
     .action(async (input: string, opts: { format: 'chrome'; seed?: number; set: Override[]; out?: string }) => {
       let doc;
       const data = /\.json$/i.test(input) ? readJsonFile(input) : undefined;
-      // A trace's schema is compiled with Ajv: loaded only when a trace is read.
+      // The trace schema's validators (1.8 MB): loaded only when a trace is read.
       if (data !== undefined && typeof data === 'object' && data !== null && 'events' in data)
         doc = (await import('../trace/validate.js')).validateTrace(data, input);
       else {
