@@ -10,8 +10,9 @@ import { grouped, LIMITS, limitText, type LimitName } from './limits.js';
  */
 
 /**
- * The same for a validator compiled beforehand from `schema` with the same
- * options (sim/scenario/validators.generated.js): no compiling at start-up.
+ * The check of `schema` by a validator compiled from it, beforehand
+ * (sim/scenario/validators.generated.js, sim/trace/validators.generated.js)
+ * or by `compileSchema`: its errors as issues.
  */
 export function checkWith(validate: ValidateFunction, schema: object): (data: unknown) => InputIssue[] {
   return (data) => {
