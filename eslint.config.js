@@ -43,7 +43,7 @@ export default tseslint.config(
   },
   {
     files: ['sim/**/*.ts'],
-    ignores: ['sim/real/**', 'sim/cli/**', 'sim/sweep/**', 'sim/node/**', 'sim/testing/vitest.ts'],
+    ignores: ['sim/real/**', 'sim/cli/**', 'sim/sweep/**', 'sim/testing/vitest.ts'],
     languageOptions: { globals: {} },
     rules: {
       'no-restricted-globals': [

@@ -9,7 +9,7 @@ import { existsSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 // Run hashes with Node's own sha256, as the package, the command and locklab/testing make them.
-import '../sim/node/hash.js';
+import '../sim/cli/node-hash.js';
 import { normalizeScenario } from '../sim/scenario/normalize.js';
 import { runJob, runScenario } from '../sim/run.js';
 import { BUILTIN_SCENARIOS } from '../sim/scenarios/index.js';

@@ -33,8 +33,8 @@ try {
     ...common,
     // sweep-worker is what the sweep's worker threads load (sim/sweep/pool.ts finds it beside cli.js); real-child is one real-run client process.
     entryPoints: {
-      // The library with Node's own sha256 installed (sim/node/index.ts); its declarations are sim/index.ts's.
-      index: 'sim/node/index.ts',
+      // The library with Node's own sha256 installed (sim/cli/package-index.ts); its declarations are sim/index.ts's.
+      index: 'sim/cli/package-index.ts',
       testing: 'sim/testing/vitest.ts',
       cli: 'sim/cli/start.ts',
       'sweep-worker': 'sim/sweep/batch-task.ts',

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { nodeSha256 } from '../sim/node/hash.js';
+import { nodeSha256 } from '../sim/cli/node-hash.js';
 import { runJob } from '../sim/run.js';
 import { canonicalHash, portableSha256, runHash, useSha256 } from '../sim/trace/hash.js';
 import { builtinRuns } from './support/builtin-variants.js';

@@ -25,12 +25,12 @@ function unknownNames(program: ts.Program): string[] {
 }
 
 describe('the simulation core is pure, proven before it runs', () => {
-  it("tsconfig.core.json covers every core file and leaves out only the CLI, the real runner, sweeps, the Node entry points and the testing API's Vitest entry", () => {
+  it("tsconfig.core.json covers every core file and leaves out only the CLI, the real runner, sweeps and the testing API's Vitest entry", () => {
     const files = coreConfig().fileNames.map((f) => relative(root, f));
     expect(files).toContain('sim/run.ts');
     expect(files).toContain('sim/check/checker.ts');
     expect(files).toContain('sim/testing/builder.ts');
-    expect(files.filter((f) => /^sim\/(cli|real|sweep|node)\/|^sim\/testing\/vitest\.ts$/.test(f))).toEqual([]);
+    expect(files.filter((f) => /^sim\/(cli|real|sweep)\/|^sim\/testing\/vitest\.ts$/.test(f))).toEqual([]);
     expect(files.filter((f) => !f.startsWith('sim/'))).toEqual([]);
   });
 

@@ -10,11 +10,11 @@ import { traceHash } from '../sim/trace/io.js';
 
 const root = new URL('..', import.meta.url).pathname;
 
-/** The simulation core: everything under sim/ but the CLI, the real runner, sweeps, the Node entry points and the testing API's Vitest entry. */
+/** The simulation core: everything under sim/ but the CLI, the real runner, sweeps and the testing API's Vitest entry. */
 function coreFiles(dir = join(root, 'sim')): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((d) => {
     const path = join(dir, d.name);
-    if (d.isDirectory()) return ['cli', 'real', 'sweep', 'node'].includes(d.name) && dir.endsWith('sim') ? [] : coreFiles(path);
+    if (d.isDirectory()) return ['cli', 'real', 'sweep'].includes(d.name) && dir.endsWith('sim') ? [] : coreFiles(path);
     return d.name.endsWith('.ts') && relative(root, path) !== 'sim/testing/vitest.ts' ? [path] : [];
   });
 }

@@ -1,7 +1,7 @@
 // The `locklab` command's program. `npm run build:lib` compiles it to
 // dist/lib/cli.js, which needs only the package's dependencies at run time
 // (sim/cli/bin.mjs loads it); `npm run locklab -- …` runs it from the sources.
-import '../node/hash.js';
+import './node-hash.js';
 import { main } from './main.js';
 
 // A reader that goes away early (`locklab stores | head`) is not an error.

@@ -6,7 +6,7 @@
  * Vitest's `expect`, so Vitest (an optional peer dependency) must be there.
  */
 import { expect } from 'vitest';
-import '../node/hash.js';
+import '../cli/node-hash.js';
 import { readScenarioRef } from '../cli/scenario-ref.js';
 import { locklabMatchers, type LocklabMatchers } from './matchers.js';
 import { runDocument, type Run, type RunOptions } from './run.js';

@@ -26,7 +26,7 @@ export interface Sha256 {
  * Where sha256s come from. The portable one (@noble/hashes, plain
  * JavaScript) serves everywhere, the browser included; Node's own is about
  * ten times faster on a trace, and the Node entry points (the package, the
- * command, locklab/testing; sim/node/hash.ts) install it with
+ * command, locklab/testing; sim/cli/node-hash.ts) install it with
  * `useSha256`. The digests are the same bytes either way.
  */
 export const portableSha256 = (): Sha256 => {
