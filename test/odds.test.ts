@@ -5,7 +5,7 @@ import { SweepAggregate } from '../sim/odds/aggregate.js';
 import { runBatch } from '../sim/odds/batch.js';
 import { planSweep, type SweepPlan } from '../sim/odds/plan.js';
 import { parseSeedRange, parseVary } from '../sim/odds/range.js';
-import { reportCsv, reportJson, sweepReport } from '../sim/odds/report.js';
+import { reportCsv, reportJson, runs, sweepReport } from '../sim/odds/report.js';
 import { emptyTally, FAILING_SEEDS_KEPT, mergeTally, type Tally } from '../sim/odds/tally.js';
 import { wilson } from '../sim/odds/wilson.js';
 import { normalizeScenario } from '../sim/scenario/normalize.js';
@@ -231,5 +231,14 @@ describe('the sweep plan and its aggregate', () => {
     expect(csv[1]).toMatch(new RegExp(`^10008,30,${c.unsafe.k},`));
     expect(csv[1]!.endsWith(`,${c.failing[0]!.seed},locklab run pause-past-expiry --seed ${c.failing[0]!.seed} --set 'faults[0].durationMs=10008'`)).toBe(true);
     expect(csv).toHaveLength(3);
+  });
+});
+
+describe('counts of runs', () => {
+  it('are singular for one run and take the caller’s way of writing the number', () => {
+    expect(runs(1)).toBe('1 run');
+    expect(runs(0)).toBe('0 runs');
+    expect(runs(2500)).toBe('2500 runs');
+    expect(runs(2500, (n) => n.toLocaleString('en-US'))).toBe('2,500 runs');
   });
 });

@@ -79,6 +79,14 @@ describe('locklab sweep', () => {
     expect(rows[1]).toMatch(/^50,50,1,0\.92865\d*,1,0,0,0,0\.071/);
   });
 
+  it('counts a single run in the singular', async () => {
+    const one = await cli('sweep', 'pause-past-expiry', '--seeds', '7..7', '--workers', '1');
+    expect(one.code).toBe(0);
+    expect(one.out).toContain('pause-past-expiry · seed 7 · 1 combination · 1 run\n');
+    expect(one.out).not.toContain('1 runs');
+    expect(one.err).toMatch(/^1 run in \d+\.\d s/m);
+  });
+
   it('--shrink writes the smallest scenario of the first unsafe run it found', async () => {
     const out = join(dir, 'sweep-smallest.json');
     const r = await cli(

@@ -5,7 +5,7 @@ import { serializeChromeTrace } from '../export/chrome.js';
 import type { SweepAggregate } from '../odds/aggregate.js';
 import { defaultBatchSize, planSweep, type SweepPlan } from '../odds/plan.js';
 import { parseSeedRange, parseVary, type Vary } from '../odds/range.js';
-import { reportCsv, reportJson, reportText, sweepReport, type SweepReport } from '../odds/report.js';
+import { reportCsv, reportJson, reportText, runs, sweepReport, type SweepReport } from '../odds/report.js';
 import { shrinkScenario } from '../odds/shrink.js';
 import { parseOverride, applyOverrides, type Override } from '../scenario/set.js';
 import type { Scenario } from '../scenario/types.js';
@@ -167,7 +167,7 @@ Exit codes: 0 the sweep completed, 2 bad input, ${EXIT_INTERRUPTED} stopped with
           for (const w of q.workers)
             io.err(
               c.dim(
-                `worker ${w.worker}: ${w.seeds} runs in ${w.batches} batch${w.batches === 1 ? '' : 'es'}, ${w.ms === 0 ? '∞' : Math.round((w.seeds / w.ms) * 1000)} runs/s while busy\n`,
+                `worker ${w.worker}: ${runs(w.seeds)} in ${w.batches} batch${w.batches === 1 ? '' : 'es'}, ${w.ms === 0 ? '∞' : Math.round((w.seeds / w.ms) * 1000)} runs/s while busy\n`,
               ),
             );
           if (q.stalled > 0) io.err(c.dim(`${q.stalled} batch${q.stalled === 1 ? '' : 'es'} retried after a worker stopped mid-batch\n`));
@@ -186,10 +186,10 @@ Exit codes: 0 the sweep completed, 2 bad input, ${EXIT_INTERRUPTED} stopped with
       } else if (opts.json === true || opts.csv === true) io.out(text);
       else io.out(reportText(report));
       if (opts.json !== true && opts.csv !== true)
-        io.err(c.dim(`${report.runs} runs in ${seconds.toFixed(1)} s (${Math.round(report.runs / seconds)} runs/s)\n`));
+        io.err(c.dim(`${runs(report.runs)} in ${seconds.toFixed(1)} s (${Math.round(report.runs / seconds)} runs/s)\n`));
       if (opts.out !== undefined) io.err(c.dim(`Report written to ${opts.out}\n`));
       if (report.partial) {
-        io.err(`locklab: sweep stopped early: the report covers the ${report.runs} runs counted so far and is marked partial\n`);
+        io.err(`locklab: sweep stopped early: the report covers the ${runs(report.runs)} counted so far and is marked partial\n`);
         setCode(EXIT_INTERRUPTED);
         return;
       }
@@ -204,7 +204,7 @@ Exit codes: 0 the sweep completed, 2 bad input, ${EXIT_INTERRUPTED} stopped with
           writeFileAtomic(opts.shrink, serializeScenario(r.scenario));
           io.err(
             c.dim(
-              `Smallest failure of seed ${seed} written to ${opts.shrink} (${r.changes.length} change${r.changes.length === 1 ? '' : 's'}, ${r.runs} runs)\n`,
+              `Smallest failure of seed ${seed} written to ${opts.shrink} (${r.changes.length} change${r.changes.length === 1 ? '' : 's'}, ${runs(r.runs)})\n`,
             ),
           );
         }
@@ -254,7 +254,7 @@ Exit codes: 0 the sweep completed, 2 bad input, ${EXIT_INTERRUPTED} stopped with
       if (opts.out === undefined) io.out(text);
       else writeFileAtomic(opts.out, text);
       io.err(
-        `${c.bold(`${r.changes.length === 0 ? 'Already minimal' : `${r.changes.length} change${r.changes.length === 1 ? '' : 's'}`}`)} in ${r.runs} runs; still ${r.outcome} at seed ${seed}\n`,
+        `${c.bold(`${r.changes.length === 0 ? 'Already minimal' : `${r.changes.length} change${r.changes.length === 1 ? '' : 's'}`}`)} in ${runs(r.runs)}; still ${r.outcome} at seed ${seed}\n`,
       );
       for (const ch of r.changes) io.err(`  • ${ch}\n`);
       if (opts.out !== undefined) io.err(c.dim(`Reproduce: locklab run ${opts.out}\n`));

@@ -145,12 +145,17 @@ export function formatShare(s: Share): string {
   return `${pct(s.p)} % (${pct(s.lo)}–${pct(s.hi)})`;
 }
 
+/** "1 run", "2 runs": the count written by `show` (the lab groups its digits). */
+export function runs(n: number, show: (n: number) => string = String): string {
+  return `${show(n)} run${n === 1 ? '' : 's'}`;
+}
+
 /** The report as text: one block per combination, the failing seeds with their commands. */
 export function reportText(r: SweepReport): string {
   const lines: string[] = [];
   const seeds = r.seeds.from === r.seeds.to ? `seed ${r.seeds.from}` : `seeds ${r.seeds.from}..${r.seeds.to}`;
   lines.push(
-    `${r.scenarioName} · ${seeds} · ${r.combinations.length} combination${r.combinations.length === 1 ? '' : 's'} · ${r.runs} runs${r.partial ? ' · PARTIAL (stopped early)' : ''}`,
+    `${r.scenarioName} · ${seeds} · ${r.combinations.length} combination${r.combinations.length === 1 ? '' : 's'} · ${runs(r.runs)}${r.partial ? ' · PARTIAL (stopped early)' : ''}`,
   );
   lines.push('Shares of runs, with Wilson 95 % intervals.');
   for (const c of r.combinations) {
@@ -158,7 +163,7 @@ export function reportText(r: SweepReport): string {
     const label = Object.entries(c.params)
       .map(([k, v]) => `${k}=${showValue(v)}`)
       .join(' ');
-    lines.push(label === '' ? `${c.runs} runs` : `${label} · ${c.runs} runs`);
+    lines.push(label === '' ? runs(c.runs) : `${label} · ${runs(c.runs)}`);
     lines.push(`  unsafe (stale write accepted)  ${formatShare(c.unsafe)}`);
     lines.push(`  fenced (stale writes refused)  ${formatShare(c.fenced)}`);
     lines.push(`  double ownership               ${formatShare(c.doubleOwnership)}`);

@@ -2,7 +2,7 @@ import { useMemo, useState } from 'react';
 import { InputError } from '../../sim/errors.js';
 import { defaultBatchSize, planSweep } from '../../sim/odds/plan.js';
 import { parseSeedRange, parseVary, showValue, type Vary } from '../../sim/odds/range.js';
-import { formatShare, reportCsv, reportJson, sweepReport } from '../../sim/odds/report.js';
+import { formatShare, reportCsv, reportJson, runs as runsOf, sweepReport } from '../../sim/odds/report.js';
 import { normalizeScenario } from '../../sim/scenario/normalize.js';
 import type { Scenario } from '../../sim/scenario/types.js';
 import { BUILTIN_NAMES, BUILTIN_SCENARIOS } from '../../sim/scenarios/index.js';
@@ -18,6 +18,9 @@ import '../odds/odds.css';
 
 /** The most runs one sweep in the browser may take: beyond this, use `locklab sweep`. */
 const MAX_RUNS = 2_000_000;
+
+/** A count with its digits grouped, as the view writes every count. */
+const grouped = (n: number): string => n.toLocaleString('en-US');
 
 function scenarioOf(name: string): Scenario {
   return normalizeScenario(BUILTIN_SCENARIOS[name], name);
@@ -226,7 +229,7 @@ function PointDetails({ name, labels }: { name: string; labels: ReadonlyMap<stri
         {Object.entries(c.params)
           .map(([k, v]) => `${labels.get(k) ?? k} = ${typeof v === 'number' ? v.toLocaleString('en-US') : showValue(v)}`)
           .join(', ')}{' '}
-        <span className="muted small">· {c.runs.toLocaleString('en-US')} runs</span>
+        <span className="muted small">· {runsOf(c.runs, grouped)}</span>
       </h3>
       <table className="odds-shares">
         <tbody>
@@ -355,7 +358,7 @@ export function OddsView() {
           </button>
           <span className="odds-status" role="status" aria-live="polite" data-testid="odds-status">
             {report !== null &&
-              `${report.runs.toLocaleString('en-US')} of ${total.toLocaleString('en-US')} runs · ${(elapsedMs / 1000).toFixed(1)} s · ${
+              `${report.runs.toLocaleString('en-US')} of ${runsOf(total, grouped)} · ${(elapsedMs / 1000).toFixed(1)} s · ${
                 elapsedMs > 0 ? Math.round((report.runs / elapsedMs) * 1000).toLocaleString('en-US') : '–'
               } runs/s on ${threads} worker${threads === 1 ? '' : 's'}${running ? '…' : report.partial ? ' · stopped early' : ' · done'}`}
           </span>
