@@ -75,17 +75,20 @@ export function addLessonCommands(program: Command, io: Io, c: Colors, exit: (co
   program
     .command('lesson')
     .description("Narrate a lesson's story in the terminal, stop by stop.")
-    .argument('<n>', 'the lesson number (see `locklab lessons`) or id')
+    .argument('<lesson>', 'the lesson number or id (see `locklab lessons`), or a lesson folder of your own')
     .action(async (n: string) => {
-      const { loadLessons, LESSONS_DIR, narrate } = await lessonTools();
-      const course = loadLessons(LESSONS_DIR, false);
-      const lesson = course.lessons.find((l) => String(l.number) === n.replace(/^0+(?=\d)/, '') || l.id === n);
-      if (lesson === undefined) {
-        io.err(`locklab: no lesson ${JSON.stringify(n)}; the lessons are ${course.lessons.map((l) => l.number).join(', ')} (see \`locklab lessons\`)\n`);
-        exit(BAD_LESSON);
+      const { chooseLesson, narrate, formatProblem } = await lessonTools();
+      const choice = chooseLesson(n);
+      if ('lesson' in choice) {
+        io.out(`${narrate(choice.lesson, c)}\n`);
         return;
       }
-      io.out(`${narrate(lesson, c)}\n`);
+      if ('problems' in choice) {
+        for (const p of choice.problems) io.err(`locklab: ${formatProblem(p)}\n`);
+        const many = choice.problems.length > 1;
+        io.err(`locklab: lesson ${n} cannot be narrated until ${many ? 'these problems are' : 'this problem is'} fixed (see \`locklab lessons check\`)\n`);
+      } else io.err(`locklab: ${choice.unknown}\n`);
+      exit(BAD_LESSON);
     });
 }
 

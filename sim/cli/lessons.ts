@@ -11,7 +11,7 @@ import { loadCourse, type CourseFiles, type LoadedCourse } from '../lessons/load
 import { FOLDER_PATTERN, LESSON_MD, type LessonFiles } from '../lessons/parse.js';
 import { findEvent } from '../lessons/query.js';
 import { judge, scenarioOf } from '../lessons/runs.js';
-import type { Json, Lesson } from '../lessons/types.js';
+import type { Json, Lesson, LessonProblem } from '../lessons/types.js';
 import { describe } from '../trace/describe.js';
 import { formatInstant } from '../time.js';
 
@@ -124,4 +124,43 @@ export function narrate(lesson: Lesson, c: Colors): string {
   out.push(c.bold(`Outcome: ${verdict.outcome}`));
   for (const s of summarize(verdict)) out.push(`  ${s}`);
   return out.join('\n');
+}
+
+/** The problems found in the files of the lesson `arg` names by number or id (its folder is `NN-id`). */
+export function problemsOfLesson(problems: readonly LessonProblem[], arg: string): LessonProblem[] {
+  const number = arg.replace(/^0+(?=\d)/, '');
+  return problems.filter((p) => {
+    const folder = FOLDER_PATTERN.exec(p.file.split('/')[0] ?? '');
+    return folder !== null && (String(Number(folder[1])) === number || folder[2] === arg);
+  });
+}
+
+/** The lesson `locklab lesson` narrates, or what stops it: the problems of its files, or why there is no such lesson. */
+export type LessonChoice = { readonly lesson: Lesson } | { readonly problems: readonly LessonProblem[] } | { readonly unknown: string };
+
+/**
+ * Finds the lesson `arg` names: a shipped lesson's number or id, or a lesson
+ * folder of one's own (a path to a folder with a lesson.md), read as
+ * `locklab lessons check` reads one. A lesson whose files have problems is
+ * left out of the course, so its problems are what is given back: never a
+ * claim that the lesson does not exist.
+ */
+export function chooseLesson(arg: string): LessonChoice {
+  if (existsSync(join(arg, LESSON_MD))) {
+    const course = loadLessons(arg, false);
+    const lesson = course.lessons.find((l) => l.folder === basename(resolve(arg)));
+    return lesson !== undefined && course.problems.length === 0 ? { lesson } : { problems: course.problems };
+  }
+  const course = loadLessons(LESSONS_DIR, false);
+  const number = arg.replace(/^0+(?=\d)/, '');
+  const lesson = course.lessons.find((l) => String(l.number) === number || l.id === arg);
+  if (lesson !== undefined) return { lesson };
+  const own = problemsOfLesson(course.problems, arg);
+  if (own.length > 0) return { problems: own };
+  const looksLikePath = arg.includes('/') || existsSync(arg);
+  return {
+    unknown: looksLikePath
+      ? `${arg} is not a lesson folder (one with a ${LESSON_MD})`
+      : `no lesson ${JSON.stringify(arg)}; the lessons are ${course.lessons.map((l) => l.number).join(', ')} (see \`locklab lessons\`)`,
+  };
 }

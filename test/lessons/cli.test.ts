@@ -2,7 +2,7 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { LESSONS_DIR } from '../../sim/cli/lessons.js';
+import { LESSONS_DIR, problemsOfLesson } from '../../sim/cli/lessons.js';
 import { cli } from '../support/cli.js';
 
 const work = mkdtempSync(join(tmpdir(), 'locklab-lessons-'));
@@ -69,6 +69,43 @@ describe('locklab lesson N', () => {
     expect(r.out).toContain("A's write is rejected, 33 < 34.");
     expect(r.out.indexOf("B's next try succeeds")).toBeLessThan(r.out.indexOf('33 < 34'));
     expect(r.out).toContain('Outcome: fenced');
+  });
+
+  it('narrates a lesson folder of your own, and names the problems of a broken one rather than calling it missing', async () => {
+    const dir = join(work, 'own', '04-pause-past-expiry');
+    cpSync(join(LESSONS_DIR, '04-pause-past-expiry'), dir, { recursive: true });
+    const good = await cli('lesson', dir);
+    expect(good.err).toBe('');
+    expect(good.code).toBe(0);
+    expect(good.out).toContain('▶ A takes the lock with a 10 s lease and fencing token 33.');
+    const data = join(dir, 'lesson.yaml');
+    // A caption with ": " in it, unquoted: the YAML mistake an author makes first.
+    writeFileSync(data, readFileSync(data, 'utf8').replace('It did everything right.', 'It did everything right: it wrote and left.'));
+    const bad = await cli('lesson', dir);
+    expect(bad.code).toBe(2);
+    expect(bad.out).toBe('');
+    expect(bad.err).toMatch(/^locklab: 04-pause-past-expiry\/lesson\.yaml: line \d+: is not valid YAML/);
+    expect(bad.err).toContain('locklab: lesson ' + dir + ' cannot be narrated until this problem is fixed');
+    expect(bad.err).not.toContain('no lesson');
+  });
+
+  it('picks out the problems of the lesson named by number or id', () => {
+    const problems = [
+      { file: '04-pause-past-expiry/lesson.yaml', field: 'line 86', message: 'is not valid YAML' },
+      { file: '14-pause-again/lesson.md', field: 'title', message: 'is missing' },
+      { file: 'claims.yaml', field: 'C1', message: 'no lesson shows it' },
+    ];
+    expect(problemsOfLesson(problems, '4')).toEqual([problems[0]]);
+    expect(problemsOfLesson(problems, '04')).toEqual([problems[0]]);
+    expect(problemsOfLesson(problems, 'pause-past-expiry')).toEqual([problems[0]]);
+    expect(problemsOfLesson(problems, '14')).toEqual([problems[1]]);
+    expect(problemsOfLesson(problems, '1')).toEqual([]);
+  });
+
+  it('refuses a folder that is no lesson, exit 2', async () => {
+    const r = await cli('lesson', work);
+    expect(r.code).toBe(2);
+    expect(r.err).toBe(`locklab: ${work} is not a lesson folder (one with a lesson.md)\n`);
   });
 
   it('refuses an unknown lesson with the list, exit 2', async () => {
