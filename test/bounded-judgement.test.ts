@@ -161,7 +161,7 @@ describe('a verdict judged in bounded memory, as the command prints it', () => {
     const lost = verdict.lostLocks.length;
     expect(lost).toBeGreaterThan(0);
     const text = formatVerdict({ verdict: { ...verdict, omitted: { lostLocks: 12_345 } } }, createColors(false));
-    expect(text).toContain(`${lost + 12_345} lost lock(s)`);
+    expect(text).toContain(`${lost + 12_345} lost locks`);
     expect(text).toContain(`each list names its first 1,000; 12,345 lost locks more were counted, not listed.`);
     expect(formatVerdict({ verdict }, createColors(false))).not.toContain('bounded memory');
   });
@@ -182,7 +182,7 @@ describe('a verdict judged in bounded memory, as the command prints it', () => {
     expect(lines).toContain(
       `  … and ${said.availability.length - SENTENCES_SHOWN} more sentences on waiting and on work without the lock (--json lists them all)`,
     );
-    expect(lines.at(-1)).toContain(`${verdict.doubleOwnership.length} double-ownership window(s)`);
+    expect(lines.at(-1)).toContain(`${verdict.doubleOwnership.length} double-ownership windows`);
     // A verdict with few findings is printed whole, as before.
     const small = runScenario(normalizeScenario(BUILTIN_SCENARIOS['pause-past-expiry'], 'p')).verdict;
     const text = formatVerdict({ verdict: small }, createColors(false));

@@ -46,6 +46,8 @@ describe('locklab run', () => {
     expect(r.out).toMatch(/accepts the write from A:1 \(token 33\) {2}← STALE WRITE ACCEPTED/);
     expect(r.out).toContain('▲ double ownership: A and B both believe they hold job');
     expect(r.out).toContain('Verdict: UNSAFE');
+    // Counts in words, singular for one.
+    expect(r.out).toContain('  1 double-ownership window, 1 stale write (1 accepted), 0 unprotected writes, 1 lost lock.\n');
     expect(r.out).toContain('Reproduce: locklab run pause-past-expiry --seed 7');
     expect(r.out).not.toContain('\u001b[');
   });

@@ -26,6 +26,18 @@ group('event sentences', () => {
     expect(describeBelief(ev('client.start', { believes: { holds: false } }))).toBe('holds nothing');
   });
 
+  it('counts what a store loses or keeps in the singular for one', () => {
+    expect(describe(ev('store.down', { actor: 'redis', data: { persistence: 'none', keysLost: 1 } }))).toBe('GOES DOWN (persistence none, 1 key lost)');
+    expect(describe(ev('store.up', { actor: 'redis', data: { keysKept: 0 } }))).toBe('is back up with 0 keys');
+    expect(describe(ev('session.ended', { actor: 'postgres', peer: 'A', reason: 'connection lost', data: { what: 'connection', locks: 1 } }))).toBe(
+      "ENDS A's connection (connection lost), which held 1 lock",
+    );
+    expect(describe(ev('ttl.monitor', { actor: 'mongodb', data: { deleted: 2 } }))).toBe('TTL monitor pass deletes 2 expired documents');
+    expect(describe(ev('lock-files.deleted', { actor: 'systemd', data: { files: 1, dir: '' } }))).toBe(
+      'DELETES 1 lock file on app1 (tmp clean-up): their locks now exclude nobody',
+    );
+  });
+
   it('falls back to the kind for events it does not know, so newer traces still read', () => {
     expect(describe(ev('quantum.entangled'))).toBe('quantum.entangled');
     expect(toneOf(ev('quantum.entangled'))).toBe('info');

@@ -8,6 +8,7 @@ import { formatDuration, formatInstant } from '../time.js';
 import { grouped } from '../scenario/limits.js';
 import { EventWindow } from './event-window.js';
 import { stopReason, type RunEnd } from '../trace/stop-reason.js';
+import { counted } from '../words.js';
 
 export { runEndOf, stopReason, type RunEnd } from '../trace/stop-reason.js';
 
@@ -173,7 +174,7 @@ export function formatVerdict(doc: Pick<TraceDocument, 'verdict'>, c: Colors): s
   const accepted = v.staleWrites.filter((w) => w.accepted).length;
   lines.push(
     c.dim(
-      `  ${n('doubleOwnership')} double-ownership window(s), ${n('staleWrites')} stale write(s) (${v.omitted?.staleWrites === undefined ? accepted : `${accepted} of those listed`} accepted), ${n('unprotectedWrites')} unprotected write(s), ${n('lostLocks')} lost lock(s).`,
+      `  ${counted(n('doubleOwnership'), 'double-ownership window')}, ${counted(n('staleWrites'), 'stale write')} (${v.omitted?.staleWrites === undefined ? accepted : `${accepted} of those listed`} accepted), ${counted(n('unprotectedWrites'), 'unprotected write')}, ${counted(n('lostLocks'), 'lost lock')}.`,
     ),
   );
   if (v.omitted !== undefined) {

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import type { Colors } from 'picocolors/types.js';
+import { counted } from '../words.js';
 import type { Io } from './main.js';
 
 /**
@@ -43,7 +44,7 @@ export function addLessonCommands(program: Command, io: Io, c: Colors, exit: (co
       for (const l of list) {
         io.out(`${c.bold(String(l.number).padStart(2))}  ${c.bold(l.title)}  ${c.dim(l.id)}\n`);
         io.out(
-          `    ${c.dim(`claims ${l.claims.join(' ')} · ${count(l.questions, 'question')}, ${count(l.predictions, 'prediction')}, ${count(l.stops, 'stop')}, ${count(l.challenges, 'challenge')}`)}\n`,
+          `    ${c.dim(`claims ${l.claims.join(' ')} · ${counted(l.questions, 'question')}, ${counted(l.predictions, 'prediction')}, ${counted(l.stops, 'stop')}, ${counted(l.challenges, 'challenge')}`)}\n`,
         );
       }
       io.out(c.dim(`\nNarrate a lesson's story: locklab lesson N. Check a lesson folder: locklab lessons check DIR.\n`));
@@ -90,9 +91,4 @@ export function addLessonCommands(program: Command, io: Io, c: Colors, exit: (co
       } else io.err(`locklab: ${choice.unknown}\n`);
       exit(BAD_LESSON);
     });
-}
-
-/** `1 stop`, `2 stops`. */
-function count(n: number, noun: string): string {
-  return `${n} ${noun}${n === 1 ? '' : 's'}`;
 }

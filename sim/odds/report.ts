@@ -1,4 +1,5 @@
 import { formatDuration } from '../time.js';
+import { counted } from '../words.js';
 import type { SweepAggregate } from './aggregate.js';
 import { reproduceCommand } from './command.js';
 import { showValue } from './range.js';
@@ -147,7 +148,7 @@ export function formatShare(s: Share): string {
 
 /** "1 run", "2 runs": the count written by `show` (the lab groups its digits). */
 export function runs(n: number, show: (n: number) => string = String): string {
-  return `${show(n)} run${n === 1 ? '' : 's'}`;
+  return counted(n, 'run', 'runs', show);
 }
 
 /** The report as text: one block per combination, the failing seeds with their commands. */
@@ -171,7 +172,7 @@ export function reportText(r: SweepReport): string {
     lines.push(
       `  locked out for nothing         ${formatShare(c.lockout)}, ${formatDuration(c.lockoutMeanUs)} a run on average, at most ${formatDuration(c.lockoutMaxUs)}`,
     );
-    if (c.budgetStops > 0) lines.push(`  ${c.budgetStops} run(s) stopped at their budget`);
+    if (c.budgetStops > 0) lines.push(`  ${runs(c.budgetStops)} stopped at their budget`);
     for (const f of c.failing.slice(0, 3)) lines.push(`  ${f.outcome === 'unsafe' ? 'unsafe' : 'double ownership'} at seed ${f.seed}: ${f.command}`);
   }
   return `${lines.join('\n')}\n`;

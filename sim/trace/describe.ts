@@ -1,6 +1,7 @@
 import { formatDuration, formatInstant } from '../time.js';
 import { kindSpec, type EventTone } from './kinds.js';
 import type { JsonValue, TraceEvent } from './types.js';
+import { counted } from '../words.js';
 
 export type { EventTone } from './kinds.js';
 
@@ -167,7 +168,7 @@ export function describe(e: TraceEvent): string {
       return `makes ${e.owner ?? '?'} wait for ${key} (held by ${str(e, 'holder') ?? '?'}; queue position ${num(e, 'position') ?? '?'}), ${limit}`;
     }
     case 'lock-files.deleted':
-      return `DELETES ${num(e, 'files') ?? 0} lock file(s) on ${e.machine}${str(e, 'dir') === '' ? '' : ` under ${str(e, 'dir') ?? ''}`} (tmp clean-up): their locks now exclude nobody`;
+      return `DELETES ${counted(num(e, 'files') ?? 0, 'lock file')} on ${e.machine}${str(e, 'dir') === '' ? '' : ` under ${str(e, 'dir') ?? ''}`} (tmp clean-up): their locks now exclude nobody`;
     case 'ipc.removed':
       return `REMOVES every System V semaphore on ${e.machine} (systemd RemoveIPC): ${num(e, 'semaphores') ?? 0} held`;
     case 'lock.refreshed':
@@ -186,20 +187,20 @@ export function describe(e: TraceEvent): string {
       return `LOSES ${key} held by ${e.owner ?? '?'}: ${e.reason ?? 'lost'}`;
     case 'session.ended':
       // Session stores (PostgreSQL connections, ZooKeeper sessions, etcd leases): the server ends one, and its locks go with it.
-      return `ENDS ${e.peer ?? '?'}'s ${str(e, 'what') ?? 'session'} (${e.reason ?? 'ended'}), which held ${num(e, 'locks') ?? 0} lock(s)`;
+      return `ENDS ${e.peer ?? '?'}'s ${str(e, 'what') ?? 'session'} (${e.reason ?? 'ended'}), which held ${counted(num(e, 'locks') ?? 0, 'lock')}`;
     case 'session.lost':
       return `learns from ${e.peer ?? 'the store'} that its ${str(e, 'what') ?? 'session'} is gone (${e.reason ?? 'lost'})`;
     case 'store.down':
-      return `GOES DOWN (persistence ${str(e, 'persistence') ?? '?'}, ${num(e, 'keysLost') ?? 0} key(s) lost)`;
+      return `GOES DOWN (persistence ${str(e, 'persistence') ?? '?'}, ${counted(num(e, 'keysLost') ?? 0, 'key')} lost)`;
     case 'store.up':
-      return `is back up with ${num(e, 'keysKept') ?? 0} key(s)`;
+      return `is back up with ${counted(num(e, 'keysKept') ?? 0, 'key')}`;
     case 'store.pressure':
       // Memcached: other traffic fills memory, and the LRU starts evicting.
       return `MEMORY PRESSURE: other clients write ${num(e, 'writesPerSec') ?? 0} items/s of ${num(e, 'itemBytes') ?? 0} bytes for ${formatDuration(num(e, 'durationUs') ?? 0)} into ${num(e, 'memoryBytes') ?? 0} bytes of memory`;
     case 'replication.conflict':
       return `skips a change to ${key} replicated from ${str(e, 'from') ?? '?'}: ${e.reason ?? 'conflict'}`;
     case 'ttl.monitor':
-      return `TTL monitor pass deletes ${num(e, 'deleted') ?? 0} expired document(s)`;
+      return `TTL monitor pass deletes ${counted(num(e, 'deleted') ?? 0, 'expired document')}`;
     case 'write.accepted':
       return `accepts the write from ${e.owner ?? '?'}${e.fence === undefined ? '' : ` (token ${e.fence})`}`;
     case 'write.rejected': {
