@@ -49,9 +49,21 @@ const CRC32_TABLE: readonly number[] = (() => {
  * pg_advisory_lock needs with it, which is why two names can share a lock.
  */
 export function crc32(text: string): number {
-  const bytes = utf8ToBytes(text);
   let c = 0xffffffff;
-  for (const b of bytes) c = CRC32_TABLE[(c ^ b) & 0xff]! ^ (c >>> 8);
+  // A name in ASCII is its own UTF-8: read it as it is, without encoding it first (every request hashes its key).
+  let ascii = true;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code >= 0x80) {
+      ascii = false;
+      break;
+    }
+    c = CRC32_TABLE[(c ^ code) & 0xff]! ^ (c >>> 8);
+  }
+  if (!ascii) {
+    c = 0xffffffff;
+    for (const b of utf8ToBytes(text)) c = CRC32_TABLE[(c ^ b) & 0xff]! ^ (c >>> 8);
+  }
   return (c ^ 0xffffffff) >>> 0;
 }
 

@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { crc32 as zlibCrc32 } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { CONNECTION_LOST } from '../../sim/stores/postgres-driver.js';
@@ -241,6 +242,13 @@ describe('PostgreSQL advisory locks (STORES.md: session-bound, no expiry, blocki
       expect(crc32(text)).toBe(zlibCrc32(text));
     }
     expect(crc32('The quick brown fox jumps over the lazy dog')).toBe(0x414fa339);
+    // ASCII names are hashed as they are, others through their UTF-8 bytes: both agree with zlib, wherever the first non-ASCII character is.
+    fc.assert(
+      fc.property(fc.string(), fc.string({ unit: 'grapheme' }), (ascii, any) => {
+        expect(crc32(ascii)).toBe(zlibCrc32(ascii));
+        expect(crc32(ascii + any)).toBe(zlibCrc32(ascii + any));
+      }),
+    );
   });
 
   it('two different names with the same crc32 are one advisory lock, so they block each other', () => {
