@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ScriptStack, sub } from '../sim/runtime/script-stack.js';
+import { fail, guarded, ScriptStack, sub } from '../sim/runtime/script-stack.js';
 import type { Effect, Steps } from '../sim/runtime/types.js';
 
 const nap = (localUs: number): Effect => ({ k: 'sleep', localUs });
@@ -73,5 +73,117 @@ describe('a script stack', () => {
     expect(() => drive(root())).toThrow('uncaught');
     // A script that ends before its first effect.
     expect(drive((function* (): Steps<void> {})())).toEqual([]);
+  });
+});
+
+describe('fail and guarded', () => {
+  it('throw into the try around the nearest guarded script, closing the scripts between as return does', () => {
+    const log: string[] = [];
+    function* leaf(): Steps<number> {
+      yield nap(1);
+      return yield* fail(new Error('boom'));
+    }
+    function* between(): Steps<number> {
+      try {
+        // An unguarded sub and a direct yield* are passed by: their catch does not see it, their finally runs.
+        return yield* sub(leaf());
+      } catch {
+        log.push('not caught here');
+        return 0;
+      } finally {
+        log.push('between closed');
+      }
+    }
+    function* root(): Steps<void> {
+      try {
+        yield* guarded(between());
+        log.push('not reached');
+      } catch (e) {
+        log.push(`caught ${(e as Error).message}`);
+      }
+      yield nap(2);
+    }
+    expect(drive(root())).toEqual([1, 2]);
+    expect(log).toEqual(['between closed', 'caught boom']);
+  });
+
+  it('land in the innermost guarded try, which may fail again to the next one out', () => {
+    const log: string[] = [];
+    function* inner(): Steps<void> {
+      yield nap(1);
+      return yield* fail(new Error('first'));
+    }
+    function* middle(): Steps<void> {
+      try {
+        yield* guarded(inner());
+      } catch (e) {
+        log.push(`middle caught ${(e as Error).message}`);
+        return yield* fail(new Error('second'));
+      }
+    }
+    function* root(): Steps<void> {
+      try {
+        yield* guarded(middle());
+      } catch (e) {
+        log.push(`root caught ${(e as Error).message}`);
+      }
+    }
+    expect(drive(root())).toEqual([1]);
+    expect(log).toEqual(['middle caught first', 'root caught second']);
+  });
+
+  it('throw out of resume when no guarded script is below, as an uncaught throw does', () => {
+    function* root(): Steps<void> {
+      yield nap(1);
+      yield* sub(
+        (function* (): Steps<void> {
+          return yield* fail(new Error('uncaught'));
+        })(),
+      );
+    }
+    expect(() => drive(root())).toThrow('uncaught');
+  });
+
+  it('refuse a finally that yields on the way, rather than lose its effect', () => {
+    function* closing(): Steps<void> {
+      try {
+        yield* sub(
+          (function* (): Steps<void> {
+            return yield* fail(new Error('boom'));
+          })(),
+        );
+      } finally {
+        yield nap(9);
+      }
+    }
+    function* root(): Steps<void> {
+      try {
+        yield* guarded(closing());
+      } catch {
+        // not reached: the finally's effect stops the run first
+      }
+    }
+    expect(() => drive(root())).toThrow('a finally block yielded while fail() closed its script');
+  });
+
+  it('give a guarded try what a native throw would give it (the step runner’s traces are pinned by test/golden)', () => {
+    const log: string[] = [];
+    function* thrower(native: boolean): Steps<void> {
+      yield nap(1);
+      if (native) throw new Error('x');
+      return yield* fail(new Error('x'));
+    }
+    for (const native of [true, false]) {
+      function* root(): Steps<void> {
+        try {
+          yield* guarded(thrower(native));
+        } catch (e) {
+          log.push(`${native ? 'native' : 'fail'}: ${(e as Error).message}`);
+        }
+        yield nap(2);
+      }
+      expect(drive(root())).toEqual([1, 2]);
+    }
+    expect(log).toEqual(['native: x', 'fail: x']);
   });
 });

@@ -3,7 +3,7 @@ import type { AcquireResult } from '../stores/protocol.js';
 import { drawUs } from '../kernel/dist.js';
 import { msToUs } from '../time.js';
 import type { CallResult, Effect, Steps } from '../runtime/types.js';
-import { sub } from '../runtime/script-stack.js';
+import { fail, guarded, sub } from '../runtime/script-stack.js';
 import type { WriteReply } from '../stores/protocol.js';
 import type { Client } from './lifecycle.js';
 import { POLL_INTERVAL_US, POLL_JITTER_US } from './lifecycle.js';
@@ -50,14 +50,14 @@ export class StepRunner {
     started();
     let uncaught: ScriptException | undefined;
     try {
-      yield* this.block(steps);
+      yield* guarded(this.block(steps));
     } catch (e) {
       if (!(e instanceof ScriptException)) throw e;
       uncaught = e;
       this.skipped(e);
     }
     try {
-      yield* this.destroy(why);
+      yield* guarded(this.destroy(why));
     } catch (e) {
       // An exception in a destructor at shutdown is a fatal error: recorded when raised, and the script is over anyway.
       if (!(e instanceof ScriptException)) throw e;
@@ -123,7 +123,7 @@ export class StepRunner {
           yield* this.release(s.method);
           continue;
         case 'throw':
-          throw this.raise('exception.user', 'throw', [RUNTIME_EXCEPTION], s.message);
+          return yield* fail(this.raise('exception.user', 'throw', [RUNTIME_EXCEPTION], s.message));
         case 'if': {
           const flow = yield* this.block((yield* this.condition(s.condition)) ? s.then : s.else);
           if (flow !== 'normal') return flow;
@@ -153,11 +153,13 @@ export class StepRunner {
     const shared = read && caps.sharing;
     if (s.native && !(read ? caps.blockingShared !== undefined : caps.blocking)) {
       // Calling the store's own wait where it has none: PHP stops the script with an Error (5.4 has no NotSupportedException left to throw).
-      throw this.raise(
-        'exception.unsupported',
-        s.step,
-        ['Error'],
-        `Call to undefined method ${c.driver.library.store}::${read ? 'waitAndSaveRead' : 'waitAndSave'}()`,
+      return yield* fail(
+        this.raise(
+          'exception.unsupported',
+          s.step,
+          ['Error'],
+          `Call to undefined method ${c.driver.library.store}::${read ? 'waitAndSaveRead' : 'waitAndSave'}()`,
+        ),
       );
     }
     const inStore = s.native || (s.blocking && (shared ? caps.blockingShared === 'interface' : caps.blocking));
@@ -194,7 +196,7 @@ export class StepRunner {
         lock.shared = shared;
         if (result.status === 'invalid-ttl') {
           // Saved with the store's initial TTL; refresh($ttl) then refused the TTL before asking the store anything.
-          throw this.raise('exception.invalid-ttl', s.step, [LOCK_ACQUIRING, LOCK_ACQUIRING, INVALID_TTL], result.reason);
+          return yield* fail(this.raise('exception.invalid-ttl', s.step, [LOCK_ACQUIRING, LOCK_ACQUIRING, INVALID_TTL], result.reason));
         }
         const expiresLocalUs = result.expiresLocalUs === undefined ? requestLocal + ttlUs : result.expiresLocalUs;
         lock.expires = expiresLocalUs !== null;
@@ -202,7 +204,7 @@ export class StepRunner {
         if (expiresLocalUs !== null && c.localNow() >= expiresLocalUs) {
           // checkNotExpired(): the lease ran out while the request was in flight, so the store deletes the key, then throws.
           yield* c.driver.release(c, { key, owner, fence: lock.fence }, 'token-checked');
-          throw this.raise('exception.expired', s.step, ACQUIRE_EXPIRED, `Failed to store the "${key}" lock.`);
+          return yield* fail(this.raise('exception.expired', s.step, ACQUIRE_EXPIRED, `Failed to store the "${key}" lock.`));
         }
         c.believes = true;
         c.emit('acquire.ok', { owner, fence: result.fence, ttlUs: expiresLocalUs === null ? undefined : ttlUs, msg: result.msg });
@@ -219,7 +221,8 @@ export class StepRunner {
 
       if (!s.blocking && !s.native) {
         if (attempt > s.retries) {
-          if (!conflict) throw this.raise('exception.acquiring', s.step, [LOCK_ACQUIRING, c.driver.library.exception], result.reason ?? result.status);
+          if (!conflict)
+            return yield* fail(this.raise('exception.acquiring', s.step, [LOCK_ACQUIRING, c.driver.library.exception], result.reason ?? result.status));
           c.emit('acquire.giveup', { owner, data: { attempts: attempt } });
           return false;
         }
@@ -227,7 +230,8 @@ export class StepRunner {
         continue;
       }
       // Blocking: Symfony retries a conflict only; any other failure is thrown as it comes.
-      if (!conflict) throw this.raise('exception.acquiring', s.step, [LOCK_ACQUIRING, c.driver.library.exception], result.reason ?? result.status);
+      if (!conflict)
+        return yield* fail(this.raise('exception.acquiring', s.step, [LOCK_ACQUIRING, c.driver.library.exception], result.reason ?? result.status));
       const waited = c.localNow() - startLocal;
       if (s.waitTimeoutMs !== null && waited >= msToUs(s.waitTimeoutMs)) {
         c.emit('acquire.giveup', { owner, data: { attempts: attempt, waitedUs: waited } });
@@ -252,23 +256,23 @@ export class StepRunner {
         if (lock.expires) lock.expiringLocalUs = r.expiresLocalUs ?? requestLocal + ttlUs;
         if (lock.expiringLocalUs !== null && c.localNow() >= lock.expiringLocalUs) {
           yield* c.driver.release(c, { key: lock.key, owner, fence: lock.fence }, 'token-checked');
-          throw this.raise('exception.expired', 'refresh', [LOCK_ACQUIRING, LOCK_EXPIRED], `Failed to store the "${lock.key}" lock.`);
+          return yield* fail(this.raise('exception.expired', 'refresh', [LOCK_ACQUIRING, LOCK_EXPIRED], `Failed to store the "${lock.key}" lock.`));
         }
         c.believes = true;
         c.emit('refresh.ok', { owner, fence: lock.fence, ttlUs, msg: r.msg });
         return;
       }
       case 'invalid-ttl':
-        throw this.raise('exception.invalid-ttl', 'refresh', [LOCK_ACQUIRING, INVALID_TTL], r.reason ?? 'TTL too short');
+        return yield* fail(this.raise('exception.invalid-ttl', 'refresh', [LOCK_ACQUIRING, INVALID_TTL], r.reason ?? 'TTL too short'));
       case 'failed':
         lock.dirty = false;
         c.believes = false;
         c.emit('refresh.failed', { owner, msg: r.msg, reason: r.reason ?? 'failed' });
-        throw this.raise('exception.conflicted', 'refresh', [LOCK_CONFLICTED], r.reason ?? 'someone else holds the lock');
+        return yield* fail(this.raise('exception.conflicted', 'refresh', [LOCK_CONFLICTED], r.reason ?? 'someone else holds the lock'));
       default:
         c.believes = false;
         c.emit(r.status === 'timeout' ? 'refresh.timeout' : 'refresh.failed', { owner, msg: r.msg, reason: r.reason ?? r.status });
-        throw this.raise('exception.acquiring', 'refresh', [LOCK_ACQUIRING, c.driver.library.exception], r.reason ?? r.status);
+        return yield* fail(this.raise('exception.acquiring', 'refresh', [LOCK_ACQUIRING, c.driver.library.exception], r.reason ?? r.status));
     }
   }
 
@@ -281,7 +285,7 @@ export class StepRunner {
     const r = yield* c.driver.exists(c, { key: lock.key, owner: lock.owner, fence: lock.fence, shared: lock.shared });
     if (r.status !== 'yes' && r.status !== 'no') {
       // Lock::isAcquired() does not wrap what the store throws.
-      throw this.raise('exception.store', 'isAcquired', [c.driver.library.exception], 'reason' in r ? r.reason : r.status);
+      return yield* fail(this.raise('exception.store', 'isAcquired', [c.driver.library.exception], 'reason' in r ? r.reason : r.status));
     }
     const held = r.status === 'yes';
     lock.dirty = held;
@@ -338,7 +342,7 @@ export class StepRunner {
       return;
     }
     c.emit(r.status === 'timeout' ? 'release.timeout' : 'release.error', { owner, msg: r.msg, reason: r.reason ?? r.status });
-    throw this.raise('exception.releasing', 'release', [LOCK_RELEASING, c.driver.library.exception], `Failed to release the "${lock.key}" lock.`);
+    return yield* fail(this.raise('exception.releasing', 'release', [LOCK_RELEASING, c.driver.library.exception], `Failed to release the "${lock.key}" lock.`));
   }
 
   // ——— the script around the lock ———
@@ -372,10 +376,10 @@ export class StepRunner {
       // The storage refused our token: someone newer holds the lock.
       c.believes = false;
       c.emit('write.refused', { owner, fence, msg, reason: 'fenced' });
-      throw this.raise('exception.resource', 'write', [RUNTIME_EXCEPTION], 'the resource rejected the write: it has seen a newer fencing token');
+      return yield* fail(this.raise('exception.resource', 'write', [RUNTIME_EXCEPTION], 'the resource rejected the write: it has seen a newer fencing token'));
     }
     c.emit('write.timeout', { owner, fence, msg, reason: r.status });
-    throw this.raise('exception.resource', 'write', [RUNTIME_EXCEPTION], `no answer from the resource (${r.status})`);
+    return yield* fail(this.raise('exception.resource', 'write', [RUNTIME_EXCEPTION], `no answer from the resource (${r.status})`));
   }
 
   private *repeat(s: Extract<Step, { step: 'repeat' }>): Steps<Flow> {
@@ -384,14 +388,14 @@ export class StepRunner {
       let flow: Flow = 'normal';
       let thrown: ScriptException | undefined;
       try {
-        flow = yield* sub(this.block(s.steps));
+        flow = yield* guarded(this.block(s.steps));
       } catch (e) {
         if (!(e instanceof ScriptException)) throw e;
         thrown = e;
       }
       if (s.finally.length > 0) {
         try {
-          const f = yield* this.block(s.finally);
+          const f = yield* guarded(this.block(s.finally));
           // As in PHP, leaving a finally block by return discards the exception in flight.
           if (f !== 'normal') {
             flow = f;
@@ -403,7 +407,7 @@ export class StepRunner {
         }
       }
       if (thrown !== undefined) {
-        if (!s.catch) throw thrown;
+        if (!s.catch) return yield* fail(thrown);
         this.skipped(thrown);
         continue;
       }

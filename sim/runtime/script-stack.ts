@@ -8,7 +8,31 @@ import type { Effect, StepEffect, Steps } from './types.js';
  * through seven of them) and back down on resume.
  */
 export function* sub<T>(script: Steps<T>): Steps<T> {
-  return (yield { k: 'sub', script }) as T;
+  return (yield { k: 'sub', script, guarded: false }) as T;
+}
+
+/**
+ * `sub` for the part of a script inside a try: what `fail` throws in it, or
+ * in anything it runs, is thrown into the caller here, and the scripts in
+ * between are closed as a throw through them would close them (their
+ * finally blocks run). Every try around a script that may `fail` starts it
+ * this way.
+ */
+export function* guarded<T>(script: Steps<T>): Steps<T> {
+  return (yield { k: 'sub', script, guarded: true }) as T;
+}
+
+/**
+ * Throws `error` from a script to the nearest try around a `guarded`
+ * script, or out of the whole script when there is none. JavaScript's own
+ * throw out of a generator costs V8 microseconds at every generator it
+ * leaves; this closes the scripts in between instead, as `return()` does
+ * (their finally blocks run, and must not yield; their catch blocks are
+ * passed by), and throws only into the one that catches.
+ */
+export function* fail(error: unknown): Steps<never> {
+  yield { k: 'throw', error };
+  throw new Error('a script resumed after fail(): the runtime must not resume it');
 }
 
 /**
@@ -21,9 +45,12 @@ export function* sub<T>(script: Steps<T>): Steps<T> {
  */
 export class ScriptStack {
   private readonly stack: Array<Steps<unknown>>;
+  /** Whether each script on the stack was started by `guarded`: the try of the one below it is where a `fail` lands. */
+  private readonly guards: boolean[];
 
   constructor(root: Steps<void>) {
     this.stack = [root];
+    this.guards = [false];
   }
 
   /**
@@ -33,6 +60,7 @@ export class ScriptStack {
    */
   resume(value: unknown): Effect | undefined {
     const stack = this.stack;
+    const guards = this.guards;
     let thrown: unknown = undefined;
     let failed = false;
     for (;;) {
@@ -43,6 +71,7 @@ export class ScriptStack {
         r = failed ? top.throw(thrown) : top.next(value);
       } catch (e) {
         stack.pop();
+        guards.pop();
         if (stack.length === 0) throw e;
         thrown = e;
         failed = true;
@@ -52,10 +81,24 @@ export class ScriptStack {
       thrown = undefined;
       if (r.done === true) {
         stack.pop();
+        guards.pop();
         value = r.value;
       } else if (r.value.k === 'sub') {
         stack.push(r.value.script);
+        guards.push(r.value.guarded);
         value = undefined;
+      } else if (r.value.k === 'throw') {
+        // Close every script up to the nearest guarded one, and throw into the try that started it.
+        thrown = r.value.error;
+        for (;;) {
+          const closing = stack.pop()!;
+          const wasGuarded = guards.pop()!;
+          if (closing.return(undefined).done !== true)
+            throw new Error('a finally block yielded while fail() closed its script: a finally on the way of fail() must not yield');
+          if (wasGuarded || stack.length === 0) break;
+        }
+        if (stack.length === 0) throw thrown;
+        failed = true;
       } else return r.value;
     }
   }

@@ -33,10 +33,13 @@ export type Script<T> = Generator<Effect, T, unknown>;
 
 /**
  * What a client's steps may yield besides effects: a script to run in its
- * place, to its end (`sub`, sim/runtime/script-stack.ts). Every runtime
- * drives a process's script through a ScriptStack, which runs these.
+ * place, to its end (`sub`, sim/runtime/script-stack.ts), as the guarded
+ * part of a try when `guarded`; and an exception to throw (`fail`). Every
+ * runtime drives a process's script through a ScriptStack, which runs
+ * these.
  */
-export type StepEffect = Effect | { readonly k: 'sub'; readonly script: Steps<unknown> };
+export type StepEffect =
+  Effect | { readonly k: 'sub'; readonly script: Steps<unknown>; readonly guarded: boolean } | { readonly k: 'throw'; readonly error: unknown };
 
 /** A script that may start others with `sub`. */
 export type Steps<T> = Generator<StepEffect, T, unknown>;
