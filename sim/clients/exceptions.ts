@@ -29,32 +29,26 @@ export const LOCK_RELEASING = 'LockReleasingException';
 export const INVALID_TTL = 'InvalidTtlException';
 
 /**
- * An exception thrown inside a client's script: JavaScript's own throw
- * carries it through the generators, as PHP's does through the calls. It
- * is the simulated PHP exception, always caught by the step runner, so it
- * records no JavaScript stack: capturing one took most of a short run that
- * throws (postgres-connection-loss throws two).
+ * An exception thrown inside a client's script (with `fail`, which carries
+ * it through the generators as PHP's throw does through the calls). It is
+ * the simulated PHP exception, always caught by the step runner, so it is
+ * no JavaScript Error: making one, even without its stack, took a large part
+ * of a short run that throws (postgres-connection-loss throws two).
  */
-export class ScriptException extends Error {
+export class ScriptException {
   readonly kind: ExceptionKind;
   /** The Lock method (or step) that threw: acquire, refresh, release, isAcquired, write, throw. */
   readonly method: string;
   /** The classes, outermost (what a catch block sees) first. */
   readonly chain: readonly string[];
+  /** The outermost exception's message, as PHP's getMessage() gives it. */
+  readonly message: string;
 
   constructor(kind: ExceptionKind, method: string, chain: readonly string[], message: string) {
-    // V8's limit (other engines ignore it): the core's ECMAScript types do not name it.
-    const engine = Error as { stackTraceLimit?: number | undefined };
-    const limit = engine.stackTraceLimit;
-    engine.stackTraceLimit = 0;
-    try {
-      super(message);
-    } finally {
-      engine.stackTraceLimit = limit;
-    }
     this.kind = kind;
     this.method = method;
     this.chain = chain;
+    this.message = message;
   }
 
   get thrown(): string {
