@@ -314,3 +314,21 @@ describe('the installed command', () => {
     expect(bad.stderr).not.toMatch(/\n\s+at /);
   });
 });
+
+describe('the header of a real run', () => {
+  it('names each kind of server once, with its nodes when they are named otherwise', async () => {
+    const { serversLine } = await import('../sim/cli/real.js');
+    const { serverNeeds } = await import('../sim/real/nodes.js');
+    const { normalizeScenario } = await import('../sim/scenario/normalize.js');
+    const needs = (name: string): string => serversLine(serverNeeds(normalizeScenario(BUILTIN_SCENARIOS[name], name)));
+    expect(needs('crash-without-release')).toBe('redis');
+    expect(needs('redlock-clock-jump')).toBe('redis (A, B, C, D, E)');
+    expect(
+      serversLine([
+        { server: 'redis', node: 'r1' },
+        { server: 'postgresql', node: 'pg' },
+        { server: 'redis', node: 'r2' },
+      ]),
+    ).toBe('redis (r1, r2); postgresql (pg)');
+  });
+});

@@ -12,6 +12,7 @@ import type { ClientLibrary } from '../real/ipc.js';
 import { writeFileSync } from 'node:fs';
 import { writeFileAtomic } from './files.js';
 import { formatStop, formatTimeline, formatVerdict, runEndOf } from './format.js';
+import { counted } from '../words.js';
 
 /** What the real commands need from the CLI around them. */
 export interface RealCli {
@@ -79,14 +80,17 @@ function urlsFor(r: Runner, scenario: Scenario, opts: RealOpts): Map<string, str
         throw new InputError(`--${kind}`, [
           {
             path: '',
-            message: `the scenario needs ${nodes.length} ${kind} server(s) (${nodes.map((n) => n.node).join(', ')}); give URLs for every server, or for none`,
+            message: `the scenario needs ${counted(nodes.length, `${kind} server`)} (${nodes.map((n) => n.node).join(', ')}); give URLs for every server, or for none`,
           },
         ]);
       continue;
     }
     if (list.length !== nodes.length) {
       throw new InputError(`--${kind}`, [
-        { path: '', message: `the scenario has ${nodes.length} ${kind} node(s) (${nodes.map((n) => n.node).join(', ') || 'none'}), got ${list.length} URL(s)` },
+        {
+          path: '',
+          message: `the scenario has ${counted(nodes.length, `${kind} node`)} (${nodes.map((n) => n.node).join(', ') || 'none'}), got ${counted(list.length, 'URL')}`,
+        },
       ]);
     }
     nodes.forEach((n, i) => out.set(n.node, list[i]!));
@@ -94,10 +98,16 @@ function urlsFor(r: Runner, scenario: Scenario, opts: RealOpts): Map<string, str
   return out;
 }
 
+/** The servers a run used, each kind once, with its nodes when they are named otherwise: "redis", "redis (A, B, C); postgresql (pg)". */
+export function serversLine(needs: ReadonlyArray<{ readonly server: string; readonly node: string }>): string {
+  const nodesByServer = new Map<string, string[]>();
+  for (const n of needs) nodesByServer.set(n.server, [...(nodesByServer.get(n.server) ?? []), n.node]);
+  return [...nodesByServer].map(([server, nodes]) => (nodes.length === 1 && nodes[0] === server ? server : `${server} (${nodes.join(', ')})`)).join('; ');
+}
+
 function realHeader(r: Runner, doc: TraceDocument, library: ClientLibrary, c: Colors): string {
-  const needs = r.serverNeeds(doc.scenario).map((n) => `${n.server} ${n.node}`);
   return c.dim(
-    `Recorded on real servers (${needs.join(', ')}) with ${library === 'symfony' ? 'Symfony Lock 5.4' : "Locklab's own lock code"}${doc.partial === true ? ' — interrupted: partial trace' : ''}`,
+    `Recorded on real servers (${serversLine(r.serverNeeds(doc.scenario))}) with ${library === 'symfony' ? 'Symfony Lock 5.4' : "Locklab's own lock code"}${doc.partial === true ? ' — interrupted: partial trace' : ''}`,
   );
 }
 

@@ -15,7 +15,7 @@ describeReal('locklab real and locklab compare', () => {
     const out = join(dir, 'crash.json');
     const r = await cli('real', 'crash-without-release', '--out', out);
     expect(r.code).toBe(0);
-    expect(r.out).toMatch(/Recorded on real servers \(redis redis\)/);
+    expect(r.out).toContain("Recorded on real servers (redis) with Locklab's own lock code");
     expect(r.out).toMatch(/Verdict: SAFE/);
     expect(r.err).toMatch(/\[real \d+\.\d s\]/);
     const doc = validateTrace(JSON.parse(readFileSync(out, 'utf8')), out);
