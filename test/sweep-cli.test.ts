@@ -270,5 +270,10 @@ describe('locklab export --format chrome', () => {
     const r = await cli('export', trace, '--format', 'chrome');
     expect(r.code).toBe(0);
     expect(JSON.parse(r.out).otherData).toEqual({ scenario: 'crash-without-release', seed: 3, source: 'sim', outcome: 'safe' });
+    // Chrome's is the only format so far, so it is the default.
+    expect((await cli('export', trace)).out).toBe(r.out);
+    const other = await cli('export', trace, '--format', 'xml');
+    expect(other.code).toBe(2);
+    expect(other.err).toContain("argument 'xml' is invalid. Allowed choices are chrome.");
   });
 });

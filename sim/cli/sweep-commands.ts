@@ -101,7 +101,7 @@ type LoadScenario = (ref: string) => { scenario: Scenario; source: string; built
 
 /** The `sweep`, `worker`, `shrink` and `export` commands. */
 export function addSweepCommands(program: Command, io: Io, c: Colors, loadScenario: LoadScenario, setCode: (code: number) => void): void {
-  const format = new Option('--format <format>', 'the output format').choices(['chrome']).makeOptionMandatory();
+  const format = new Option('--format <format>', 'the output format').choices(['chrome']).default('chrome');
 
   program
     .command('sweep')
