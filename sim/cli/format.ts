@@ -190,8 +190,10 @@ export function formatStop(end: RunEnd, c: Colors): string {
   const s = end.stop;
   const why = stopReason(end);
   if (why === undefined && end.source === 'real')
-    return c.dim(`Real run completed: ${end.traceEvents} trace events over ${formatInstant(s.timeUs)} of real time.`);
+    return c.dim(`Real run completed: ${counted(end.traceEvents, 'trace event', 'trace events', grouped)} over ${formatInstant(s.timeUs)} of real time.`);
   if (why === undefined)
-    return c.dim(`Run completed: ${end.traceEvents} trace events, ${s.events} kernel events, ${formatInstant(s.timeUs)} of simulated time.`);
+    return c.dim(
+      `Run completed: ${counted(end.traceEvents, 'trace event', 'trace events', grouped)}, ${counted(s.events, 'kernel event', 'kernel events', grouped)}, ${formatInstant(s.timeUs)} of simulated time.`,
+    );
   return c.bold(c.yellow(why));
 }

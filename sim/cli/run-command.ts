@@ -2,7 +2,7 @@ import type { Colors } from 'picocolors/types.js';
 import { InputError } from '../errors.js';
 import { reproduceCommand } from '../reproduce.js';
 import { runJob } from '../run.js';
-import { LIMITS, limitText } from '../scenario/limits.js';
+import { grouped, LIMITS, limitText } from '../scenario/limits.js';
 import type { Override } from '../scenario/set.js';
 import type { Scenario } from '../scenario/types.js';
 import { serializeTrace } from '../trace/io.js';
@@ -44,7 +44,7 @@ function traceText(doc: TraceDocument, ref: string): string {
     new InputError(ref, [
       {
         path: 'budget.maxEvents',
-        message: `the run recorded ${doc.events.length} trace events, too many for one trace file (${limitText('maxTraceBytes')}); lower budget.maxEvents, or stream the trace with --out trace.jsonl`,
+        message: `the run recorded ${grouped(doc.events.length)} trace events, too many for one trace file (${limitText('maxTraceBytes')}); lower budget.maxEvents, or stream the trace with --out trace.jsonl`,
       },
     ]);
   let text: string;

@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import pc from 'picocolors';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { contentionScenario } from '../../bench/contention.js';
-import { formatTimeline } from '../../sim/cli/format.js';
+import { formatStop, formatTimeline } from '../../sim/cli/format.js';
+import { formatInstant } from '../../sim/time.js';
 import { InputError } from '../../sim/errors.js';
 import { parseJson } from '../../sim/json.js';
 import { runScenario } from '../../sim/run.js';
@@ -148,5 +149,11 @@ describe('long traces', () => {
     expect(doc.events.length).toBeGreaterThan(120_000);
     const text = formatTimeline(doc, pc.createColors(false));
     expect(text.split('\n').length).toBeGreaterThan(doc.events.length);
+    // Its counts are written with their digits grouped, as every other count.
+    const end = formatStop({ scenario: doc.scenario, stop: doc.stop, traceEvents: doc.events.length }, pc.createColors(false));
+    expect(end).toBe(
+      `Run completed: ${grouped(doc.events.length)} trace events, ${grouped(doc.stop.events)} kernel events, ${formatInstant(doc.stop.timeUs)} of simulated time.`,
+    );
+    expect(end).toMatch(/^Run completed: \d{3},\d{3} trace events, \d{3},\d{3} kernel events/);
   });
 });
