@@ -110,7 +110,7 @@ export function formatTimeline(doc: TimelineRun & { events?: readonly TraceEvent
     const between = head.length === 0 ? 'at the start' : tail.length === 0 ? 'at the end' : 'here';
     out.push(
       c.dim(
-        `${indent}… ${grouped(lines)} line${lines === 1 ? '' : 's'} elided ${between} (${grouped(shown.elided)} event${shown.elided === 1 ? '' : 's'}${marksElided > 0 ? `, ${marksElided} double-ownership mark${marksElided === 1 ? '' : 's'}` : ''}; of ${grouped(shown.total)} events in all) …`,
+        `${indent}… ${counted(lines, 'line', { show: grouped })} elided ${between} (${counted(shown.elided, 'event', { show: grouped })}${marksElided > 0 ? `, ${counted(marksElided, 'double-ownership mark')}` : ''}; of ${grouped(shown.total)} events in all) …`,
       ),
     );
   }
@@ -190,10 +190,10 @@ export function formatStop(end: RunEnd, c: Colors): string {
   const s = end.stop;
   const why = stopReason(end);
   if (why === undefined && end.source === 'real')
-    return c.dim(`Real run completed: ${counted(end.traceEvents, 'trace event', 'trace events', grouped)} over ${formatInstant(s.timeUs)} of real time.`);
+    return c.dim(`Real run completed: ${counted(end.traceEvents, 'trace event', { show: grouped })} over ${formatInstant(s.timeUs)} of real time.`);
   if (why === undefined)
     return c.dim(
-      `Run completed: ${counted(end.traceEvents, 'trace event', 'trace events', grouped)}, ${counted(s.events, 'kernel event', 'kernel events', grouped)}, ${formatInstant(s.timeUs)} of simulated time.`,
+      `Run completed: ${counted(end.traceEvents, 'trace event', { show: grouped })}, ${counted(s.events, 'kernel event', { show: grouped })}, ${formatInstant(s.timeUs)} of simulated time.`,
     );
   return c.bold(c.yellow(why));
 }

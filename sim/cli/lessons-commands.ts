@@ -59,14 +59,14 @@ export function addLessonCommands(program: Command, io: Io, c: Colors, exit: (co
       const course = loadLessons(dir ?? LESSONS_DIR, true);
       if (course.problems.length > 0) {
         for (const p of course.problems) io.err(`locklab: ${formatProblem(p)}\n`);
-        io.err(`locklab: ${course.problems.length} problem${course.problems.length === 1 ? '' : 's'} found\n`);
+        io.err(`locklab: ${counted(course.problems.length, 'problem')} found\n`);
         exit(BAD_LESSON);
         return;
       }
       const coverage = coverageOf(course.lessons, course.claims);
       const pending = coverage.filter((k) => k.pending.some((p) => p.part === 'all') && k.shownBy.length === 0).map((k) => k.claim.id);
       const textOnly = coverage.filter((k) => k.shownBy.length === 0 && k.textOnly.length > 0).map((k) => k.claim.id);
-      io.out(`${course.lessons.length} lesson${course.lessons.length === 1 ? '' : 's'} checked: every run, stop, question and challenge holds.\n`);
+      io.out(`${counted(course.lessons.length, 'lesson')} checked: every run, stop, question and challenge holds.\n`);
       if (dir === undefined || course.lessons.length > 1)
         io.out(
           `${coverage.length - pending.length - textOnly.length} claims shown by runs; taught in text only: ${textOnly.join(', ') || 'none'}; pending: ${pending.join(', ') || 'none'}.\n`,

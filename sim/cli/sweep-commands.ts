@@ -8,6 +8,7 @@ import { parseSeedRange, parseVary, type Vary } from '../odds/range.js';
 import { reportCsv, reportJson, reportText, runs, sweepReport, type SweepReport } from '../odds/report.js';
 import { shrinkScenario } from '../odds/shrink.js';
 import { parseOverride, applyOverrides, type Override } from '../scenario/set.js';
+import { counted } from '../words.js';
 import type { Scenario } from '../scenario/types.js';
 import { runScenario } from '../run.js';
 import { serializeScenario } from '../odds/scenario-file.js';
@@ -167,11 +168,11 @@ Exit codes: 0 the sweep completed, 2 bad input, ${EXIT_INTERRUPTED} stopped with
           for (const w of q.workers)
             io.err(
               c.dim(
-                `worker ${w.worker}: ${runs(w.seeds)} in ${w.batches} batch${w.batches === 1 ? '' : 'es'}, ${w.ms === 0 ? '∞' : Math.round((w.seeds / w.ms) * 1000)} runs/s while busy\n`,
+                `worker ${w.worker}: ${runs(w.seeds)} in ${counted(w.batches, 'batch', { plural: 'batches' })}, ${w.ms === 0 ? '∞' : Math.round((w.seeds / w.ms) * 1000)} runs/s while busy\n`,
               ),
             );
-          if (q.stalled > 0) io.err(c.dim(`${q.stalled} batch${q.stalled === 1 ? '' : 'es'} retried after a worker stopped mid-batch\n`));
-          if (q.duplicates > 0) io.err(c.dim(`${q.duplicates} batch result${q.duplicates === 1 ? '' : 's'} arrived twice and counted once\n`));
+          if (q.stalled > 0) io.err(c.dim(`${counted(q.stalled, 'batch', { plural: 'batches' })} retried after a worker stopped mid-batch\n`));
+          if (q.duplicates > 0) io.err(c.dim(`${counted(q.duplicates, 'batch result')} arrived twice and counted once\n`));
         }
       } finally {
         bar.stop();
@@ -202,11 +203,7 @@ Exit codes: 0 the sweep completed, 2 bad input, ${EXIT_INTERRUPTED} stopped with
           const seed = report.combinations[first]!.failing[0]!.seed;
           const r = shrinkScenario(combo.scenario, seed);
           writeFileAtomic(opts.shrink, serializeScenario(r.scenario));
-          io.err(
-            c.dim(
-              `Smallest failure of seed ${seed} written to ${opts.shrink} (${r.changes.length} change${r.changes.length === 1 ? '' : 's'}, ${runs(r.runs)})\n`,
-            ),
-          );
+          io.err(c.dim(`Smallest failure of seed ${seed} written to ${opts.shrink} (${counted(r.changes.length, 'change')}, ${runs(r.runs)})\n`));
         }
       }
     });
@@ -254,7 +251,7 @@ Exit codes: 0 the sweep completed, 2 bad input, ${EXIT_INTERRUPTED} stopped with
       if (opts.out === undefined) io.out(text);
       else writeFileAtomic(opts.out, text);
       io.err(
-        `${c.bold(`${r.changes.length === 0 ? 'Already minimal' : `${r.changes.length} change${r.changes.length === 1 ? '' : 's'}`}`)} in ${runs(r.runs)}; still ${r.outcome} at seed ${seed}\n`,
+        `${c.bold(`${r.changes.length === 0 ? 'Already minimal' : counted(r.changes.length, 'change')}`)} in ${runs(r.runs)}; still ${r.outcome} at seed ${seed}\n`,
       );
       for (const ch of r.changes) io.err(`  • ${ch}\n`);
       if (opts.out !== undefined) io.err(c.dim(`Reproduce: locklab run ${opts.out}\n`));

@@ -148,7 +148,7 @@ export function formatShare(s: Share): string {
 
 /** "1 run", "2 runs": the count written by `show` (the lab groups its digits). */
 export function runs(n: number, show: (n: number) => string = String): string {
-  return counted(n, 'run', 'runs', show);
+  return counted(n, 'run', { show });
 }
 
 /** The report as text: one block per combination, the failing seeds with their commands. */
@@ -156,7 +156,7 @@ export function reportText(r: SweepReport): string {
   const lines: string[] = [];
   const seeds = r.seeds.from === r.seeds.to ? `seed ${r.seeds.from}` : `seeds ${r.seeds.from}..${r.seeds.to}`;
   lines.push(
-    `${r.scenarioName} · ${seeds} · ${r.combinations.length} combination${r.combinations.length === 1 ? '' : 's'} · ${runs(r.runs)}${r.partial ? ' · PARTIAL (stopped early)' : ''}`,
+    `${r.scenarioName} · ${seeds} · ${counted(r.combinations.length, 'combination')} · ${runs(r.runs)}${r.partial ? ' · PARTIAL (stopped early)' : ''}`,
   );
   lines.push('Shares of runs, with Wilson 95 % intervals.');
   for (const c of r.combinations) {

@@ -3,6 +3,7 @@ import { InputError } from '../../sim/errors.js';
 import { defaultBatchSize, planSweep } from '../../sim/odds/plan.js';
 import { parseSeedRange, parseVary, showValue, type Vary } from '../../sim/odds/range.js';
 import { formatShare, reportCsv, reportJson, runs as runsOf, sweepReport } from '../../sim/odds/report.js';
+import { grouped } from '../../sim/scenario/limits.js';
 import { normalizeScenario } from '../../sim/scenario/normalize.js';
 import type { Scenario } from '../../sim/scenario/types.js';
 import { BUILTIN_NAMES, BUILTIN_SCENARIOS } from '../../sim/scenarios/index.js';
@@ -18,9 +19,6 @@ import '../odds/odds.css';
 
 /** The most runs one sweep in the browser may take: beyond this, use `locklab sweep`. */
 const MAX_RUNS = 2_000_000;
-
-/** A count with its digits grouped, as the view writes every count. */
-const grouped = (n: number): string => n.toLocaleString('en-US');
 
 function scenarioOf(name: string): Scenario {
   return normalizeScenario(BUILTIN_SCENARIOS[name], name);
