@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { boundedFor, Checker, SPANS_KEPT } from '../sim/check/checker.js';
+import { boundedFor, capVerdict, Checker, SPANS_KEPT } from '../sim/check/checker.js';
 import { lockOutShares, type Verdict } from '../sim/check/verdict.js';
 import { sentences, summarize } from '../sim/check/summary.js';
 import { runJob, runScenario } from '../sim/run.js';
@@ -22,6 +22,13 @@ function bounded(events: readonly TraceEvent[], forgetUs: number): { verdict: Ve
     peakOwners = Math.max(peakOwners, c.intervals.ownersKept);
   }
   return { verdict: c.finish(), peakOwners };
+}
+
+/** Judges `events` whole and lists every span of lock-out, free key or not: what the kept and bounded judgements each list a part of. */
+function everySpan(events: readonly TraceEvent[]): Verdict {
+  const c = new Checker({ spansListed: Infinity });
+  for (const e of events) c.push(e);
+  return c.finish();
 }
 
 describe('judging a run in bounded memory', () => {
@@ -66,7 +73,8 @@ describe('judging a run in bounded memory', () => {
 
   it('lists the first spans of lock-out of each client and counts the rest, with the total time exact', () => {
     const scenario = normalizeScenario(workloadScenario(4_000), 'bench-workload');
-    const { events, verdict } = runScenario(scenario);
+    const { events } = runScenario(scenario);
+    const verdict = everySpan(events);
     const b = bounded(events, boundedFor(scenario.network.latencyMaxMs).forgetAfterUs!).verdict;
     const heavy = verdict.availability.filter((a) => a.lockOut.length > SPANS_KEPT);
     expect(heavy.length).toBeGreaterThan(0);
@@ -113,14 +121,16 @@ describe('judging a run in bounded memory', () => {
     }));
     fc.assert(
       fc.property(fc.oneof(randomScenario, twoKeys), (doc) => {
-        const { events, verdict } = runScenario(normalized(doc));
+        const { events } = runScenario(normalized(doc));
+        const verdict = everySpan(events);
         counted += sameLockOut(events, verdict, 0) + sameLockOut(events, verdict, 1);
       }),
       { numRuns: 400, seed: 29 },
     );
     expect(counted).toBeGreaterThan(300);
     // And a contended lock: 50 waiters, most of whose spans are counted together.
-    const { events, verdict } = runScenario(normalizeScenario(workloadScenario(1_000), 'bench-workload'));
+    const { events } = runScenario(normalizeScenario(workloadScenario(1_000), 'bench-workload'));
+    const verdict = everySpan(events);
     expect(sameLockOut(events, verdict, 0)).toBeGreaterThan(10_000);
     expect(sameLockOut(events, verdict, 3)).toBeGreaterThan(10_000);
   });
@@ -152,6 +162,44 @@ describe('judging a run in bounded memory', () => {
     );
     // The property saw lists longer than one, or it proved nothing.
     expect(cut).toBeGreaterThan(20);
+  });
+});
+
+describe('a trace judged whole', () => {
+  it('lists every span of lock-out with a holder, and the spans of a free key while the list is short; the totals cover them all', () => {
+    // The bench workload, with three clients crashing late, each just after a grant: the others get a span with the holder gone, after hundreds of free ones.
+    const doc = workloadScenario(2_000);
+    const faults: Array<Record<string, unknown>> = [];
+    for (let i = 0; i < 3; i++) {
+      // Each crash changes what comes after it, so the next grant is looked for in the run with the crashes so far.
+      const so = runScenario(normalizeScenario({ ...doc, faults }, 'bench-workload')).events;
+      const grant = so.find((e) => e.kind === 'acquire.ok' && e.actor === `c${i}` && e.timeUs > 30_000_000 + i * 5_000_000)!;
+      faults.push({ kind: 'crash', target: `c${i}`, atMs: Math.ceil(grant.timeUs / 1000) });
+    }
+    const scenario = normalizeScenario({ ...doc, faults }, 'bench-workload-crashes');
+    const { events, verdict } = runScenario(scenario);
+    const whole = everySpan(events);
+    let lateHeld = 0;
+    let omitted = 0;
+    for (const a of whole.availability) {
+      const mine = verdict.availability.find((x) => x.client === a.client)!;
+      const listed: typeof a.lockOut = [];
+      for (const span of a.lockOut) if (span.why !== 'free' || listed.length < SPANS_KEPT) listed.push(span);
+      expect(mine.lockOut, a.client).toEqual(listed);
+      lateHeld += listed.slice(SPANS_KEPT).length;
+      expect(mine.lockOutOmitted ?? 0).toBe(a.lockOut.length - listed.length);
+      omitted += a.lockOut.length - listed.length;
+      expect(mine.lockOutUs).toBe(a.lockOutUs);
+      expect(mine.lockOutByWhy).toEqual(a.lockOut.length > listed.length ? lockOutShares(a.lockOut) : undefined);
+      expect([mine.waitedUs, mine.workedUs, mine.workWithoutLock]).toEqual([a.waitedUs, a.workedUs, a.workWithoutLock]);
+    }
+    // The crashes did leave spans with a holder past the first hundred, and most free spans went uncounted in the lists.
+    expect(lateHeld).toBeGreaterThan(100);
+    expect(omitted).toBeGreaterThan(50_000);
+    expect(verdict.doubleOwnership).toEqual(whole.doubleOwnership);
+    // Cut as a JSON Lines trace's last line cuts it, it is what a judgement in bounded memory lists.
+    const job = runJob(scenario, scenario.seed, { hash: false, bounded: true });
+    expect(JSON.stringify(capVerdict(verdict).availability)).toBe(JSON.stringify(job.verdict.availability));
   });
 });
 

@@ -82,7 +82,13 @@ export interface ClientAvailability {
   workedUs: number;
   workWithoutLockUs: number;
   workWithoutLock: Span[];
-  /** Spans a judgement in bounded memory counted but did not list (a run whose events were not kept); absent when none. */
+  /**
+   * Spans counted but not listed; absent when none. A judgement in bounded
+   * memory (a run whose events were not kept) lists a client's first
+   * SPANS_KEPT spans; a trace judged whole lists every span with a holder,
+   * and the spans of a free key that came while the list was shorter than
+   * SPANS_KEPT (see Checker).
+   */
   lockOutOmitted?: number;
   workWithoutLockOmitted?: number;
   /**

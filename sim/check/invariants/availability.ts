@@ -170,8 +170,19 @@ export class Availability {
   private lastUs = 0;
   private lastSeq = 0;
 
-  /** `spansKept`: how many spans of each kind a client's lists keep; the rest are counted (`lockOutOmitted`, `workWithoutLockOmitted`). */
-  constructor(private readonly spansKept: number = Infinity) {}
+  /**
+   * `spansKept`: how many spans of each kind a client's lists keep; the rest
+   * are counted (`lockOutOmitted`, `workWithoutLockOmitted`).
+   * `freeSpansKept`: how long its list of lock-out may be and still take a
+   * span of a free key. A waiter on a contended lock has one such span per
+   * grant, a judgement that lists them all one per waiter per grant, so a
+   * trace judged whole lists the first of them and every span with a holder
+   * (those are the findings), while a bounded judgement cuts both alike.
+   */
+  constructor(
+    private readonly spansKept: number = Infinity,
+    private readonly freeSpansKept: number = spansKept,
+  ) {}
 
   /** The interval derivation forgot an owner token: its first sighting, should it come again, counts as new. */
   forgot(owner: string): void {
@@ -360,7 +371,7 @@ export class Availability {
     this.endRun(c);
     if (!this.waited(c.name, c, fromUs, toUs, endSeq, open)) {
       // In use now, so not in a run of lock-out: with a full list, it can be judged with its key's other such waiters from here on.
-      if (c.result.lockOut.length >= this.spansKept) this.joining.push(c);
+      if (c.result.lockOut.length >= this.freeSpansKept) this.joining.push(c);
       return;
     }
     c.runSpan = c.lastLockOut!;
@@ -600,7 +611,8 @@ export class Availability {
     }
     const holderName = holder?.client ?? null;
     addLockOut(c, why, holderName, toUs - fromUs);
-    if (c.result.lockOut.length >= this.spansKept) {
+    const listed = c.result.lockOut.length < (why === 'free' ? this.freeSpansKept : this.spansKept);
+    if (!listed) {
       c.result.lockOutOmitted = (c.result.lockOutOmitted ?? 0) + 1;
       if (last !== undefined && !c.lastLockOutListed) {
         // Nothing but this state sees a span that is not listed: it is written over rather than made anew, so a long run judged in bounded memory does not allocate one per waiter per grant.
@@ -617,8 +629,8 @@ export class Availability {
     // The wait's first request, the event after which the key was free (or its holder gone), and the one that ended the stretch.
     const span: LockOutSpan = { fromUs, toUs, seqs: [c.wait!.seq, this.lastSeq, endSeq], why, holder: holderName };
     c.lastLockOut = span;
-    c.lastLockOutListed = c.result.lockOut.length < this.spansKept;
-    if (c.lastLockOutListed) c.result.lockOut.push(span);
+    c.lastLockOutListed = listed;
+    if (listed) c.result.lockOut.push(span);
     return true;
   }
 
