@@ -174,10 +174,10 @@ export class Availability {
    * `spansKept`: how many spans of each kind a client's lists keep; the rest
    * are counted (`lockOutOmitted`, `workWithoutLockOmitted`).
    * `freeSpansKept`: how long its list of lock-out may be and still take a
-   * span of a free key. A waiter on a contended lock has one such span per
-   * grant, a judgement that lists them all one per waiter per grant, so a
-   * trace judged whole lists the first of them and every span with a holder
-   * (those are the findings), while a bounded judgement cuts both alike.
+   * span of a free key. Every waiter on a contended lock gets one such span
+   * per grant, so a trace judged whole lists only the first of them, and
+   * every span with a holder (those are the findings); a bounded judgement
+   * cuts both alike.
    */
   constructor(
     private readonly spansKept: number = Infinity,
