@@ -139,3 +139,48 @@ describe('seeded streams', () => {
     expect([...seen].sort((x, y) => x - y)).toEqual([-2, -1, 0, 1, 2]);
   });
 });
+
+describe('deadlines', () => {
+  /**
+   * A run of chained events that set timers and call most of them off, with
+   * `setTimer` choosing how a timer is set: the log of what fired, when.
+   */
+  function chained(
+    setTimer: (k: Kernel, delayUs: number, fire: () => void) => ReturnType<Kernel['at']>,
+    maxEvents = 1_000_000,
+  ): { log: string[]; events: number; reason: string } {
+    const k = new Kernel();
+    const rng = new RngStreams(11).stream('deadlines');
+    const log: string[] = [];
+    let made = 0;
+    const step = (who: number): void => {
+      log.push(`${k.nowUs} step ${who}`);
+      if (made++ > 4000) return;
+      // Twelve delays, more than get a lane, so some deadlines go on the heap; a few are zero, to tie with the step.
+      const delayUs = [0, 1_000, 2_500, 7, 1_000_000, 3, 90, 400, 55, 12, 31, 5][rng.int(0, 11)]!;
+      const timer = setTimer(k, delayUs, () => log.push(`${k.nowUs} deadline ${who}`));
+      const next = rng.int(0, 1_200);
+      k.after(next, () => {
+        if (rng.chance(0.8)) k.cancel(timer);
+        step(who);
+      });
+    };
+    for (let who = 0; who < 5; who++) k.at(rng.int(0, 50), () => step(who));
+    const stop = k.run({ maxEvents, maxTimeUs: 1_000_000_000 });
+    return { log, events: stop.events, reason: stop.reason };
+  }
+
+  it('fire in the same order as timers set with after, ties and cancellations included', () => {
+    const lanes = chained((k, d, f) => k.deadline(d, f));
+    const heap = chained((k, d, f) => k.after(d, f));
+    expect(lanes.log.filter((l) => l.includes('deadline')).length).toBeGreaterThan(100);
+    expect(lanes).toEqual(heap);
+  });
+
+  it('count against the event budget as other events do', () => {
+    const lanes = chained((k, d, f) => k.deadline(d, f), 777);
+    expect(lanes).toEqual(chained((k, d, f) => k.after(d, f), 777));
+    expect(lanes.events).toBe(777);
+    expect(lanes.reason).toBe('event-budget');
+  });
+});

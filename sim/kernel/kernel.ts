@@ -1,10 +1,46 @@
-import { EventQueue, type Scheduled } from './queue.js';
+import { EventQueue, before, type Scheduled } from './queue.js';
 import type { StopInfo, StopReason } from '../trace/types.js';
 
 export type { StopInfo, StopReason } from '../trace/types.js';
 
 /** A scheduled event that can still be called off. */
 export type Timer = Scheduled;
+
+/** The most delays that get a lane of their own; a deadline with any other delay goes on the heap. */
+const MAX_LANES = 8;
+
+/**
+ * Deadlines set with one delay, in the order they were set: each falls due
+ * no earlier than the one before it, with a later sequence number, so the
+ * lane is already in (time, sequence) order and needs no heap.
+ */
+class Lane {
+  private items: Scheduled[] = [];
+  private head = 0;
+
+  constructor(readonly delayUs: number) {}
+
+  push(item: Scheduled): void {
+    this.items.push(item);
+  }
+
+  /** The first deadline still set, dropping those called off before it. */
+  peek(): Scheduled | undefined {
+    const items = this.items;
+    let head = this.head;
+    while (head < items.length && items[head]!.cancelled) head++;
+    if (head > 1024 && head * 2 > items.length) {
+      items.splice(0, head);
+      head = 0;
+    }
+    this.head = head;
+    return items[head];
+  }
+
+  shift(): void {
+    this.head++;
+  }
+}
 
 export interface Budget {
   /** The most kernel events one run may process. */
@@ -20,6 +56,7 @@ export interface Budget {
  */
 export class Kernel {
   private readonly queue = new EventQueue();
+  private readonly lanes: Lane[] = [];
   private seq = 0;
   private processed = 0;
   private current = 0;
@@ -47,6 +84,26 @@ export class Kernel {
   }
 
   /**
+   * Schedules `fire` after `delayUs`, for a deadline that is usually called
+   * off and whose delay many others share: a call's timeout. Deadlines with
+   * one delay fall due in the order they were set, so they wait in a lane
+   * of their own instead of the heap; the order events fire in is the same.
+   */
+  deadline(delayUs: number, fire: () => void): Timer {
+    let lane: Lane | undefined;
+    for (const l of this.lanes) if (l.delayUs === delayUs) lane = l;
+    if (lane === undefined) {
+      if (this.lanes.length >= MAX_LANES) return this.after(delayUs, fire);
+      lane = new Lane(delayUs);
+      this.lanes.push(lane);
+    }
+    const t = this.current + delayUs;
+    const item: Scheduled = { timeUs: t < this.current ? this.current : Math.ceil(t), seq: this.seq++, fire, cancelled: false, queued: false };
+    lane.push(item);
+    return item;
+  }
+
+  /**
    * Calls off a scheduled event. It is dropped when it reaches the head of the
    * queue, without advancing time or counting against the budget, so timers
    * that no longer matter (a timeout after its reply) do not stretch a run.
@@ -61,16 +118,26 @@ export class Kernel {
    */
   run(budget: Budget): StopInfo {
     const queue = this.queue;
+    const lanes = this.lanes;
     for (;;) {
-      const next = queue.peek();
-      if (next === undefined) return this.stop('completed');
-      if (next.cancelled) {
+      let next = queue.peek();
+      if (next !== undefined && next.cancelled) {
         queue.pop();
         continue;
       }
+      let from: Lane | undefined;
+      for (let i = 0; i < lanes.length; i++) {
+        const head = lanes[i]!.peek();
+        if (head !== undefined && (next === undefined || before(head, next))) {
+          next = head;
+          from = lanes[i];
+        }
+      }
+      if (next === undefined) return this.stop('completed');
       if (next.timeUs > budget.maxTimeUs) return this.stop('time-budget');
       if (this.processed >= budget.maxEvents) return this.stop('event-budget');
-      queue.pop();
+      if (from === undefined) queue.pop();
+      else from.shift();
       this.current = next.timeUs;
       this.processed++;
       next.fire();

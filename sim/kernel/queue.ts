@@ -15,7 +15,8 @@ export interface Scheduled {
   queued: boolean;
 }
 
-function before(a: Scheduled, b: Scheduled): boolean {
+/** Whether `a` fires before `b`: by time, then by the order they were scheduled. */
+export function before(a: Scheduled, b: Scheduled): boolean {
   return a.timeUs < b.timeUs || (a.timeUs === b.timeUs && a.seq < b.seq);
 }
 

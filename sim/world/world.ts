@@ -134,7 +134,7 @@ export class World {
     if (delayUs >= 0) this.kernel.at(this.inOrder(connection.out, delayUs), () => pending.arrive());
     else this.recordGlobal('msg.lost', 'net', p.machine.name, { peer: to.name, msg, reason: delayUs === CUT ? 'partition' : 'loss' });
     // Scheduled after the delivery, so a reply landing on the same microsecond wins the tie.
-    pending.timeout = this.kernel.after(p.machine.clock.trueDuration(timeoutLocalUs), () => pending.settle({ status: 'timeout', msg }));
+    pending.timeout = this.kernel.deadline(p.machine.clock.trueDuration(timeoutLocalUs), () => pending.settle({ status: 'timeout', msg }));
   }
 
   /** A fresh message id for a request about to be sent. */
