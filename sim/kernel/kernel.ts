@@ -72,8 +72,7 @@ export class Kernel {
 
   /** Schedules `fire` at absolute virtual time `timeUs` (never in the past). */
   at(timeUs: number, fire: () => void): Timer {
-    const t = timeUs < this.current ? this.current : Math.ceil(timeUs);
-    const item: Scheduled = { timeUs: t, seq: this.seq++, fire, cancelled: false, queued: false };
+    const item = this.scheduled(timeUs, fire);
     this.queue.push(item);
     return item;
   }
@@ -97,10 +96,15 @@ export class Kernel {
       lane = new Lane(delayUs);
       this.lanes.push(lane);
     }
-    const t = this.current + delayUs;
-    const item: Scheduled = { timeUs: t < this.current ? this.current : Math.ceil(t), seq: this.seq++, fire, cancelled: false, queued: false };
+    const item = this.scheduled(this.current + delayUs, fire);
     lane.push(item);
     return item;
+  }
+
+  /** A new event at `timeUs` (never in the past), next in scheduling order. */
+  private scheduled(timeUs: number, fire: () => void): Scheduled {
+    const t = timeUs < this.current ? this.current : Math.ceil(timeUs);
+    return { timeUs: t, seq: this.seq++, fire, cancelled: false, queued: false };
   }
 
   /**
