@@ -140,7 +140,10 @@ export class IntervalTracker {
    * beliefs, its open node holdings and its groups.
    */
   private readonly owners = new Map<string, OwnerRecord>();
+  /** The open beliefs, by client, in the order they began: each also on its client's record. */
   private readonly openBelief = new Map<string, BeliefInterval>();
+  /** What the derivation keeps of each client (see `ActorRecord`). */
+  private readonly actors = new Map<string, ActorRecord>();
   /** Windows whose end is not known yet, by the two beliefs they pair. */
   private readonly openWindows: Array<{ w: OwnershipWindow; a: BeliefInterval; b: BeliefInterval }> = [];
   /**
@@ -188,10 +191,20 @@ export class IntervalTracker {
   private owner(owner: string): OwnerRecord {
     let r = this.owners.get(owner);
     if (r === undefined) {
-      r = { key: undefined, holdings: undefined, beliefs: undefined, open: 0, nodes: undefined, groups: undefined };
+      r = { key: undefined, holdings: undefined, beliefs: undefined, open: 0, nodes: undefined, groups: undefined, forgotten: false };
       this.owners.set(owner, r);
     }
     return r;
+  }
+
+  /** The record of the client named `actor`, made when first needed. */
+  private actor(actor: string): ActorRecord {
+    let a = this.actors.get(actor);
+    if (a === undefined) {
+      a = { belief: undefined, owner: undefined, record: undefined };
+      this.actors.set(actor, a);
+    }
+    return a;
   }
 
   /** The first exclusive holding of `mine`'s key by another owner, granted after `mine` and by `t`. */
@@ -213,11 +226,21 @@ export class IntervalTracker {
     this.lastUs = e.timeUs;
     if (this.forgetAfterUs !== undefined) this.forgetBefore(e.timeUs - this.forgetAfterUs);
     const actorClass = spec?.actor ?? (e.believes !== undefined ? 'client' : undefined);
-    if (actorClass === 'client' && e.owner !== undefined && e.key !== undefined) {
-      const r = this.owner(e.owner);
-      if (r.key === undefined) this.learnKey(r, e.owner, e.key);
+    const named = actorClass === 'client' && e.owner !== undefined && e.key !== undefined;
+    if (named || e.believes !== undefined) {
+      const a = this.actor(e.actor);
+      if (named) {
+        // The owner its last event named, remembered on the client: a waiter's polls all name one, and the record of every owner is a big map.
+        let r = a.owner === e.owner ? a.record : undefined;
+        if (r === undefined || r.forgotten) {
+          r = this.owner(e.owner!);
+          a.owner = e.owner;
+          a.record = r;
+        }
+        if (r.key === undefined) this.learnKey(r, e.owner!, e.key!);
+      }
+      if (e.believes !== undefined) this.belief(e, a);
     }
-    if (e.believes !== undefined) this.belief(e);
     if (spec?.startsHolding === true) this.granted(e);
     else if (spec?.endsHolding !== undefined && e.owner !== undefined) this.ended(e, spec.endsHolding);
     else if (spec?.endsHolding !== undefined) need(e, 'owner', 'the checker must know whose lock ended');
@@ -252,13 +275,14 @@ export class IntervalTracker {
     }
   }
 
-  private belief(e: TraceEvent): void {
+  private belief(e: TraceEvent, a: ActorRecord): void {
     const b = e.believes!;
     if (b.holds && b.owner === undefined) throw new CheckError(e.seq, 'believes.owner', 'a client that believes it holds the lock must say as which owner');
-    let current = this.openBelief.get(e.actor);
+    let current = a.belief;
     if (current !== undefined && (!b.holds || b.owner !== current.owner)) {
       current.endUs = e.timeUs;
       current.endSeq = e.seq;
+      a.belief = undefined;
       this.openBelief.delete(e.actor);
       this.closeWindows(current, e.timeUs);
       this.closeOf(this.owner(current.owner), current.owner, e.timeUs);
@@ -293,6 +317,7 @@ export class IntervalTracker {
         this.openWindows.push({ w, a: other, b: interval });
       }
       if (this.forgetAfterUs === undefined) this.beliefs.push(interval);
+      a.belief = interval;
       this.openBelief.set(e.actor, interval);
       const r = this.owner(interval.owner);
       (r.beliefs ??= []).push(interval);
@@ -458,6 +483,7 @@ export class IntervalTracker {
       }
     }
     // Its open node holdings and groups are none: nothing of it was open.
+    r.forgotten = true;
     this.owners.delete(owner);
     this.listeners.forgot?.(owner);
   }
@@ -475,6 +501,15 @@ interface OwnerRecord {
   nodes: NodeHolding[] | undefined;
   /** Per group of nodes: how many of them hold it now, and the holding open while they make a quorum. */
   groups: GroupCount[] | undefined;
+  /** Set when a bounded derivation forgot it: a client's record that still points here looks the owner up again. */
+  forgotten: boolean;
+}
+
+/** What the derivation keeps of one client: its open belief, and the owner token its last event named with that owner's record. */
+interface ActorRecord {
+  belief: BeliefInterval | undefined;
+  owner: string | undefined;
+  record: OwnerRecord | undefined;
 }
 
 interface GroupCount {

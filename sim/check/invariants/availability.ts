@@ -23,6 +23,9 @@ const WAIT_START = 2;
 const KEEPS_OUT = 4;
 const WAIT_END = 8;
 const WHILE_WORKING = 16;
+/** The roles of a poll: a request that may begin a wait, and an answer that keeps the client out (see `push`). */
+const ASKS_AGAIN = CLIENT_EVENT | WAIT_START;
+const REFUSED_AGAIN = CLIENT_EVENT | KEEPS_OUT;
 
 const ROLES: ReadonlyMap<string, number> = new Map(
   KIND_NAMES.filter((k) => kindSpec(k)?.actor === 'client').map((k) => [
@@ -61,6 +64,15 @@ interface OwnerUse {
   seen: boolean;
   open: number;
   uses: number;
+  /** Set when the record is dropped from `owners`: one kept elsewhere (a client's work) is looked up again. */
+  dropped: boolean;
+}
+
+/** A work step going on: its owner token, the event that began it, and the owner's record once looked up (see `held`). */
+interface Work {
+  readonly owner: string;
+  readonly seq: number;
+  use: OwnerUse | undefined;
 }
 
 /** The end of the latest stretch of time judged under one state of the locks: every run of lock-out begun under it ends there. */
@@ -97,8 +109,9 @@ interface ClientState {
   readonly result: ClientAvailability;
   readonly key: string;
   /** The wait in progress; `keptOut` once the store refused it or queued it (until then the client is merely asking). */
-  wait: { fromUs: number; seq: number; keptOut: boolean; owner: string | undefined; waitedFromUs: number } | undefined;
-  work: { owner: string; seq: number } | undefined;
+  /** `use`: the record of the wait's owner token, which stays in `owners` while the wait counts as a use of it. */
+  wait: { fromUs: number; seq: number; keptOut: boolean; owner: string | undefined; use: OwnerUse | undefined; waitedFromUs: number } | undefined;
+  work: Work | undefined;
   paused: boolean;
   /** The lock-out span growing while nothing it depends on changes: its end is its epoch's, written into it when the run stops. */
   runSpan: LockOutSpan | undefined;
@@ -211,7 +224,7 @@ export class Availability {
   private ownerUse(owner: string): OwnerUse {
     let r = this.owners.get(owner);
     if (r === undefined) {
-      r = { seen: false, open: 0, uses: 0 };
+      r = { seen: false, open: 0, uses: 0, dropped: false };
       this.owners.set(owner, r);
     }
     return r;
@@ -219,12 +232,19 @@ export class Availability {
 
   /** Forgets a record that says nothing any more, so that a judgement in bounded memory keeps none of them. */
   private dropIfIdle(owner: string, r: OwnerUse): void {
-    if (!r.seen && r.open === 0 && r.uses === 0) this.owners.delete(owner);
+    if (!r.seen && r.open === 0 && r.uses === 0) {
+      r.dropped = true;
+      this.owners.delete(owner);
+    }
   }
 
-  /** Whether a store holds `owner`'s lock now. */
-  private held(owner: string): boolean {
-    const r = this.owners.get(owner);
+  /** Whether a store holds the lock of the work's owner now: asked at every event while a client works, so the record is kept on the work. */
+  private held(work: Work): boolean {
+    let r = work.use;
+    if (r === undefined || r.dropped) {
+      r = this.owners.get(work.owner);
+      work.use = r;
+    }
     return r !== undefined && r.open !== 0;
   }
 
@@ -239,7 +259,7 @@ export class Availability {
         for (const c of this.working) {
           const work = c.work!;
           if (c.paused) continue;
-          if (!this.held(work.owner)) this.workedUnlocked(c, fromUs, e.timeUs, [work.seq, e.seq]);
+          if (!this.held(work)) this.workedUnlocked(c, fromUs, e.timeUs, [work.seq, e.seq]);
           c.result.workedUs += dtUs;
         }
       if (this.judged !== this.version && !this.sameStanding()) {
@@ -277,6 +297,20 @@ export class Availability {
       return;
     }
     if ((role & CLIENT_EVENT) === 0 || e.believes === undefined) return;
+    const c = this.state(e);
+    const w = c.wait;
+    // A waiter asking again, or refused again, as it already was: nothing changes. This is most events of a contended lock.
+    if (
+      w !== undefined &&
+      w.use !== undefined &&
+      w.use.seen &&
+      w.owner === e.owner &&
+      c.believed === undefined &&
+      c.work === undefined &&
+      !e.believes.holds &&
+      (role === ASKS_AGAIN || (role === REFUSED_AGAIN && w.keptOut))
+    )
+      return;
     if (e.owner !== undefined) {
       const r = this.ownerUse(e.owner);
       if (!r.seen) {
@@ -285,14 +319,13 @@ export class Availability {
         this.version++;
       }
     }
-    const c = this.state(e);
     if (e.believes.holds && e.believes.owner !== undefined) this.believe(c, e.believes.owner);
     // A release in flight still counts as using the lock: the holder is giving it back.
     else if (!(e.kind === 'release.request' && e.owner !== undefined && c.believed === e.owner)) this.believe(c, undefined);
     if (e.kind === 'process.pause') c.paused = true;
     else if (e.kind === 'process.resume') c.paused = false;
     if (c.work !== undefined && (role & WHILE_WORKING) === 0) c.work = undefined;
-    if (e.kind === 'work.start' && e.owner !== undefined) c.work = { owner: e.owner, seq: e.seq };
+    if (e.kind === 'work.start' && e.owner !== undefined) c.work = { owner: e.owner, seq: e.seq, use: undefined };
     if (c.wait === undefined && (role & WAIT_START) !== 0 && !e.believes.holds) this.setWait(c, e);
     else if (c.wait !== undefined && ((role & KEEPS_OUT) !== 0 || (e.kind === 'exists.reply' && e.data?.free === false))) this.keepOut(c);
     if (c.wait !== undefined && (role & WAIT_END) !== 0) this.setWait(c, undefined);
@@ -513,17 +546,18 @@ export class Availability {
       c.wait = undefined;
       return;
     }
-    c.wait = { fromUs: start.timeUs, seq: start.seq, keptOut: false, owner: start.owner, waitedFromUs: this.clockUs };
-    if (start.owner !== undefined) this.use(start.owner, 1);
+    c.wait = { fromUs: start.timeUs, seq: start.seq, keptOut: false, owner: start.owner, use: undefined, waitedFromUs: this.clockUs };
+    if (start.owner !== undefined) c.wait.use = this.use(start.owner, 1);
   }
 
-  /** Counts one more (or one fewer) use of `owner`; whether it is in use at all is what lock-out depends on. */
-  private use(owner: string, by: number): void {
+  /** Counts one more (or one fewer) use of `owner`, whose record it returns; whether it is in use at all is what lock-out depends on. */
+  private use(owner: string, by: number): OwnerUse {
     const r = this.ownerUse(owner);
     const had = r.uses !== 0;
     r.uses += by;
     if ((r.uses !== 0) !== had) this.version++;
     this.dropIfIdle(owner, r);
+    return r;
   }
 
   finish(): ClientAvailability[] {
