@@ -85,14 +85,11 @@ export class RedisNode implements StoreNode {
   }
 
   handle(req: LockOp, caller: Caller): LockReply {
-    this.expireIfDue(req.key);
+    const held = this.expireIfDue(req.key);
     // A shared lock's readers are kept beside the key, one entry each (Symfony's saveRead).
     let mine: Entry | undefined;
-    if (this.readers > 0 && 'owner' in req) {
-      this.expireIfDue(readerId(req.key, req.owner));
-      mine = this.keys.get(readerId(req.key, req.owner));
-    }
-    const entry = mine ?? this.keys.get(req.key);
+    if (this.readers > 0 && 'owner' in req) mine = this.expireIfDue(readerId(req.key, req.owner));
+    const entry = mine ?? held;
     switch (req.op) {
       case 'get':
         return { ok: true, holder: entry?.owner ?? this.firstReader(req.key) ?? null };
@@ -283,9 +280,12 @@ export class RedisNode implements StoreNode {
     return entry.versions[entry.versions.length - 1]!.expiresLocalUs;
   }
 
-  private expireIfDue(id: string): void {
+  /** Drops the entry `id` if its TTL has run out; returns it if it is still there. */
+  private expireIfDue(id: string): Entry | undefined {
     const entry = this.keys.get(id);
-    if (entry !== undefined && this.localNow >= this.expiresAt(entry)) this.drop(entry, 'lock.expired', 'TTL ran out on the server clock', {});
+    if (entry === undefined || this.localNow < this.expiresAt(entry)) return entry;
+    this.drop(entry, 'lock.expired', 'TTL ran out on the server clock', {});
+    return undefined;
   }
 
   /** Another reader of `key` than `owner`, if any. */

@@ -1,5 +1,6 @@
 import type { Rng, RngStreams } from '../kernel/rng.js';
 import type { LatencyDistribution } from '../scenario/types.js';
+import type { Machine } from './machine.js';
 
 /** Latency between two processes on the same machine (loopback), in microseconds. */
 export const LOOPBACK_US = 50;
@@ -73,10 +74,19 @@ export class Network {
    * that answers them.
    */
   delayUs(from: string, to: string, drawFor: string = from): number {
+    return this.delay(from, to, drawFor);
+  }
+
+  /** `delayUs` between machines: the draw's stream is kept on the machine, not looked up by name at every message. */
+  delayFrom(from: Machine, to: Machine, drawFor: Machine): number {
+    return this.delay(from.name, to.name, drawFor);
+  }
+
+  private delay(from: string, to: string, drawFor: string | Machine): number {
     if (this.partitions.length > 0 && !this.connected(from, to)) return CUT;
     let delayUs = LOOPBACK_US;
     if (from !== to) {
-      const rng = this.rngFor(drawFor);
+      const rng = typeof drawFor === 'string' ? this.rngFor(drawFor) : (drawFor.netRng ??= this.rngFor(drawFor.name));
       if (rng.chance(this.config.loss)) return DROPPED;
       delayUs = drawLatency(rng, this.config);
     }

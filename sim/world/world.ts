@@ -127,10 +127,10 @@ export class World {
    * a timeout is handed to `done` exactly once, by true time order.
    */
   call(p: Process, toName: string, request: unknown, timeoutLocalUs: number, msg: number, done: (r: CallResult<unknown>) => void): void {
-    const to = this.endpoint(toName);
-    const connection = p.connection(to.name);
+    const connection = p.connection(toName);
+    const to = connection.to;
     const pending = new PendingCall(this, p, to, connection.back, request, msg, done);
-    const delayUs = this.network.delayUs(p.machine.name, to.machine.name);
+    const delayUs = this.network.delayFrom(p.machine, to.machine, p.machine);
     if (delayUs >= 0) this.kernel.at(this.inOrder(connection.out, delayUs), () => pending.arrive());
     else this.recordGlobal('msg.lost', 'net', p.machine.name, { peer: to.name, msg, reason: delayUs === CUT ? 'partition' : 'loss' });
     // Scheduled after the delivery, so a reply landing on the same microsecond wins the tie.
@@ -170,8 +170,9 @@ export interface Arrival {
   atUs: number;
 }
 
-/** Both directions between a process and an endpoint: requests out, replies back. */
+/** A process's way to an endpoint: the endpoint, and both directions between them, requests out and replies back. */
 interface Connection {
+  readonly to: Endpoint;
   readonly out: Arrival;
   readonly back: Arrival;
 }
@@ -237,7 +238,7 @@ class PendingCall implements Caller {
 
   private send(result: CallResult<unknown>): void {
     const { world, to, msg } = this;
-    const delayUs = world.network.delayUs(to.machine.name, this.machine, this.machine);
+    const delayUs = world.network.delayFrom(to.machine, this.p.machine, this.p.machine);
     if (delayUs < 0) {
       world.recordGlobal('msg.lost', 'net', to.machine.name, { peer: this.process, msg, reason: delayUs === CUT ? 'partition' : 'loss' });
       return;
@@ -281,11 +282,12 @@ export class Process {
     readonly machine: Machine,
   ) {}
 
-  /** @internal Both directions between this process and the endpoint named `to`. */
+  /** @internal The endpoint named `to`, and both directions between this process and it. */
   connection(to: string): Connection {
     let c = this.connections.get(to);
     if (c === undefined) {
-      c = { out: this.world.arrival(this.name, to), back: this.world.arrival(to, this.name) };
+      const endpoint = this.world.endpoint(to);
+      c = { to: endpoint, out: this.world.arrival(this.name, endpoint.name), back: this.world.arrival(endpoint.name, this.name) };
       this.connections.set(to, c);
     }
     return c;
