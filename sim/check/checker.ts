@@ -1,15 +1,15 @@
-import { KIND_NAMES, kindSpec, type KindSpec } from '../trace/kinds.js';
+import { KIND_NAMES } from '../trace/kinds.js';
 import type { TraceEvent } from '../trace/types.js';
 import { doubleOwnership } from './invariants/double-ownership.js';
 import { Availability, roleOf } from './invariants/availability.js';
 import { LostLocks } from './invariants/lost-lock.js';
 import { StaleWrites } from './invariants/stale-write.js';
-import { IntervalTracker } from './intervals.js';
+import { IntervalTracker, kindFacts, type KindFacts } from './intervals.js';
 import { lockOutShares, type Finding, type FindingList, type Verdict } from './verdict.js';
 
 /** Each kind of event with what the interval derivation and the availability judgement make of it: one look-up per event for both. */
-const KINDS: ReadonlyMap<string, { readonly spec: KindSpec | undefined; readonly role: number }> = new Map(
-  KIND_NAMES.map((k) => [k, { spec: kindSpec(k), role: roleOf(k) }]),
+const KINDS: ReadonlyMap<string, { readonly facts: KindFacts | undefined; readonly role: number }> = new Map(
+  KIND_NAMES.map((k) => [k, { facts: kindFacts(k), role: roleOf(k) }]),
 );
 
 /**
@@ -135,7 +135,7 @@ export class Checker {
     const k = KINDS.get(e.kind);
     this.lost.advance(e.timeUs);
     this.availability.advance(e);
-    this.intervals.push(e, k?.spec);
+    this.intervals.push(e, k?.facts);
     this.availability.push(e, k?.role ?? 0);
     if (e.kind === 'write.accepted' || e.kind === 'write.rejected') this.stale.write(e);
   }

@@ -1,4 +1,4 @@
-import { kindSpec, type HoldingEnd, type KindSpec } from '../trace/kinds.js';
+import { KIND_NAMES, kindSpec, type HoldingEnd } from '../trace/kinds.js';
 import type { TraceEvent } from '../trace/types.js';
 import { CheckError } from './refuse.js';
 
@@ -94,6 +94,30 @@ export interface IntervalOptions {
   readonly forgetAfterUs?: number;
   /** How many windows of double ownership to list; the rest are counted in `windowsOmitted`. */
   readonly windowsListed?: number;
+}
+
+/**
+ * What the derivation asks of a kind of event, in one shape for every kind:
+ * the kinds' own specs come in many shapes, and a property read at every
+ * event from objects of many shapes is a slow, generic look-up.
+ */
+export interface KindFacts {
+  /** A client records it. */
+  readonly client: boolean;
+  readonly startsHolding: boolean;
+  readonly endsHolding: HoldingEnd | undefined;
+}
+
+const FACTS: ReadonlyMap<string, KindFacts> = new Map(
+  KIND_NAMES.map((k) => {
+    const spec = kindSpec(k)!;
+    return [k, { client: spec.actor === 'client', startsHolding: spec.startsHolding === true, endsHolding: spec.endsHolding }];
+  }),
+);
+
+/** The facts of a kind of event, or undefined for a kind this version does not know. */
+export function kindFacts(kind: string): KindFacts | undefined {
+  return FACTS.get(kind);
 }
 
 /** The group a store node belongs to (`data.group`), or the node itself. */
@@ -221,12 +245,13 @@ export class IntervalTracker {
     return next !== undefined && next.startUs <= t ? next : undefined;
   }
 
-  /** `spec`: the event kind's, when the caller has looked it up already. */
-  push(e: TraceEvent, spec: KindSpec | undefined = kindSpec(e.kind)): void {
+  /** `facts`: the event kind's, when the caller has looked them up already. */
+  push(e: TraceEvent, facts: KindFacts | undefined = kindFacts(e.kind)): void {
     this.lastUs = e.timeUs;
     if (this.forgetAfterUs !== undefined) this.forgetBefore(e.timeUs - this.forgetAfterUs);
-    const actorClass = spec?.actor ?? (e.believes !== undefined ? 'client' : undefined);
-    const named = actorClass === 'client' && e.owner !== undefined && e.key !== undefined;
+    // A kind this version does not know is a client's if it says what the client believes.
+    const byClient = facts === undefined ? e.believes !== undefined : facts.client;
+    const named = byClient && e.owner !== undefined && e.key !== undefined;
     if (named || e.believes !== undefined) {
       const a = this.actor(e.actor);
       if (named) {
@@ -241,9 +266,10 @@ export class IntervalTracker {
       }
       if (e.believes !== undefined) this.belief(e, a);
     }
-    if (spec?.startsHolding === true) this.granted(e);
-    else if (spec?.endsHolding !== undefined && e.owner !== undefined) this.ended(e, spec.endsHolding);
-    else if (spec?.endsHolding !== undefined) need(e, 'owner', 'the checker must know whose lock ended');
+    if (facts === undefined) return;
+    if (facts.startsHolding) this.granted(e);
+    else if (facts.endsHolding !== undefined && e.owner !== undefined) this.ended(e, facts.endsHolding);
+    else if (facts.endsHolding !== undefined) need(e, 'owner', 'the checker must know whose lock ended');
   }
 
   /** Closes the windows still open when the trace ends, at its last instant. */

@@ -4,7 +4,7 @@ import { drawUs } from '../kernel/dist.js';
 import { msToUs } from '../time.js';
 import type { CallResult, Effect, Steps } from '../runtime/types.js';
 import { fail, guarded, sub } from '../runtime/script-stack.js';
-import type { WriteReply } from '../stores/protocol.js';
+import type { LockReply, WriteReply } from '../stores/protocol.js';
 import type { Client } from './lifecycle.js';
 import { POLL_INTERVAL_US, POLL_JITTER_US } from './lifecycle.js';
 import { INVALID_TTL, LOCK_ACQUIRING, LOCK_CONFLICTED, LOCK_EXPIRED, LOCK_RELEASING, ScriptException, type ExceptionKind } from './exceptions.js';
@@ -186,6 +186,9 @@ export class StepRunner {
           c.emit('exists.reply', { owner, msg: seen.result.msg, data: { free: false } });
           result = { status: 'denied', msg: seen.result.msg, holder: seen.holder };
         }
+      } else if (c.driver.acquireCall !== undefined && c.driver.acquireAnswer !== undefined) {
+        // One request and its answer, yielded here: every poll of a waiting client, without a generator.
+        result = c.driver.acquireAnswer((yield c.driver.acquireCall(c, args)) as CallResult<LockReply>);
       } else {
         result = yield* c.driver.acquire(c, args);
       }

@@ -180,6 +180,14 @@ export interface LockDriver {
    */
   readonly library: { readonly store: string; readonly exception: string };
   acquire(io: ClientIo, a: AcquireArgs): Script<AcquireResult>;
+  /**
+   * An acquire that is one request and its answer, in two halves: the call
+   * to yield, and what its result means. A driver that offers them spares
+   * every poll of a waiting client a generator; `acquire` must be the two
+   * run in turn.
+   */
+  acquireCall?(io: ClientIo, a: AcquireArgs): Effect;
+  acquireAnswer?(r: CallResult<LockReply>): AcquireResult;
   refresh(io: ClientIo, lease: LeaseRef, ttlUs: number): Script<StepResult>;
   /** `failed` is a release that found the key no longer ours (Symfony returns quietly); the other failures throw LockReleasingException. */
   release(io: ClientIo, lease: LeaseRef, method: 'token-checked' | 'plain-del'): Script<StepResult>;

@@ -1,4 +1,4 @@
-import type { CallResult, NodeRef, Script } from '../runtime/types.js';
+import type { CallResult, Effect, NodeRef, Script } from '../runtime/types.js';
 import type { AcquireArgs, AcquireResult, ClientIo, ExistsResult, LeaseRef, LockDriver, LockOp, LockReply, StepResult } from './protocol.js';
 
 /** How long a request may wait in a blocking store: the wait plus the usual reply timeout. */
@@ -57,16 +57,16 @@ export class SingleNodeDriver implements LockDriver {
   }
 
   *acquire(io: ClientIo, a: AcquireArgs): Script<AcquireResult> {
+    return this.acquireAnswer((yield this.acquireCall(io, a)) as CallResult<LockReply>);
+  }
+
+  acquireCall(io: ClientIo, a: AcquireArgs): Effect {
     const op: LockOp = { op: 'acquire', key: this.storeKey(a.key), owner: a.owner, ttlUs: a.ttlUs, shared: a.shared, waitUs: a.waitUs };
     const data = a.waitUs === undefined ? { attempt: a.attempt } : { attempt: a.attempt, waitUs: a.waitUs ?? -1 };
-    // Yielded here rather than through io.request(): this is every poll of every waiting client.
-    const r = (yield io.send(
-      this.node,
-      op,
-      'acquire.request',
-      { owner: a.owner, ttlUs: this.expires ? a.ttlUs : undefined, data },
-      waitTimeoutUs(io, a.waitUs),
-    )) as CallResult<LockReply>;
+    return io.send(this.node, op, 'acquire.request', { owner: a.owner, ttlUs: this.expires ? a.ttlUs : undefined, data }, waitTimeoutUs(io, a.waitUs));
+  }
+
+  acquireAnswer(r: CallResult<LockReply>): AcquireResult {
     return acquireResult(r, this.expires ? undefined : null);
   }
 
