@@ -11,6 +11,8 @@ import { formatVerdict, SENTENCES_SHOWN } from '../sim/cli/format.js';
 import { BUILTIN_SCENARIOS } from '../sim/scenarios/index.js';
 import { createColors } from 'picocolors';
 import { builtinRuns } from './support/builtin-variants.js';
+import { TraceBuilder } from './support/trace-builder.js';
+import { IntervalTracker } from '../sim/check/intervals.js';
 import { normalized, randomScenario } from './support/random-scenario.js';
 
 /** Judges `events` in bounded memory, forgetting acquisitions `forgetUs` after they closed; returns the verdict and the most owners it remembered at once. */
@@ -50,6 +52,24 @@ describe('judging a run in bounded memory', () => {
       }),
       { numRuns: 300, seed: 17 },
     );
+  });
+
+  it("files a forgotten owner token, named again, under its client's key once more", () => {
+    // The store sees the key under a prefix. A:1 is forgotten after its release; the client then asks again with the same token.
+    const t = new TraceBuilder()
+      .client(0, 'acquire.request', 'A', { owner: 'A:1' })
+      .granted(1, 'A:1', 'lock:job')
+      .believes(2, 'A', 'A:1')
+      .client(3, 'release.request', 'A', { owner: 'A:1' })
+      .ended(4, 'lock.released', 'A:1', 'lock:job')
+      .client(1_000, 'acquire.request', 'A', { owner: 'A:1' })
+      .granted(1_001, 'A:1', 'lock:job');
+    const tracker = new IntervalTracker({}, { forgetAfterUs: 100 });
+    for (const e of t.events.slice(0, 5)) tracker.push(e);
+    expect(tracker.holdingsOf('A:1')!.map((h) => h.key)).toEqual(['job']);
+    for (const e of t.events.slice(5)) tracker.push(e);
+    // Its record was made afresh at the new request: the new grant is filed under the client's key, not the store's.
+    expect(tracker.holdingsOf('A:1')!.map((h) => [h.key, h.startUs])).toEqual([['job', 1_001]]);
   });
 
   it('remembers only the recent acquisitions of a long run, and still finds what the whole trace finds', () => {

@@ -108,8 +108,11 @@ interface ClientState {
   readonly name: string;
   readonly result: ClientAvailability;
   readonly key: string;
-  /** The wait in progress; `keptOut` once the store refused it or queued it (until then the client is merely asking). */
-  /** `use`: the record of the wait's owner token, which stays in `owners` while the wait counts as a use of it. */
+  /**
+   * The wait in progress; `keptOut` once the store refused it or queued it
+   * (until then the client is merely asking); `use`, the record of its owner
+   * token, which stays in `owners` while the wait counts as a use of it.
+   */
   wait: { fromUs: number; seq: number; keptOut: boolean; owner: string | undefined; use: OwnerUse | undefined; waitedFromUs: number } | undefined;
   work: Work | undefined;
   paused: boolean;
