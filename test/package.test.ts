@@ -64,6 +64,8 @@ describe('npm pack', () => {
       'dist/lib/index.js',
       'dist/lib/testing.js',
       'dist/lib/cli.js',
+      'dist/lib/licenses/jsonc-parser.txt',
+      'dist/lib/licenses/@noble__hashes.txt',
       'sim/cli/bin.mjs',
       'dist/types/index.d.ts',
       'dist/types/testing/vitest.d.ts',
@@ -79,7 +81,7 @@ describe('npm pack', () => {
 
   it('ships no tests, web sources, benches, TypeScript sources or build scripts', () => {
     const allowed =
-      /^(package\.json|README\.md|sim\/cli\/bin\.mjs|dist\/lib\/.+\.js|dist\/lib\/real\/(reaper\.mjs|driver\.php)|dist\/types\/.+\.d\.ts|docs\/schema\/.+\.json|docs\/[\w-]+\.md)$/;
+      /^(package\.json|README\.md|sim\/cli\/bin\.mjs|dist\/lib\/.+\.js|dist\/lib\/real\/(reaper\.mjs|driver\.php)|dist\/lib\/licenses\/[\w@-]+\.txt|dist\/types\/.+\.d\.ts|docs\/schema\/.+\.json|docs\/[\w-]+\.md)$/;
     expect(listed.files.map((f) => f.path).filter((p) => !allowed.test(p))).toEqual([]);
     expect(listed.files.some((f) => /^(test|web|bench|scripts|lessons)\//.test(f.path) || f.path.startsWith('docs/examples/'))).toBe(false);
   });
@@ -125,7 +127,11 @@ export async function resolve(specifier, context, next) {
     };
     // Ajv compiles a trace's schema; YAML and the Markdown parser read lessons; BullMQ, ioredis, Tinypool and the bar run sweeps.
     const others = ['ajv', 'yaml', 'unified', 'remark-parse', 'bullmq', 'ioredis', 'tinypool', 'cli-progress'];
-    expect(loaded(installed, 'run', 'pause-past-expiry').filter((p) => others.includes(p))).toEqual([]);
+    const forRun = loaded(installed, 'run', 'pause-past-expiry');
+    expect(forRun.filter((p) => others.includes(p))).toEqual([]);
+    // The two small dependencies every command needs are built into the package: none of their files is loaded (decision 0016).
+    expect(forRun.filter((p) => p === 'jsonc-parser' || p === '@noble/hashes')).toEqual([]);
+    expect(forRun).toContain('commander');
     writeFileSync(join(tmp, 'trace.json'), run(join(app, 'node_modules/.bin/locklab'), ['run', 'pause-past-expiry', '--json'], { cwd: app }));
     expect(loaded(installed, 'check', join(tmp, 'trace.json'))).toContain('ajv');
     // The lessons come with the repository, not the package: the repository's command, built as the package was, checks one.
