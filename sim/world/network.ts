@@ -69,20 +69,11 @@ export class Network {
   /**
    * The same decision without allocating, for the hot path: the latency in
    * microseconds, or CUT, or DROPPED. `drawFor` names the machine whose stream
-   * supplies the draw: a reply draws from its requester's stream, so a run
+   * (or the machine itself) supplies the draw: a reply draws from its requester's stream, so a run
    * seeds one stream per machine that starts conversations, not per server
    * that answers them.
    */
-  delayUs(from: string, to: string, drawFor: string = from): number {
-    return this.delay(from, to, drawFor);
-  }
-
-  /** `delayUs` between machines: the draw's stream is kept on the machine, not looked up by name at every message. */
-  delayFrom(from: Machine, to: Machine, drawFor: Machine): number {
-    return this.delay(from.name, to.name, drawFor);
-  }
-
-  private delay(from: string, to: string, drawFor: string | Machine): number {
+  delayUs(from: string, to: string, drawFor: string | Machine = from): number {
     if (this.partitions.length > 0 && !this.connected(from, to)) return CUT;
     let delayUs = LOOPBACK_US;
     if (from !== to) {
@@ -94,6 +85,11 @@ export class Network {
       if (s.machines === undefined || s.machines.has(from) || s.machines.has(to)) delayUs += s.extraUs;
     }
     return delayUs;
+  }
+
+  /** `delayUs` between machines: the draw's stream is kept on the machine, not looked up by name at every message. */
+  delayFrom(from: Machine, to: Machine, drawFor: Machine): number {
+    return this.delayUs(from.name, to.name, drawFor);
   }
 
   addPartition(id: number, groups: ReadonlyArray<ReadonlyArray<string>>): void {
