@@ -183,4 +183,53 @@ describe('deadlines', () => {
     expect(lanes.events).toBe(777);
     expect(lanes.reason).toBe('event-budget');
   });
+
+  it('fire in the same order when each is an object of its own (Kernel.timeout)', () => {
+    const own = chained((k, d, f) => k.timeout(new OwnEvent(f), d));
+    expect(own).toEqual(chained((k, d, f) => k.after(d, f)));
+    expect(own.log.filter((l) => l.includes('deadline')).length).toBeGreaterThan(100);
+  });
+});
+
+/** An event that is its own queue entry, as a call in flight is. */
+class OwnEvent {
+  timeUs = 0;
+  seq = 0;
+  cancelled = false;
+  queued = false;
+  constructor(private readonly f: () => void) {}
+  fire(): void {
+    this.f();
+  }
+}
+
+describe('objects scheduled as their own events', () => {
+  it('fire in (time, scheduling order) among closures, and again when scheduled after firing', () => {
+    const k = new Kernel();
+    const seen: string[] = [];
+    let legs = 0;
+    // A request and then its reply: one object, scheduled a second time when its first leg fires.
+    const call = new OwnEvent(() => {
+      seen.push(`${k.nowUs} call leg ${++legs}`);
+      if (legs === 1) k.schedule(call, k.nowUs + 5);
+    });
+    k.at(10, () => seen.push('10 first'));
+    k.schedule(call, 10);
+    k.at(10, () => seen.push('10 after the call'));
+    k.at(15, () => seen.push('15 before the reply'));
+    k.schedule(new OwnEvent(() => seen.push(`${k.nowUs} from the past`)), -3);
+    const stop = k.run(budget);
+    expect(seen).toEqual(['0 from the past', '10 first', '10 call leg 1', '10 after the call', '15 before the reply', '15 call leg 2']);
+    expect(stop).toEqual({ reason: 'completed', events: 6, timeUs: 15 });
+  });
+
+  it('a cancelled one is skipped and not counted', () => {
+    const k = new Kernel();
+    const seen: number[] = [];
+    const t = k.timeout(new OwnEvent(() => seen.push(1)), 100);
+    k.schedule(new OwnEvent(() => seen.push(2)), 50);
+    k.at(20, () => k.cancel(t));
+    expect(k.run(budget)).toEqual({ reason: 'completed', events: 2, timeUs: 50 });
+    expect(seen).toEqual([2]);
+  });
 });

@@ -89,14 +89,42 @@ export class Kernel {
    * of their own instead of the heap; the order events fire in is the same.
    */
   deadline(delayUs: number, fire: () => void): Timer {
+    return this.scheduleDeadline(this.scheduled(this.current + delayUs, fire), delayUs);
+  }
+
+  /**
+   * Schedules `item` itself at `timeUs` (never in the past), next in
+   * scheduling order: an object that is its own event (a call in flight)
+   * needs no closure and no entry beside it. It may be scheduled again once
+   * it has fired, as `at` would schedule a new one.
+   */
+  schedule(item: Scheduled, timeUs: number): void {
+    item.timeUs = timeUs < this.current ? this.current : Math.ceil(timeUs);
+    item.seq = this.seq++;
+    item.cancelled = false;
+    this.queue.push(item);
+  }
+
+  /** `deadline` for an object that is its own event (see `schedule`); it must not be queued. */
+  timeout(item: Scheduled, delayUs: number): Timer {
+    const timeUs = this.current + delayUs;
+    item.timeUs = timeUs < this.current ? this.current : Math.ceil(timeUs);
+    item.seq = this.seq++;
+    item.cancelled = false;
+    return this.scheduleDeadline(item, delayUs);
+  }
+
+  private scheduleDeadline(item: Scheduled, delayUs: number): Timer {
     let lane: Lane | undefined;
     for (const l of this.lanes) if (l.delayUs === delayUs) lane = l;
     if (lane === undefined) {
-      if (this.lanes.length >= MAX_LANES) return this.after(delayUs, fire);
+      if (this.lanes.length >= MAX_LANES) {
+        this.queue.push(item);
+        return item;
+      }
       lane = new Lane(delayUs);
       this.lanes.push(lane);
     }
-    const item = this.scheduled(this.current + delayUs, fire);
     lane.push(item);
     return item;
   }

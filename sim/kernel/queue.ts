@@ -6,9 +6,10 @@
  * order they were scheduled, on every engine.
  */
 export interface Scheduled {
-  readonly timeUs: number;
-  readonly seq: number;
-  readonly fire: () => void;
+  /** Set by the kernel when the event is scheduled: an object may be scheduled again once it has fired (see `Kernel.schedule`). */
+  timeUs: number;
+  seq: number;
+  fire(): void;
   /** A cancelled event stays queued but is skipped: it neither fires nor counts. */
   cancelled: boolean;
   /** Whether it is in the queue now (pushed, not yet popped): only those count as cancelled entries. */

@@ -1,4 +1,5 @@
 import { Kernel, type Timer } from '../kernel/kernel.js';
+import type { Scheduled } from '../kernel/queue.js';
 import { RngStreams } from '../kernel/rng.js';
 import type { Rng } from '../kernel/rng.js';
 import type { CallResult, Effect, Runtime, Script, Steps } from '../runtime/types.js';
@@ -131,10 +132,10 @@ export class World {
     const to = connection.to;
     const pending = new PendingCall(this, p, to, connection.back, request, msg, done);
     const delayUs = this.network.delayFrom(p.machine, to.machine, p.machine);
-    if (delayUs >= 0) this.kernel.at(this.inOrder(connection.out, delayUs), () => pending.arrive());
+    if (delayUs >= 0) this.kernel.schedule(pending, this.inOrder(connection.out, delayUs));
     else this.recordGlobal('msg.lost', 'net', p.machine.name, { peer: to.name, msg, reason: delayUs === CUT ? 'partition' : 'loss' });
     // Scheduled after the delivery, so a reply landing on the same microsecond wins the tie.
-    pending.timeout = this.kernel.deadline(p.machine.clock.trueDuration(timeoutLocalUs), () => pending.settle({ status: 'timeout', msg }));
+    pending.timeout = this.kernel.timeout(new CallTimeout(pending), p.machine.clock.trueDuration(timeoutLocalUs));
   }
 
   /** A fresh message id for a request about to be sent. */
@@ -199,13 +200,21 @@ function withGroup(fields: EventFields, group: string, quorum: number): EventFie
 /**
  * One request in flight: its delivery, the handling at the far end, the
  * reply's way back, and its timeout. It is also the `Caller` the endpoint
- * sees, which saves an object per request.
+ * sees, and its own kernel event twice over, the request's arrival and then
+ * the reply's: a call makes no closure and no queue entry for either.
  */
-class PendingCall implements Caller {
+class PendingCall implements Caller, Scheduled {
   timeout: Timer | undefined;
   readonly process: string;
   readonly machine: string;
   private settled = false;
+  // As a kernel event (see Kernel.schedule): set by the kernel.
+  timeUs = 0;
+  seq = 0;
+  cancelled = false;
+  queued = false;
+  /** The reply on its way back, once sent; until then the event is the request's arrival. */
+  private reply: CallResult<unknown> | undefined;
 
   constructor(
     private readonly world: World,
@@ -221,8 +230,15 @@ class PendingCall implements Caller {
     this.machine = p.machine.name;
   }
 
+  /** The kernel event: the request arrives, or, once a reply was sent, the reply does. */
+  fire(): void {
+    const reply = this.reply;
+    if (reply === undefined) this.arrive();
+    else this.settle(reply);
+  }
+
   /** The request reaches the endpoint, which handles it (or refuses the connection) and replies, now or later. */
-  arrive(): void {
+  private arrive(): void {
     const { to, msg } = this;
     if (!to.isUp()) {
       this.send({ status: 'refused', msg });
@@ -243,7 +259,14 @@ class PendingCall implements Caller {
       world.recordGlobal('msg.lost', 'net', to.machine.name, { peer: this.process, msg, reason: delayUs === CUT ? 'partition' : 'loss' });
       return;
     }
-    world.kernel.at(world.inOrder(this.back, delayUs), () => this.settle(result));
+    const atUs = world.inOrder(this.back, delayUs);
+    if (this.reply === undefined) {
+      this.reply = result;
+      world.kernel.schedule(this, atUs);
+    } else {
+      // A second reply to one request (none of the stores sends one) goes its own way, and is ignored when it lands.
+      world.kernel.at(atUs, () => this.settle(result));
+    }
   }
 
   settle(r: CallResult<unknown>): void {
@@ -251,6 +274,20 @@ class PendingCall implements Caller {
     this.settled = true;
     this.world.kernel.cancel(this.timeout);
     this.done(r);
+  }
+}
+
+/** A call's timeout, its own kernel event (see Kernel.timeout): no closure per call. */
+class CallTimeout implements Scheduled {
+  timeUs = 0;
+  seq = 0;
+  cancelled = false;
+  queued = false;
+
+  constructor(private readonly call: PendingCall) {}
+
+  fire(): void {
+    this.call.settle({ status: 'timeout', msg: this.call.msg });
   }
 }
 
