@@ -263,10 +263,17 @@ class PendingCall implements Caller, Scheduled {
     if (this.reply === undefined) {
       this.reply = result;
       world.kernel.schedule(this, atUs);
-    } else {
-      // A second reply to one request (none of the stores sends one) goes its own way, and is ignored when it lands.
-      world.kernel.at(atUs, () => this.settle(result));
-    }
+    } else this.sendAgain(result, atUs);
+  }
+
+  /**
+   * A second reply to one request (none of the stores sends one) goes its
+   * own way, and is ignored when it lands. Its closure is made here, not in
+   * `send`: a closure there would have `send`'s variables put in a context
+   * object at every reply.
+   */
+  private sendAgain(result: CallResult<unknown>, atUs: number): void {
+    this.world.kernel.at(atUs, () => this.settle(result));
   }
 
   settle(r: CallResult<unknown>): void {

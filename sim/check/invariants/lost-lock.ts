@@ -26,20 +26,25 @@ export class LostLocks {
     else if (by !== undefined) this.pending.push({ h, atUs, seq, releasedBy: by });
   }
 
-  /** Called before each event: settles the losses of every instant before `nowUs`. */
+  /**
+   * Called before each event: settles the losses of every instant before
+   * `nowUs`. No closure here: one that captured `nowUs` would have its
+   * context made at every call, that is at every event of the run.
+   */
   advance(nowUs: number): void {
     if (this.pending.length === 0 || this.pending[0]!.atUs >= nowUs) return;
-    this.settle((p) => p.atUs < nowUs);
+    this.settle(nowUs);
   }
 
   finish(): void {
-    this.settle(() => true);
+    this.settle(Infinity);
   }
 
-  private settle(due: (p: { atUs: number }) => boolean): void {
+  /** Settles the losses of every instant before `beforeUs`. */
+  private settle(beforeUs: number): void {
     const keep: typeof this.pending = [];
     for (const p of this.pending) {
-      if (!due(p)) {
+      if (p.atUs >= beforeUs) {
         keep.push(p);
         continue;
       }
