@@ -15,13 +15,20 @@ export interface Rng {
  */
 export class RngStreams {
   private readonly streams = new Map<string, Rng>();
+  /** Every stream's seed text begins `${seed}/`: that much of its first hashing is done once, here. */
+  private readonly prefix: string;
+  private readonly prefixMashed: number;
 
-  constructor(private readonly seed: number) {}
+  constructor(seed: number) {
+    this.prefix = `${seed}/`;
+    this.prefixMashed = mash(SPACE_3, this.prefix);
+  }
 
+  /** The stream seeded with the text `${seed}/${name}`. */
   stream(name: string): Rng {
     let rng = this.streams.get(name);
     if (rng === undefined) {
-      rng = makeRng(`${this.seed}/${name}`);
+      rng = new AleaStream(mash(this.prefixMashed, name), this.prefix, name);
       this.streams.set(name, rng);
     }
     return rng;
@@ -29,7 +36,7 @@ export class RngStreams {
 }
 
 export function makeRng(seedText: string): Rng {
-  return new AleaStream(seedText);
+  return new AleaStream(mash(SPACE_3, seedText), '', seedText);
 }
 
 /** 2^-32: Alea's unit. */
@@ -79,14 +86,21 @@ class AleaStream implements Rng {
   private s1: number;
   private s2: number;
 
-  constructor(seedText: string) {
-    let n = mash(SPACE_3, seedText);
+  /**
+   * Seeded with the text `head + tail`, which Alea hashes three times over;
+   * `mashed` is the hash after the first time. The text is handed in two
+   * parts and hashed part by part (Mash reads one character after another,
+   * so that is the same), rather than joined: a joined text of 13
+   * characters or more is a rope that the first read would copy flat.
+   */
+  constructor(mashedOnce: number, head: string, tail: string) {
+    let n = mashedOnce;
     this.s0 = mashed(SPACE_1) - mashed(n);
     if (this.s0 < 0) this.s0 += 1;
-    n = mash(n, seedText);
+    n = mash(mash(n, head), tail);
     this.s1 = mashed(SPACE_2) - mashed(n);
     if (this.s1 < 0) this.s1 += 1;
-    n = mash(n, seedText);
+    n = mash(mash(n, head), tail);
     this.s2 = mashed(SPACE_3) - mashed(n);
     if (this.s2 < 0) this.s2 += 1;
   }
