@@ -102,6 +102,16 @@ describe('the bench workload', () => {
     expect(job.verdict).toEqual(doc.verdict);
   });
 
+  it("a waiter's polls share their events' data, which is frozen: one event's data cannot be changed under another", () => {
+    const doc = runScenario(normalizeScenario(workloadScenario(200), 'bench-workload'));
+    const uses = new Map<object, number>();
+    for (const e of doc.events) if (e.data !== undefined) uses.set(e.data, (uses.get(e.data) ?? 0) + 1);
+    const shared = [...uses].filter(([, n]) => n > 1).map(([d]) => d);
+    // Each attempt number's request data, and the refusals naming one holder.
+    expect(shared.length).toBeGreaterThan(10);
+    for (const d of shared) expect(Object.isFrozen(d), JSON.stringify(d)).toBe(true);
+  });
+
   it('the bare heap completes every cycle', () => {
     expect(bareHeapCycles(1000)).toBe(1000);
   });

@@ -35,6 +35,8 @@ const ACQUIRE_EXPIRED = [LOCK_ACQUIRING, LOCK_ACQUIRING, LOCK_EXPIRED];
  */
 export class StepRunner {
   private readonly ttlUs: number;
+  /** The data of the last refusal this client recorded, frozen: the refusals of one wait name one holder, and their events share it. */
+  private lastDenied: Readonly<{ holder: string }> | undefined;
 
   constructor(private readonly c: Client) {
     this.ttlUs = msToUs(c.spec.ttlMs);
@@ -216,8 +218,7 @@ export class StepRunner {
 
       const conflict = result.status === 'denied';
       if (result.status === 'denied') {
-        const holder = result.holder;
-        c.emit('acquire.denied', { owner, msg: result.msg, reason: result.reason, data: holder === undefined || holder === null ? undefined : { holder } });
+        c.emit('acquire.denied', { owner, msg: result.msg, reason: result.reason, data: this.deniedData(result.holder) });
       } else {
         c.emit(result.status === 'timeout' ? 'acquire.timeout' : 'acquire.error', { owner, msg: result.msg, reason: result.reason ?? result.status });
       }
@@ -242,6 +243,13 @@ export class StepRunner {
       }
       yield pause(POLL_INTERVAL_US + c.rng().int(-POLL_JITTER_US, POLL_JITTER_US));
     }
+  }
+
+  /** `{ holder }` for a refusal's event, the last one's again when the holder is the same. */
+  private deniedData(holder: string | null | undefined): Readonly<{ holder: string }> | undefined {
+    if (holder === undefined || holder === null) return undefined;
+    if (this.lastDenied?.holder !== holder) this.lastDenied = Object.freeze({ holder });
+    return this.lastDenied;
   }
 
   // ——— Lock::refresh() ———

@@ -9,6 +9,18 @@ export function waitTimeoutUs(io: ClientIo, waitUs: number | null | undefined): 
   return waitUs + io.requestTimeoutUs;
 }
 
+/**
+ * The data of the first attempts' requests, `{ attempt }`, made once and
+ * frozen: a waiting client's every poll records one, and a run that keeps
+ * its trace would keep a copy per poll. Events are never changed once
+ * recorded, so they may share it.
+ */
+const ATTEMPT_DATA: ReadonlyArray<Readonly<{ attempt: number }>> = Array.from({ length: 256 }, (_, i) => Object.freeze({ attempt: i }));
+
+export function attemptData(attempt: number): Readonly<{ attempt: number }> {
+  return ATTEMPT_DATA[attempt] ?? { attempt };
+}
+
 /** Turns the reply to an acquire into the driver's answer. */
 export function acquireResult(r: CallResult<LockReply>, expiresLocalUs?: number | null): AcquireResult {
   if (r.status !== 'reply') return { status: r.status, msg: r.msg, reason: r.status };
@@ -62,7 +74,7 @@ export class SingleNodeDriver implements LockDriver {
 
   acquireCall(io: ClientIo, a: AcquireArgs): Effect {
     const op: LockOp = { op: 'acquire', key: this.storeKey(a.key), owner: a.owner, ttlUs: a.ttlUs, shared: a.shared, waitUs: a.waitUs };
-    const data = a.waitUs === undefined ? { attempt: a.attempt } : { attempt: a.attempt, waitUs: a.waitUs ?? -1 };
+    const data = a.waitUs === undefined ? attemptData(a.attempt) : { attempt: a.attempt, waitUs: a.waitUs ?? -1 };
     // `send` sets the peer and the message: named here, they are written in place rather than added to the object (a poll's every request).
     const fields = { owner: a.owner, ttlUs: this.expires ? a.ttlUs : undefined, peer: undefined, msg: undefined, data };
     return io.send(this.node, op, 'acquire.request', fields, waitTimeoutUs(io, a.waitUs));
