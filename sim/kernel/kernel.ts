@@ -99,19 +99,21 @@ export class Kernel {
    * it has fired, as `at` would schedule a new one.
    */
   schedule(item: Scheduled, timeUs: number): void {
-    item.timeUs = timeUs < this.current ? this.current : Math.ceil(timeUs);
-    item.seq = this.seq++;
-    item.cancelled = false;
+    this.stamp(item, timeUs);
     this.queue.push(item);
   }
 
   /** `deadline` for an object that is its own event (see `schedule`); it must not be queued. */
   timeout(item: Scheduled, delayUs: number): Timer {
-    const timeUs = this.current + delayUs;
-    item.timeUs = timeUs < this.current ? this.current : Math.ceil(timeUs);
+    this.stamp(item, this.current + delayUs);
+    return this.scheduleDeadline(item, delayUs);
+  }
+
+  /** Gives `item` its time (`timeUs`, never in the past) and the next place in scheduling order. */
+  private stamp(item: Scheduled, timeUs: number): void {
+    item.timeUs = this.dueAt(timeUs);
     item.seq = this.seq++;
     item.cancelled = false;
-    return this.scheduleDeadline(item, delayUs);
   }
 
   private scheduleDeadline(item: Scheduled, delayUs: number): Timer {
@@ -131,8 +133,12 @@ export class Kernel {
 
   /** A new event at `timeUs` (never in the past), next in scheduling order. */
   private scheduled(timeUs: number, fire: () => void): Scheduled {
-    const t = timeUs < this.current ? this.current : Math.ceil(timeUs);
-    return { timeUs: t, seq: this.seq++, fire, cancelled: false, queued: false };
+    return { timeUs: this.dueAt(timeUs), seq: this.seq++, fire, cancelled: false, queued: false };
+  }
+
+  /** `timeUs` in whole microseconds, and now if it is in the past. */
+  private dueAt(timeUs: number): number {
+    return timeUs < this.current ? this.current : Math.ceil(timeUs);
   }
 
   /**

@@ -17,7 +17,7 @@ export function waitTimeoutUs(io: ClientIo, waitUs: number | null | undefined): 
  */
 const ATTEMPT_DATA: ReadonlyArray<Readonly<{ attempt: number }>> = Array.from({ length: 256 }, (_, i) => Object.freeze({ attempt: i }));
 
-export function attemptData(attempt: number): Readonly<{ attempt: number }> {
+function attemptData(attempt: number): Readonly<{ attempt: number }> {
   return ATTEMPT_DATA[attempt] ?? { attempt };
 }
 
