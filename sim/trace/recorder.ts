@@ -1,3 +1,4 @@
+import { KeptTrace } from './kept.js';
 import type { Belief, JsonValue, TraceEvent } from './types.js';
 
 /**
@@ -22,14 +23,21 @@ export interface EventFields {
  * in one fixed order so that equal runs serialize to equal bytes.
  */
 export class Recorder {
-  /** The events, when kept; a run that streams them to a checker keeps none. */
-  readonly events: TraceEvent[] = [];
+  /** The events, when kept (in columns, see KeptTrace); a run that streams them to a checker keeps none. */
+  readonly kept: KeptTrace | undefined;
   /** How many events have been recorded. */
   count = 0;
   /** Called with each event as it is recorded (a streaming checker, a hasher, a file). */
   onEvent: ((e: TraceEvent) => void) | undefined;
 
-  constructor(readonly keep = true) {}
+  constructor(keep = true) {
+    this.kept = keep ? new KeptTrace() : undefined;
+  }
+
+  /** The kept events as objects (none when they are not kept): see KeptTrace.toArray. */
+  get events(): TraceEvent[] {
+    return this.kept?.toArray() ?? [];
+  }
 
   /**
    * Records one event. `key` and `believes` are passed apart from `f` so that
@@ -65,7 +73,7 @@ export class Recorder {
       believes,
       data: f.data,
     } as TraceEvent;
-    if (this.keep) this.events.push(e);
+    this.kept?.push(e);
     this.onEvent?.(e);
     return e;
   }

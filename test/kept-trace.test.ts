@@ -1,0 +1,78 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { normalizeScenario } from '../sim/scenario/normalize.js';
+import { runJob } from '../sim/run.js';
+import { BUILTIN_NAMES, BUILTIN_SCENARIOS } from '../sim/scenarios/index.js';
+import { KeptTrace } from '../sim/trace/kept.js';
+import type { TraceEvent } from '../sim/trace/types.js';
+import { randomScenario } from './support/random-scenario.js';
+import { workloadScenario } from '../bench/workload.js';
+
+/** Every event of a run as it was recorded, and the run's kept trace. */
+function recorded(raw: unknown, name: string): { seen: TraceEvent[]; trace: KeptTrace } {
+  const scenario = normalizeScenario(raw, name);
+  const seen: TraceEvent[] = [];
+  const r = runJob(scenario, scenario.seed, { trace: true, hash: false, observe: (e) => seen.push(e) });
+  return { seen, trace: r.trace! };
+}
+
+describe('a kept trace (columns)', () => {
+  it('gives back every event of every built-in scenario as recorded: the same fields, in the same order, the same bytes', () => {
+    for (const name of BUILTIN_NAMES) {
+      const { seen, trace } = recorded(BUILTIN_SCENARIOS[name], name);
+      expect(trace.length, name).toBe(seen.length);
+      seen.forEach((e, i) => {
+        const back = trace.at(i);
+        expect(back, `${name} event ${i}`).toStrictEqual(e);
+        expect(Object.keys(back)).toEqual(Object.keys(e));
+        expect(JSON.stringify(back)).toBe(JSON.stringify(e));
+        expect(trace.kindAt(i)).toBe(e.kind);
+        expect(trace.timeAt(i)).toBe(e.timeUs);
+      });
+    }
+  });
+
+  it('does so for random scenarios too', () => {
+    fc.assert(
+      fc.property(randomScenario, (raw) => {
+        const { seen, trace } = recorded(raw, 'random');
+        expect(trace.toArray()).toStrictEqual(seen);
+      }),
+      { numRuns: 60 },
+    );
+  });
+
+  it('holds a long run across many chunks; toArray gives the same objects at every call, and grows with the trace', () => {
+    const { seen, trace } = recorded(workloadScenario(1000), 'workload');
+    expect(seen.length).toBeGreaterThan(3 * 4096);
+    const all = trace.toArray();
+    expect(all).toStrictEqual(seen);
+    expect(trace.toArray()).toBe(all);
+    expect(trace.toArray()[5000]).toBe(all[5000]);
+    let n = 0;
+    for (const e of trace) expect(e).toBe(all[n++]);
+    expect(n).toBe(seen.length);
+
+    const t = new KeptTrace();
+    t.push(seen[0]!);
+    const first = t.toArray();
+    t.push({ ...seen[1]!, seq: 1 });
+    expect(t.toArray()).toBe(first);
+    expect(first.map((e) => e.seq)).toEqual([0, 1]);
+  });
+
+  it('refuses an event it does not hold', () => {
+    const t = new KeptTrace();
+    expect(() => t.at(0)).toThrow('no event 0 in a trace of 0');
+  });
+
+  it('is what a run gives as its events when it keeps them, and nothing when it does not', () => {
+    const scenario = normalizeScenario(BUILTIN_SCENARIOS['pause-past-expiry'], 'pause-past-expiry');
+    const kept = runJob(scenario, 3, { trace: true });
+    expect(kept.events).toBe(kept.trace!.toArray());
+    expect(kept.events!.length).toBe(kept.eventCount);
+    const streamed = runJob(scenario, 3, { hash: false });
+    expect(streamed.trace).toBeUndefined();
+    expect(streamed.events).toBeUndefined();
+  });
+});
