@@ -20,7 +20,7 @@ export class EventWindow {
   ) {}
 
   /** A window over events already held (a kept trace), by the same limits. */
-  static of(events: readonly TraceEvent[], headCount?: number, tailCount?: number): EventWindow {
+  static of(events: Iterable<TraceEvent>, headCount?: number, tailCount?: number): EventWindow {
     const w = new EventWindow(headCount, tailCount);
     for (const e of events) w.push(e);
     return w;

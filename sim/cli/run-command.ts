@@ -7,6 +7,7 @@ import type { Override } from '../scenario/set.js';
 import type { Scenario } from '../scenario/types.js';
 import { serializeTrace } from '../trace/io.js';
 import { JsonlWriter, jsonlHead, jsonlTail } from '../trace/jsonl.js';
+import type { KeptTrace } from '../trace/kept.js';
 import { TRACE_SCHEMA, type TraceDocument, type TraceEvent } from '../trace/types.js';
 import { EventWindow } from './event-window.js';
 import { AtomicFile } from './files.js';
@@ -39,17 +40,17 @@ export function isJsonl(file: string): boolean {
  * one string or larger than `locklab check` reads back: a trace written here
  * must always be readable again.
  */
-function traceText(doc: TraceDocument, ref: string): string {
+function traceText(doc: TraceDocument, events: KeptTrace, ref: string): string {
   const tooLarge = (): InputError =>
     new InputError(ref, [
       {
         path: 'budget.maxEvents',
-        message: `the run recorded ${grouped(doc.events.length)} trace events, too many for one trace file (${limitText('maxTraceBytes')}); lower budget.maxEvents, or stream the trace with --out trace.jsonl`,
+        message: `the run recorded ${grouped(events.length)} trace events, too many for one trace file (${limitText('maxTraceBytes')}); lower budget.maxEvents, or stream the trace with --out trace.jsonl`,
       },
     ]);
   let text: string;
   try {
-    text = serializeTrace(doc);
+    text = serializeTrace(doc, events);
   } catch (err) {
     if (err instanceof RangeError) throw tooLarge();
     throw err;
@@ -119,15 +120,16 @@ export function runCommand(
       traceEvents: r.eventCount,
       keptCapEvents: capped && r.stop.reason === 'event-budget' && r.stop.events >= keptCapEvents ? keptCapEvents : undefined,
     };
-    const doc: TraceDocument | undefined = keep
-      ? { schema: TRACE_SCHEMA, source: 'sim', scenario, seed, stop: r.stop, events: r.events as TraceEvent[], verdict: r.verdict }
-      : undefined;
+    // The kept events are written from the run's columns, one at a time: the document itself lists none.
+    const kept = r.trace;
+    const doc: TraceDocument | undefined =
+      kept === undefined ? undefined : { schema: TRACE_SCHEMA, source: 'sim', scenario, seed, stop: r.stop, events: [], verdict: r.verdict };
 
     if (file !== undefined) {
       if (fileLines !== undefined) {
         fileLines.line(jsonlTail(r.stop, r.verdict));
         fileLines.flush();
-      } else file.write(traceText(doc!, ref));
+      } else file.write(traceText(doc!, kept!, ref));
       file.commit();
     }
     const why = stopReason(end);
@@ -135,12 +137,12 @@ export function runCommand(
       if (outLines !== undefined) {
         outLines.line(jsonlTail(r.stop, r.verdict));
         outLines.flush();
-      } else io.out(traceText(doc!, ref));
+      } else io.out(traceText(doc!, kept!, ref));
       // Standard output is the trace, so why the run stopped short goes to standard error too.
       if (why !== undefined) io.err(`locklab: ${ref}: ${why}\n`);
     } else {
       const run = { scenario, seed, source: 'sim' as const, verdict: r.verdict };
-      io.out(`${formatTimeline(run, c, window ?? EventWindow.of(doc!.events))}\n\n${formatVerdict(run, c)}\n${formatStop(end, c)}\n`);
+      io.out(`${formatTimeline(run, c, window ?? EventWindow.of(kept!))}\n\n${formatVerdict(run, c)}\n${formatStop(end, c)}\n`);
       io.out(c.dim(`Reproduce: ${reproduceCommand(ref, seed, opts.set)}\n`));
       if (opts.out !== undefined) io.out(c.dim(`Trace written to ${opts.out}\n`));
     }
