@@ -31,6 +31,7 @@ export { EVENT_KINDS, KIND_NAMES, kindSpec, type KindSpec, type EventKind, type 
 export { traceSchema } from './trace/schema.js';
 export { describe, describeBelief, toneOf } from './trace/describe.js';
 export { TRACE_SCHEMA, type TraceDocument, type TraceEvent, type Belief } from './trace/types.js';
+export type { KeptTrace } from './trace/kept.js';
 export type { StopInfo, StopReason } from './kernel/kernel.js';
 
 // Stores: the capability table, and the interfaces a store model implements.
