@@ -1,16 +1,32 @@
 import { KIND_NAMES } from '../trace/kinds.js';
 import type { TraceEvent } from '../trace/types.js';
 import { doubleOwnership } from './invariants/double-ownership.js';
-import { Availability, roleOf } from './invariants/availability.js';
+import { Availability, roleOf, type ClientState } from './invariants/availability.js';
 import { LostLocks } from './invariants/lost-lock.js';
 import { StaleWrites } from './invariants/stale-write.js';
-import { IntervalTracker, kindFacts, type KindFacts } from './intervals.js';
+import { IntervalTracker, kindFacts, type ActorRecord, type KindFacts } from './intervals.js';
 import { lockOutShares, type Finding, type FindingList, type Verdict } from './verdict.js';
 
+interface KindInfo {
+  readonly facts: KindFacts | undefined;
+  readonly role: number;
+}
+
 /** Each kind of event with what the interval derivation and the availability judgement make of it: one look-up per event for both. */
-const KINDS: ReadonlyMap<string, { readonly facts: KindFacts | undefined; readonly role: number }> = new Map(
-  KIND_NAMES.map((k) => [k, { facts: kindFacts(k), role: roleOf(k) }]),
-);
+const KINDS: ReadonlyMap<string, KindInfo> = new Map(KIND_NAMES.map((k) => [k, { facts: kindFacts(k), role: roleOf(k) }]));
+
+/**
+ * The kinds of a waiter's polls, most events of a contended lock: compared
+ * before the look-up, which costs more than the comparisons do.
+ */
+const REQUEST = KINDS.get('acquire.request')!;
+const DENIED = KINDS.get('acquire.denied')!;
+
+/** What each judgement keeps of one actor, found with one look-up per event. */
+interface ActorSlot {
+  readonly intervals: ActorRecord;
+  availability: ClientState | undefined;
+}
 
 /**
  * How many lock-out spans, and spans of work without the lock, a bounded
@@ -97,6 +113,8 @@ export class Checker {
   private readonly stale: StaleWrites;
 
   private readonly availability: Availability;
+  /** What the judgements keep of each actor whose events they read (see `ActorSlot`). */
+  private readonly actors = new Map<string, ActorSlot>();
 
   /**
    * With `forgetAfterUs`, the judgement runs in bounded memory, for a run
@@ -132,12 +150,29 @@ export class Checker {
   }
 
   push(e: TraceEvent): void {
-    const k = KINDS.get(e.kind);
+    const kind = e.kind;
+    const k = kind === 'acquire.request' ? REQUEST : kind === 'acquire.denied' ? DENIED : KINDS.get(kind);
     this.lost.advance(e.timeUs);
     this.availability.advance(e);
-    this.intervals.push(e, k?.facts);
-    this.availability.push(e, k?.role ?? 0);
-    if (e.kind === 'write.accepted' || e.kind === 'write.rejected') this.stale.write(e);
+    // Only an event that says what its client believes, or a client's, is filed under its actor: a store's grants and releases are not.
+    if (e.believes !== undefined || k === undefined || k.facts?.client === true) {
+      const slot = this.actor(e.actor);
+      this.intervals.push(e, k?.facts, slot.intervals);
+      slot.availability = this.availability.push(e, k?.role ?? 0, slot.availability);
+    } else {
+      this.intervals.push(e, k.facts);
+      this.availability.push(e, k.role);
+    }
+    if (kind === 'write.accepted' || kind === 'write.rejected') this.stale.write(e);
+  }
+
+  private actor(name: string): ActorSlot {
+    let slot = this.actors.get(name);
+    if (slot === undefined) {
+      slot = { intervals: this.intervals.actor(name), availability: undefined };
+      this.actors.set(name, slot);
+    }
+    return slot;
   }
 
   finish(): Verdict {

@@ -1,6 +1,7 @@
 import { KIND_NAMES, kindSpec, type HoldingEnd } from '../trace/kinds.js';
 import type { TraceEvent } from '../trace/types.js';
 import { CheckError } from './refuse.js';
+import { removeAt } from './remove-at.js';
 
 /*
  * The one derivation of intervals from a trace: holdings (what the store
@@ -164,8 +165,13 @@ export class IntervalTracker {
    * beliefs, its open node holdings and its groups.
    */
   private readonly owners = new Map<string, OwnerRecord>();
-  /** The open beliefs, by client, in the order they began: each also on its client's record. */
-  private readonly openBelief = new Map<string, BeliefInterval>();
+  /**
+   * The open beliefs, in the order they began: each also on its client's
+   * record. A list, not a map by client: there are few at a time, and a map
+   * emptied and filled again, as this one is at every acquisition, is given
+   * a new table each time.
+   */
+  private readonly openBeliefs: BeliefInterval[] = [];
   /** What the derivation keeps of each client (see `ActorRecord`). */
   private readonly actors = new Map<string, ActorRecord>();
   /** Windows whose end is not known yet, by the two beliefs they pair. */
@@ -184,8 +190,14 @@ export class IntervalTracker {
   private readonly windowsListed: number;
   /** Windows found but not listed (see `IntervalOptions.windowsListed`). */
   windowsOmitted = 0;
-  /** Owner tokens with nothing open, in the order they closed, with when: the ones to forget. */
-  private readonly closed: Array<{ owner: string; atUs: number }> = [];
+  /**
+   * The records of owner tokens with nothing open, in the order they closed,
+   * and when: the ones to forget. Two lists rather than one of pairs, so that
+   * closing makes no object; the record rather than the token, so that
+   * forgetting needs no look-up.
+   */
+  private readonly closed: OwnerRecord[] = [];
+  private readonly closedAtUs: number[] = [];
   private closedHead = 0;
 
   constructor(
@@ -215,17 +227,21 @@ export class IntervalTracker {
   private owner(owner: string): OwnerRecord {
     let r = this.owners.get(owner);
     if (r === undefined) {
-      r = { key: undefined, holdings: undefined, beliefs: undefined, open: 0, nodes: undefined, groups: undefined, forgotten: false };
+      r = { owner, key: undefined, holdings: undefined, beliefs: undefined, open: 0, nodes: undefined, groups: undefined, forgotten: false };
       this.owners.set(owner, r);
     }
     return r;
   }
 
-  /** The record of the client named `actor`, made when first needed. */
-  private actor(actor: string): ActorRecord {
+  /**
+   * The record of the client named `actor`, made when first needed. A caller
+   * that keeps it (the checker, which looks each actor up once per event for
+   * every judgement) hands it back to `push`.
+   */
+  actor(actor: string): ActorRecord {
     let a = this.actors.get(actor);
     if (a === undefined) {
-      a = { belief: undefined, owner: undefined, record: undefined };
+      a = { belief: undefined, beliefRecord: undefined, owner: undefined, record: undefined };
       this.actors.set(actor, a);
     }
     return a;
@@ -245,15 +261,15 @@ export class IntervalTracker {
     return next !== undefined && next.startUs <= t ? next : undefined;
   }
 
-  /** `facts`: the event kind's, when the caller has looked them up already. */
-  push(e: TraceEvent, facts: KindFacts | undefined = kindFacts(e.kind)): void {
+  /** `facts`: the event kind's, and `actor`: the record of the event's actor (see `actor`), when the caller has looked them up already. */
+  push(e: TraceEvent, facts: KindFacts | undefined = kindFacts(e.kind), actor?: ActorRecord): void {
     this.lastUs = e.timeUs;
     if (this.forgetAfterUs !== undefined) this.forgetBefore(e.timeUs - this.forgetAfterUs);
     // A kind this version does not know is a client's if it says what the client believes.
     const byClient = facts === undefined ? e.believes !== undefined : facts.client;
     const named = byClient && e.owner !== undefined && e.key !== undefined;
     if (named || e.believes !== undefined) {
-      const a = this.actor(e.actor);
+      const a = actor ?? this.actor(e.actor);
       if (named) {
         // The owner its last event named, remembered on the client: a waiter's polls all name one, and the record of every owner is a big map.
         let r = a.owner === e.owner ? a.record : undefined;
@@ -309,9 +325,12 @@ export class IntervalTracker {
       current.endUs = e.timeUs;
       current.endSeq = e.seq;
       a.belief = undefined;
-      this.openBelief.delete(e.actor);
+      removeAt(this.openBeliefs, this.openBeliefs.indexOf(current));
       this.closeWindows(current, e.timeUs);
-      this.closeOf(this.owner(current.owner), current.owner, e.timeUs);
+      let r = a.beliefRecord;
+      if (r === undefined || r.forgotten) r = this.owner(current.owner);
+      a.beliefRecord = undefined;
+      this.closeOf(r, e.timeUs);
       current = undefined;
     }
     if (b.holds && current === undefined) {
@@ -327,7 +346,7 @@ export class IntervalTracker {
         endSeq: undefined,
       };
       // Every other belief still open on the same key overlaps this one from now on.
-      for (const other of this.openBelief.values()) {
+      for (const other of this.openBeliefs) {
         // One owner token is one acquisition, whatever number of processes carry it (a forked child shares its parent's).
         if (other.key !== interval.key || other.client === interval.client || other.owner === interval.owner || (other.shared && interval.shared)) continue;
         const w: OwnershipWindow = {
@@ -344,9 +363,13 @@ export class IntervalTracker {
       }
       if (this.forgetAfterUs === undefined) this.beliefs.push(interval);
       a.belief = interval;
-      this.openBelief.set(e.actor, interval);
-      const r = this.owner(interval.owner);
-      (r.beliefs ??= []).push(interval);
+      this.openBeliefs.push(interval);
+      // The owner its event named, most often: its record is on the client already.
+      const r = a.owner === interval.owner && a.record !== undefined && !a.record.forgotten ? a.record : this.owner(interval.owner);
+      a.beliefRecord = r;
+      // An array made with its first element is made to hold one; one made empty grows to hold seventeen, and most hold one.
+      if (r.beliefs === undefined) r.beliefs = [interval];
+      else r.beliefs.push(interval);
       this.openOf(r);
     }
   }
@@ -355,7 +378,7 @@ export class IntervalTracker {
     for (let i = this.openWindows.length - 1; i >= 0; i--) {
       const o = this.openWindows[i]!;
       if (o.a !== ended && o.b !== ended) continue;
-      this.openWindows.splice(i, 1);
+      removeAt(this.openWindows, i);
       this.closeWindow(o.w, atUs);
     }
   }
@@ -387,7 +410,8 @@ export class IntervalTracker {
       endSeq: undefined,
       endKind: undefined,
     };
-    (r.nodes ??= []).push(nh);
+    if (r.nodes === undefined) r.nodes = [nh];
+    else r.nodes.push(nh);
     if (this.forgetAfterUs === undefined) this.nodeHoldings.push(nh);
     this.openOf(r);
     // Truth is kept per store node, then combined per group: the lock is held
@@ -415,7 +439,8 @@ export class IntervalTracker {
       g.holding = h;
       if (this.forgetAfterUs === undefined) this.holdings.push(h);
       if (this.forgetAfterUs === undefined) push(this.holdingsByKey, key, h);
-      (r.holdings ??= []).push(h);
+      if (r.holdings === undefined) r.holdings = [h];
+      else r.holdings.push(h);
       this.awaitSuccessor(h);
       this.openOf(r);
       this.listeners.holdingStarted?.(h, e);
@@ -429,7 +454,9 @@ export class IntervalTracker {
     if (i === -1) return;
     const nodes = r!.nodes!;
     const nh = nodes[i]!;
-    nodes.splice(i, 1);
+    // An owner's lists of open node holdings and groups are dropped when they empty: a bounded derivation keeps its records ten minutes.
+    if (nodes.length === 1) r!.nodes = undefined;
+    else removeAt(nodes, i);
     nh.endUs = e.timeUs;
     nh.endSeq = e.seq;
     nh.endKind = e.kind;
@@ -448,10 +475,13 @@ export class IntervalTracker {
       h.endReason = e.reason;
       g!.holding = undefined;
       this.listeners.holdingEnded?.(h, e);
-      this.closeOf(r!, owner, e.timeUs);
+      this.closeOf(r!, e.timeUs);
     }
-    if (g !== undefined && g.count === 0 && g.holding === undefined) groups!.splice(gi, 1);
-    this.closeOf(r!, owner, e.timeUs);
+    if (g !== undefined && g.count === 0 && g.holding === undefined) {
+      if (groups!.length === 1) r!.groups = undefined;
+      else removeAt(groups!, gi);
+    }
+    this.closeOf(r!, e.timeUs);
   }
 
   /** `h` is the newest holding of its key: it settles every earlier one still waiting for a successor, and waits for its own. */
@@ -477,23 +507,28 @@ export class IntervalTracker {
     if (this.forgetAfterUs !== undefined) r.open++;
   }
 
-  private closeOf(r: OwnerRecord, owner: string, atUs: number): void {
+  private closeOf(r: OwnerRecord, atUs: number): void {
     if (this.forgetAfterUs === undefined) return;
     r.open = Math.max(0, r.open - 1);
-    if (r.open === 0) this.closed.push({ owner, atUs });
+    if (r.open === 0) {
+      this.closed.push(r);
+      this.closedAtUs.push(atUs);
+    }
   }
 
   /** Forgets every owner token that has had nothing open since before `beforeUs`. */
   private forgetBefore(beforeUs: number): void {
-    while (this.closedHead < this.closed.length && this.closed[this.closedHead]!.atUs < beforeUs) {
-      const { owner } = this.closed[this.closedHead++]!;
+    while (this.closedHead < this.closed.length && this.closedAtUs[this.closedHead]! < beforeUs) {
+      let r: OwnerRecord | undefined = this.closed[this.closedHead++]!;
+      // A record forgotten already: its token may have been named again since, under a new one.
+      if (r.forgotten) r = this.owners.get(r.owner);
       // Reopened since (a store that brought the key back), or already forgotten.
-      const r = this.owners.get(owner);
       if (r === undefined || r.open > 0 || (r.key === undefined && r.holdings === undefined)) continue;
-      this.forget(owner, r);
+      this.forget(r.owner, r);
     }
     if (this.closedHead > 1024 && this.closedHead * 2 > this.closed.length) {
       this.closed.splice(0, this.closedHead);
+      this.closedAtUs.splice(0, this.closedHead);
       this.closedHead = 0;
     }
   }
@@ -517,6 +552,7 @@ export class IntervalTracker {
 
 /** What the derivation knows of one owner token (see `IntervalTracker.owners`). */
 interface OwnerRecord {
+  readonly owner: string;
   /** The key it protects, as its client names it, once a client event named both. */
   key: string | undefined;
   holdings: Holding[] | undefined;
@@ -532,8 +568,10 @@ interface OwnerRecord {
 }
 
 /** What the derivation keeps of one client: its open belief, and the owner token its last event named with that owner's record. */
-interface ActorRecord {
+export interface ActorRecord {
   belief: BeliefInterval | undefined;
+  /** The record of the open belief's owner token. */
+  beliefRecord: OwnerRecord | undefined;
   owner: string | undefined;
   record: OwnerRecord | undefined;
 }
@@ -558,11 +596,12 @@ function findGroup(groups: readonly GroupCount[], group: string): number {
 
 /** The count of `group` among an owner's, made at zero when first needed. */
 function groupIn(r: OwnerRecord, group: string): GroupCount {
-  const groups = (r.groups ??= []);
-  const i = findGroup(groups, group);
-  if (i !== -1) return groups[i]!;
+  const groups = r.groups;
+  const i = groups === undefined ? -1 : findGroup(groups, group);
+  if (i !== -1) return groups![i]!;
   const g: GroupCount = { group, count: 0, holding: undefined };
-  groups.push(g);
+  if (groups === undefined) r.groups = [g];
+  else groups.push(g);
   return g;
 }
 

@@ -2,6 +2,7 @@ import { KIND_NAMES, kindSpec } from '../../trace/kinds.js';
 import type { TraceEvent } from '../../trace/types.js';
 import type { Holding } from '../intervals.js';
 import { addShare, withFree, type ClientAvailability, type LockOutShare, type Span } from '../verdict.js';
+import { removeAt } from '../remove-at.js';
 
 /** Events that begin a wait for the lock, when the client is not already waiting. */
 const WAIT_STARTS = ['acquire.request', 'exists.request'];
@@ -47,9 +48,9 @@ type LockOutSpan = ClientAvailability['lockOut'][number];
 
 /** An open holding as the waiters of one stretch are judged against it (see `openNow`). */
 interface OpenHolding {
-  readonly holding: Holding;
-  readonly inUse: boolean;
-  readonly holderGone: boolean;
+  holding: Holding;
+  inUse: boolean;
+  holderGone: boolean;
 }
 
 /**
@@ -104,7 +105,8 @@ interface Pool {
   runEpoch: Epoch | undefined;
 }
 
-interface ClientState {
+/** What the judgement keeps of one client. */
+export interface ClientState {
   readonly name: string;
   readonly result: ClientAvailability;
   readonly key: string;
@@ -138,6 +140,10 @@ interface ClientState {
    */
   believed: string | undefined;
   inWorking: boolean;
+  /** The record of `believed`, and the owner token the client's last event named with its record (see `namedUse`). */
+  believedUse: OwnerUse | undefined;
+  named: string | undefined;
+  namedUse: OwnerUse | undefined;
   /** The pool this waiter is judged in, and the pool's totals when it joined; it is then not in `waiting`. */
   pool: Pool | undefined;
   joinedFreeUs: number;
@@ -154,8 +160,12 @@ interface ClientState {
  */
 export class Availability {
   private readonly clients = new Map<string, ClientState>();
-  /** The clients working: their time is accounted stretch by stretch. */
-  private readonly working = new Set<ClientState>();
+  /**
+   * The clients working, in the order they began: their time is accounted
+   * stretch by stretch. A list, not a set: it is walked at every event while
+   * anyone works, and a loop over a set makes an iterator each time.
+   */
+  private readonly working: ClientState[] = [];
   /**
    * The clients kept out of the lock. Whether each is locked out depends only
    * on the open holdings, who uses which owner token and who is gone, so it
@@ -172,8 +182,8 @@ export class Availability {
   private readonly joining: ClientState[] = [];
   /** How many waiters each key has. */
   private readonly waitersByKey = new Map<string, number>();
-  /** How each key with waiters stood when they were last all judged (see `sameStanding`). */
-  private readonly standing = new Map<string, string>();
+  /** How each key with waiters stood when they were last all judged (see `sameStanding`); undefined, unrecorded. */
+  private readonly standing = new Map<string, string | undefined>();
   private version = 0;
   private judged = -1;
   private epoch: Epoch = { toUs: 0, seq: 0 };
@@ -181,7 +191,14 @@ export class Availability {
   private readonly owners = new Map<string, OwnerUse>();
   /** The sum of every stretch of time so far: a wait's length is the difference between its end and its start. */
   private clockUs = 0;
-  private readonly open = new Set<Holding>();
+  /**
+   * The open holdings, in the order they opened. A list, not a set: there
+   * are few at a time, and a set emptied and filled again, as this one is
+   * at every grant and release, is given a new table each time.
+   */
+  private readonly open: Holding[] = [];
+  /** What `openNow` returns, kept to be written over. */
+  private readonly openList: OpenHolding[] = [];
   private readonly gone = new Set<string>();
   private lastUs = 0;
   private lastSeq = 0;
@@ -209,14 +226,16 @@ export class Availability {
   }
 
   holdingStarted(h: Holding): void {
-    if (this.open.has(h)) return;
-    this.open.add(h);
+    if (this.open.includes(h)) return;
+    this.open.push(h);
     this.ownerUse(h.owner).open++;
     this.version++;
   }
 
   holdingEnded(h: Holding): void {
-    if (!this.open.delete(h)) return;
+    const i = this.open.indexOf(h);
+    if (i === -1) return;
+    removeAt(this.open, i);
     const r = this.ownerUse(h.owner);
     r.open--;
     this.dropIfIdle(h.owner, r);
@@ -257,14 +276,14 @@ export class Availability {
     if (e.timeUs > fromUs) {
       const dtUs = e.timeUs - fromUs;
       this.clockUs += dtUs;
-      // Each loop over a set makes an iterator, and most stretches have nobody working and nothing dirty: the sizes are asked first.
-      if (this.working.size > 0)
-        for (const c of this.working) {
-          const work = c.work!;
-          if (c.paused) continue;
-          if (!this.held(work)) this.workedUnlocked(c, fromUs, e.timeUs, [work.seq, e.seq]);
-          c.result.workedUs += dtUs;
-        }
+      // Each loop over a set makes an iterator, and most stretches have nothing dirty: the size is asked first.
+      for (let i = 0; i < this.working.length; i++) {
+        const c = this.working[i]!;
+        const work = c.work!;
+        if (c.paused) continue;
+        if (!this.held(work)) this.workedUnlocked(c, fromUs, e.timeUs, [work.seq, e.seq]);
+        c.result.workedUs += dtUs;
+      }
       if (this.judged !== this.version && !this.sameStanding()) {
         // The locks changed since the last stretch: every waiter is judged afresh, in a new epoch.
         this.judged = this.version;
@@ -292,15 +311,21 @@ export class Availability {
     this.lastSeq = e.seq;
   }
 
-  /** Applies a client's event (after the interval derivation has seen it); `role` is its kind's (`roleOf`), when the caller has it. */
-  push(e: TraceEvent, role: number = roleOf(e.kind)): void {
+  /**
+   * Applies a client's event (after the interval derivation has seen it);
+   * `role` is its kind's (`roleOf`), when the caller has it. `known`: the
+   * actor's state as this returned it last time, if the caller keeps it
+   * (the checker does, so that an event costs one look-up of its actor for
+   * every judgement); returns the actor's state, if it has one yet.
+   */
+  push(e: TraceEvent, role: number = roleOf(e.kind), known?: ClientState): ClientState | undefined {
     if (e.kind === 'lock.queued' && e.peer !== undefined) {
       const peer = this.clients.get(e.peer);
       if (peer?.wait !== undefined) this.keepOut(peer);
-      return;
+      return known;
     }
-    if ((role & CLIENT_EVENT) === 0 || e.believes === undefined) return;
-    const c = this.state(e);
+    if ((role & CLIENT_EVENT) === 0 || e.believes === undefined) return known;
+    const c = known ?? this.state(e);
     const w = c.wait;
     // A waiter asking again, or refused again, as it already was: nothing changes. This is most events of a contended lock.
     if (
@@ -313,9 +338,9 @@ export class Availability {
       !e.believes.holds &&
       (role === ASKS_AGAIN || (role === REFUSED_AGAIN && w.keptOut))
     )
-      return;
+      return c;
     if (e.owner !== undefined) {
-      const r = this.ownerUse(e.owner);
+      const r = this.namedUse(c, e.owner);
       if (!r.seen) {
         // The interval derivation may just have refiled this owner's holdings under the client's key.
         r.seen = true;
@@ -339,12 +364,13 @@ export class Availability {
       c.work = undefined;
     }
     if (c.work !== undefined) {
-      if (!c.inWorking) this.working.add(c);
+      if (!c.inWorking) this.working.push(c);
       c.inWorking = true;
     } else if (c.inWorking) {
-      this.working.delete(c);
+      removeAt(this.working, this.working.indexOf(c));
       c.inWorking = false;
     }
+    return c;
   }
 
   /**
@@ -370,13 +396,19 @@ export class Availability {
     return true;
   }
 
-  /** Records how each key with waiters stands, after every waiter was judged; a key with a waiter that holds it is left unrecorded. */
+  /**
+   * Records how each key with waiters stands, after every waiter was judged;
+   * a key with a waiter that holds it is left unrecorded. Written over, not
+   * cleared and filled: this runs at every change of the locks, and a map
+   * cleared, or emptied, is given a new table.
+   */
   private noteStanding(): void {
-    this.standing.clear();
     for (const key of this.waitersByKey.keys()) this.standing.set(key, this.standingOf(key));
+    // Any more than those are keys whose waiters have all gone.
+    if (this.standing.size > this.waitersByKey.size) for (const key of this.standing.keys()) if (!this.waitersByKey.has(key)) this.standing.delete(key);
     for (const h of this.open) {
       const c = this.clients.get(h.client);
-      if (c !== undefined && c.key === h.key && this.isWaiting(c)) this.standing.delete(h.key);
+      if (c !== undefined && c.key === h.key && this.isWaiting(c)) this.standing.set(h.key, undefined);
     }
   }
 
@@ -525,16 +557,31 @@ export class Availability {
   private believe(c: ClientState, owner: string | undefined): void {
     const was = c.believed;
     if (was === owner) return;
-    if (was !== undefined) this.use(was, -1);
+    if (was !== undefined) this.use(was, -1, c.believedUse);
     c.believed = owner;
-    if (owner !== undefined) this.use(owner, 1);
+    c.believedUse = owner === undefined ? undefined : this.use(owner, 1, owner === c.named ? c.namedUse : undefined);
+  }
+
+  /**
+   * The record of `owner`, which `c`'s event names: the client keeps the one
+   * its last event named, as its polls and the steps of its acquisition name
+   * one owner again and again, and the records of all owners are many.
+   */
+  private namedUse(c: ClientState, owner: string): OwnerUse {
+    let r = c.namedUse;
+    if (c.named !== owner || r === undefined || r.dropped) {
+      r = this.ownerUse(owner);
+      c.named = owner;
+      c.namedUse = r;
+    }
+    return r;
   }
 
   /** Starts (at `start`, the event that asks for the lock) or, with undefined, ends a client's wait, keeping the use counts and the time it waited. */
   private setWait(c: ClientState, start: TraceEvent | undefined): void {
     const was = c.wait;
     if (was !== undefined) {
-      if (was.owner !== undefined) this.use(was.owner, -1);
+      if (was.owner !== undefined) this.use(was.owner, -1, was.use);
       c.result.waitedUs += this.clockUs - was.waitedFromUs;
       if (c.pool !== undefined) {
         this.leave(c);
@@ -550,12 +597,16 @@ export class Availability {
       return;
     }
     c.wait = { fromUs: start.timeUs, seq: start.seq, keptOut: false, owner: start.owner, use: undefined, waitedFromUs: this.clockUs };
-    if (start.owner !== undefined) c.wait.use = this.use(start.owner, 1);
+    if (start.owner !== undefined) c.wait.use = this.use(start.owner, 1, start.owner === c.named ? c.namedUse : undefined);
   }
 
-  /** Counts one more (or one fewer) use of `owner`, whose record it returns; whether it is in use at all is what lock-out depends on. */
-  private use(owner: string, by: number): OwnerUse {
-    const r = this.ownerUse(owner);
+  /**
+   * Counts one more (or one fewer) use of `owner`, whose record it returns;
+   * whether it is in use at all is what lock-out depends on. `known`: the
+   * record of `owner` as the caller last had it.
+   */
+  private use(owner: string, by: number, known: OwnerUse | undefined): OwnerUse {
+    const r = known !== undefined && !known.dropped ? known : this.ownerUse(owner);
     const had = r.uses !== 0;
     r.uses += by;
     if ((r.uses !== 0) !== had) this.version++;
@@ -599,6 +650,9 @@ export class Availability {
         workWithoutLockUs: 0,
         believed: undefined,
         inWorking: false,
+        believedUse: undefined,
+        named: undefined,
+        namedUse: undefined,
         pool: undefined,
         joinedFreeUs: 0,
         joinedSpans: 0,
@@ -615,8 +669,22 @@ export class Availability {
    * holding per waiter.
    */
   private openNow(): OpenHolding[] {
-    const out: OpenHolding[] = [];
-    for (const h of this.open) out.push({ holding: h, inUse: this.inUse(h.owner), holderGone: this.gone.has(h.client) });
+    // The list is this judgement's own, written over at each stretch: nothing keeps it past the stretch it was made for.
+    const out = this.openList;
+    let n = 0;
+    for (const h of this.open) {
+      const inUse = this.inUse(h.owner);
+      const holderGone = this.gone.has(h.client);
+      const o = out[n];
+      if (o === undefined) out.push({ holding: h, inUse, holderGone });
+      else {
+        o.holding = h;
+        o.inUse = inUse;
+        o.holderGone = holderGone;
+      }
+      n++;
+    }
+    out.length = n;
     return out;
   }
 

@@ -1,4 +1,4 @@
-import type { Holding, IntervalTracker } from '../intervals.js';
+import type { BeliefInterval, Holding, IntervalTracker } from '../intervals.js';
 import { Listed } from '../listed.js';
 import type { LostLock } from '../verdict.js';
 
@@ -12,7 +12,7 @@ import type { LostLock } from '../verdict.js';
  */
 export class LostLocks {
   readonly found: Listed<LostLock>;
-  private pending: Array<{ h: Holding; atUs: number; seq: number; releasedBy: string | undefined }> = [];
+  private readonly pending: Array<{ h: Holding; atUs: number; seq: number; releasedBy: string | undefined }> = [];
 
   constructor(
     private readonly intervals: IntervalTracker,
@@ -42,14 +42,16 @@ export class LostLocks {
 
   /** Settles the losses of every instant before `beforeUs`. */
   private settle(beforeUs: number): void {
-    const keep: typeof this.pending = [];
-    for (const p of this.pending) {
+    // Kept in place, and searched without a closure: this runs after every holding that ended, and made two objects each time.
+    const pending = this.pending;
+    let kept = 0;
+    for (let i = 0; i < pending.length; i++) {
+      const p = pending[i]!;
       if (p.atUs >= beforeUs) {
-        keep.push(p);
+        pending[kept++] = p;
         continue;
       }
-      const beliefs = this.intervals.beliefsOf(p.h.owner) ?? [];
-      const b = beliefs.find((x) => x.startUs <= p.atUs && (x.endUs === undefined || x.endUs > p.atUs) && x.client !== p.releasedBy);
+      const b = openAt(this.intervals.beliefsOf(p.h.owner), p.atUs, p.releasedBy);
       if (b !== undefined) {
         const h = p.h;
         this.found.push({
@@ -63,6 +65,13 @@ export class LostLocks {
         });
       }
     }
-    this.pending = keep;
+    pending.length = kept;
   }
+}
+
+/** The first of `beliefs` open at `atUs` whose client is not `releasedBy`. */
+function openAt(beliefs: readonly BeliefInterval[] | undefined, atUs: number, releasedBy: string | undefined): BeliefInterval | undefined {
+  if (beliefs === undefined) return undefined;
+  for (const x of beliefs) if (x.startUs <= atUs && (x.endUs === undefined || x.endUs > atUs) && x.client !== releasedBy) return x;
+  return undefined;
 }
