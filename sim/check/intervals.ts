@@ -247,6 +247,16 @@ export class IntervalTracker {
     return a;
   }
 
+  /**
+   * The record of `owner` as the client named `client` last named it, if it
+   * did: a store's event names the client it answers, whose record is one
+   * of few, while the records of all owners are many.
+   */
+  private known(client: string, owner: string): OwnerRecord | undefined {
+    const a = this.actors.get(client);
+    return a !== undefined && a.owner === owner && a.record !== undefined && !a.record.forgotten ? a.record : undefined;
+  }
+
   /** The first exclusive holding of `mine`'s key by another owner, granted after `mine` and by `t`. */
   newerHolder(mine: Holding, t: number): Holding | undefined {
     if (this.refiled) {
@@ -395,9 +405,9 @@ export class IntervalTracker {
   private granted(e: TraceEvent): void {
     const owner = need(e, 'owner', 'the checker must know who was granted the lock');
     const storeKey = need(e, 'key', 'the checker must know which lock was granted');
-    const r = this.owner(owner);
-    if (r.nodes !== undefined && findNode(r.nodes, e.actor) !== -1) return;
     const client = e.peer ?? clientOf(owner);
+    const r = this.known(client, owner) ?? this.owner(owner);
+    if (r.nodes !== undefined && findNode(r.nodes, e.actor) !== -1) return;
     const nh: NodeHolding = {
       node: e.actor,
       key: storeKey,
@@ -449,7 +459,7 @@ export class IntervalTracker {
 
   private ended(e: TraceEvent, how: HoldingEnd): void {
     const owner = e.owner!;
-    const r = this.owners.get(owner);
+    const r = this.known(e.peer ?? clientOf(owner), owner) ?? this.owners.get(owner);
     const i = r?.nodes === undefined ? -1 : findNode(r.nodes, e.actor);
     if (i === -1) return;
     const nodes = r!.nodes!;
@@ -497,7 +507,7 @@ export class IntervalTracker {
         if (w.owner !== h.owner) this.successor.set(w, h);
         else waiting[kept++] = w;
       }
-      waiting.length = kept;
+      while (waiting.length > kept) waiting.pop();
     }
     waiting.push(h);
   }

@@ -5,5 +5,6 @@
  */
 export function removeAt<T>(list: T[], i: number): void {
   for (let j = i + 1; j < list.length; j++) list[j - 1] = list[j]!;
-  list.length--;
+  // pop, not a shorter length: writing the length is a call into the engine's runtime, pop is not.
+  list.pop();
 }

@@ -197,6 +197,12 @@ export class Availability {
    * at every grant and release, is given a new table each time.
    */
   private readonly open: Holding[] = [];
+  /**
+   * The record of each open holding's owner token, in the same order: the
+   * one in `owners` for as long as the holding is open, since a record with
+   * an open holding is never dropped, so it is asked without a look-up.
+   */
+  private readonly openUses: OwnerUse[] = [];
   /** What `openNow` returns, kept to be written over. */
   private readonly openList: OpenHolding[] = [];
   private readonly gone = new Set<string>();
@@ -227,16 +233,19 @@ export class Availability {
 
   holdingStarted(h: Holding): void {
     if (this.open.includes(h)) return;
+    const r = this.ownerUse(h.owner);
     this.open.push(h);
-    this.ownerUse(h.owner).open++;
+    this.openUses.push(r);
+    r.open++;
     this.version++;
   }
 
   holdingEnded(h: Holding): void {
     const i = this.open.indexOf(h);
     if (i === -1) return;
+    const r = this.openUses[i]!;
     removeAt(this.open, i);
-    const r = this.ownerUse(h.owner);
+    removeAt(this.openUses, i);
     r.open--;
     this.dropIfIdle(h.owner, r);
     this.version++;
@@ -416,9 +425,10 @@ export class Availability {
   private standingOf(key: string): string {
     let holder: Holding | undefined;
     let orphaned = false;
-    for (const h of this.open) {
+    for (let i = 0; i < this.open.length; i++) {
+      const h = this.open[i]!;
       if (h.key !== key) continue;
-      if (this.inUse(h.owner)) return 'in use';
+      if (this.openUses[i]!.uses !== 0) return 'in use';
       if (!this.gone.has(h.client)) orphaned = true;
       holder = h;
     }
@@ -672,8 +682,9 @@ export class Availability {
     // The list is this judgement's own, written over at each stretch: nothing keeps it past the stretch it was made for.
     const out = this.openList;
     let n = 0;
-    for (const h of this.open) {
-      const inUse = this.inUse(h.owner);
+    for (let i = 0; i < this.open.length; i++) {
+      const h = this.open[i]!;
+      const inUse = this.openUses[i]!.uses !== 0;
       const holderGone = this.gone.has(h.client);
       const o = out[n];
       if (o === undefined) out.push({ holding: h, inUse, holderGone });
@@ -684,14 +695,8 @@ export class Availability {
       }
       n++;
     }
-    out.length = n;
+    while (out.length > n) out.pop();
     return out;
-  }
-
-  /** Whether some running process believes it holds `owner`'s lock, or is still hearing that it was granted. */
-  private inUse(owner: string): boolean {
-    const r = this.owners.get(owner);
-    return r !== undefined && r.uses !== 0;
   }
 
   /** Accounts [fromUs, toUs) of `c`'s wait as lock-out unless the lock was in use; returns whether it was lock-out. */

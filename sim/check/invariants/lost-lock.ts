@@ -65,7 +65,7 @@ export class LostLocks {
         });
       }
     }
-    pending.length = kept;
+    while (pending.length > kept) pending.pop();
   }
 }
 
