@@ -5,9 +5,13 @@ const HEAD = 4096;
 /** Events per chunk of columns: a chunk is made full size and never copied, so a long trace grows without moving what it holds. */
 const CHUNK = 4096;
 /**
- * The numbers of an event, in an array of numbers per chunk: timeUs, localUs,
- * fence, ttlUs, msg (NaN where absent). V8 holds such an array as raw
- * doubles that the collector does not look into.
+ * The numbers of an event, in a Float64Array per chunk: timeUs, localUs,
+ * fence, ttlUs, msg (NaN where absent). Its buffer lies outside the heap,
+ * so the collector neither copies nor marks it. (An array of numbers made
+ * at full size begins as one of small integers and is copied whole into one
+ * of doubles at its first NaN: two large objects per chunk, each a step of
+ * the collector's marking.) Only long runs make chunks; a short run keeps
+ * its events as objects (HEAD) and makes no buffer.
  */
 const NUMS = 5;
 /** The strings and objects of an event, in an array per chunk: kind, actor, machine, key, owner, peer, reason, believes, data. */
@@ -36,7 +40,7 @@ const REFS = 9;
 export class KeptTrace implements Iterable<TraceEvent> {
   /** Events as objects: the recorder's own for the first HEAD, and those read back by `toArray` after them. */
   private readonly objects: TraceEvent[] = [];
-  private readonly nums: number[][] = [];
+  private readonly nums: Float64Array[] = [];
   private readonly refs: unknown[][] = [];
   private count = 0;
 
@@ -55,7 +59,7 @@ export class KeptTrace implements Iterable<TraceEvent> {
     const at = (i - HEAD) % CHUNK;
     if (at === 0) {
       // Made at full size and written by index: a push of nine values at once is not one V8 compiles inline.
-      this.nums.push(new Array<number>(CHUNK * NUMS));
+      this.nums.push(new Float64Array(CHUNK * NUMS));
       this.refs.push(new Array<unknown>(CHUNK * REFS));
     }
     const n = this.nums[this.nums.length - 1]!;
