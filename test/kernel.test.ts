@@ -142,13 +142,39 @@ describe('seeded streams', () => {
 
 describe('deadlines', () => {
   /**
-   * A run of chained events that set timers and call most of them off, with
-   * `setTimer` choosing how a timer is set: the log of what fired, when.
+   * Sets a deadline `delayUs` from now that fires `fire`; `early` says it may
+   * fall due before its fate is known. Gives back what to do when its fate is
+   * known: call it off, or keep it.
    */
-  function chained(
-    setTimer: (k: Kernel, delayUs: number, fire: () => void) => ReturnType<Kernel['at']>,
-    maxEvents = 1_000_000,
-  ): { log: string[]; events: number; reason: string } {
+  type SetDeadline = (k: Kernel, delayUs: number, fire: () => void, early: boolean) => (callOff: boolean) => void;
+
+  /** Timers set with `after` and called off with `cancel`. */
+  const queuedAtOnce: SetDeadline = (k, d, f) => {
+    const t = k.after(d, f);
+    return (callOff) => {
+      if (callOff) k.cancel(t);
+    };
+  };
+
+  /** A place in the order reserved when set, and the deadline queued only once it may fire, as a call's timeout is. */
+  const queuedWhenItMayFire: SetDeadline = (k, d, f, early) => {
+    const atUs = k.dueAfter(d);
+    const seq = k.reserveSeq();
+    const event = new OwnEvent(f);
+    if (early) k.scheduleReserved(event, atUs, seq);
+    return (callOff) => {
+      if (early) {
+        if (callOff) k.cancel(event);
+      } else if (!callOff) k.scheduleReserved(event, atUs, seq);
+    };
+  };
+
+  /**
+   * A run of chained events that set deadlines and call most of them off:
+   * the log of what fired, when. The fate of each deadline is known at the
+   * step's next event.
+   */
+  function chained(setDeadline: SetDeadline, maxEvents = 1_000_000): { log: string[]; events: number; reason: string } {
     const k = new Kernel();
     const rng = new RngStreams(11).stream('deadlines');
     const log: string[] = [];
@@ -156,12 +182,13 @@ describe('deadlines', () => {
     const step = (who: number): void => {
       log.push(`${k.nowUs} step ${who}`);
       if (made++ > 4000) return;
-      // Twelve delays, more than get a lane, so some deadlines go on the heap; a few are zero, to tie with the step.
+      // A few delays are zero, to tie with the step; some tie with the step's next event.
       const delayUs = [0, 1_000, 2_500, 7, 1_000_000, 3, 90, 400, 55, 12, 31, 5][rng.int(0, 11)]!;
-      const timer = setTimer(k, delayUs, () => log.push(`${k.nowUs} deadline ${who}`));
-      const next = rng.int(0, 1_200);
+      const next = rng.chance(0.1) ? delayUs : rng.int(0, 1_200);
+      const callOff = rng.chance(0.8);
+      const settle = setDeadline(k, delayUs, () => log.push(`${k.nowUs} deadline ${who}`), delayUs <= next);
       k.after(next, () => {
-        if (rng.chance(0.8)) k.cancel(timer);
+        settle(callOff);
         step(who);
       });
     };
@@ -170,24 +197,27 @@ describe('deadlines', () => {
     return { log, events: stop.events, reason: stop.reason };
   }
 
-  it('fire in the same order as timers set with after, ties and cancellations included', () => {
-    const lanes = chained((k, d, f) => k.deadline(d, f));
-    const heap = chained((k, d, f) => k.after(d, f));
-    expect(lanes.log.filter((l) => l.includes('deadline')).length).toBeGreaterThan(100);
-    expect(lanes).toEqual(heap);
+  it('queued only once they may fire, at the place reserved when set, fire in the same order as if queued at once', () => {
+    const late = chained(queuedWhenItMayFire);
+    const atOnce = chained(queuedAtOnce);
+    expect(late.log.filter((l) => l.includes('deadline')).length).toBeGreaterThan(100);
+    expect(late).toEqual(atOnce);
   });
 
   it('count against the event budget as other events do', () => {
-    const lanes = chained((k, d, f) => k.deadline(d, f), 777);
-    expect(lanes).toEqual(chained((k, d, f) => k.after(d, f), 777));
-    expect(lanes.events).toBe(777);
-    expect(lanes.reason).toBe('event-budget');
+    const late = chained(queuedWhenItMayFire, 777);
+    expect(late).toEqual(chained(queuedAtOnce, 777));
+    expect(late.events).toBe(777);
+    expect(late.reason).toBe('event-budget');
   });
 
-  it('fire in the same order when each is an object of its own (Kernel.timeout)', () => {
-    const own = chained((k, d, f) => k.timeout(new OwnEvent(f), d));
-    expect(own).toEqual(chained((k, d, f) => k.after(d, f)));
-    expect(own.log.filter((l) => l.includes('deadline')).length).toBeGreaterThan(100);
+  it('refuse a reserved time already past', () => {
+    const k = new Kernel();
+    const atUs = k.dueAfter(10);
+    const seq = k.reserveSeq();
+    k.at(20, () => undefined);
+    k.run(budget);
+    expect(() => k.scheduleReserved(new OwnEvent(() => undefined), atUs, seq)).toThrow(/due at 10 µs, before now \(20 µs\)/);
   });
 });
 
@@ -226,7 +256,8 @@ describe('objects scheduled as their own events', () => {
   it('a cancelled one is skipped and not counted', () => {
     const k = new Kernel();
     const seen: number[] = [];
-    const t = k.timeout(new OwnEvent(() => seen.push(1)), 100);
+    const t = new OwnEvent(() => seen.push(1));
+    k.schedule(t, 100);
     k.schedule(new OwnEvent(() => seen.push(2)), 50);
     k.at(20, () => k.cancel(t));
     expect(k.run(budget)).toEqual({ reason: 'completed', events: 2, timeUs: 50 });

@@ -1,46 +1,10 @@
-import { EventQueue, before, type Scheduled } from './queue.js';
+import { EventQueue, type Scheduled } from './queue.js';
 import type { StopInfo, StopReason } from '../trace/types.js';
 
 export type { StopInfo, StopReason } from '../trace/types.js';
 
 /** A scheduled event that can still be called off. */
 export type Timer = Scheduled;
-
-/** The most delays that get a lane of their own; a deadline with any other delay goes on the heap. */
-const MAX_LANES = 8;
-
-/**
- * Deadlines set with one delay, in the order they were set: each falls due
- * no earlier than the one before it, with a later sequence number, so the
- * lane is already in (time, sequence) order and needs no heap.
- */
-class Lane {
-  private items: Scheduled[] = [];
-  private head = 0;
-
-  constructor(readonly delayUs: number) {}
-
-  push(item: Scheduled): void {
-    this.items.push(item);
-  }
-
-  /** The first deadline still set, dropping those called off before it. */
-  peek(): Scheduled | undefined {
-    const items = this.items;
-    let head = this.head;
-    while (head < items.length && items[head]!.cancelled) head++;
-    if (head > 1024 && head * 2 > items.length) {
-      items.splice(0, head);
-      head = 0;
-    }
-    this.head = head;
-    return items[head];
-  }
-
-  shift(): void {
-    this.head++;
-  }
-}
 
 export interface Budget {
   /** The most kernel events one run may process. */
@@ -56,7 +20,6 @@ export interface Budget {
  */
 export class Kernel {
   private readonly queue = new EventQueue();
-  private readonly lanes: Lane[] = [];
   private seq = 0;
   private processed = 0;
   private current = 0;
@@ -83,52 +46,46 @@ export class Kernel {
   }
 
   /**
-   * Schedules `fire` after `delayUs`, for a deadline that is usually called
-   * off and whose delay many others share: a call's timeout. Deadlines with
-   * one delay fall due in the order they were set, so they wait in a lane
-   * of their own instead of the heap; the order events fire in is the same.
-   */
-  deadline(delayUs: number, fire: () => void): Timer {
-    return this.scheduleDeadline(this.scheduled(this.current + delayUs, fire), delayUs);
-  }
-
-  /**
    * Schedules `item` itself at `timeUs` (never in the past), next in
    * scheduling order: an object that is its own event (a call in flight)
    * needs no closure and no entry beside it. It may be scheduled again once
    * it has fired, as `at` would schedule a new one.
    */
   schedule(item: Scheduled, timeUs: number): void {
-    this.stamp(item, timeUs);
-    this.queue.push(item);
-  }
-
-  /** `deadline` for an object that is its own event (see `schedule`); it must not be queued. */
-  timeout(item: Scheduled, delayUs: number): Timer {
-    this.stamp(item, this.current + delayUs);
-    return this.scheduleDeadline(item, delayUs);
-  }
-
-  /** Gives `item` its time (`timeUs`, never in the past) and the next place in scheduling order. */
-  private stamp(item: Scheduled, timeUs: number): void {
     item.timeUs = this.dueAt(timeUs);
     item.seq = this.seq++;
     item.cancelled = false;
+    this.queue.push(item);
   }
 
-  private scheduleDeadline(item: Scheduled, delayUs: number): Timer {
-    let lane: Lane | undefined;
-    for (const l of this.lanes) if (l.delayUs === delayUs) lane = l;
-    if (lane === undefined) {
-      if (this.lanes.length >= MAX_LANES) {
-        this.queue.push(item);
-        return item;
-      }
-      lane = new Lane(delayUs);
-      this.lanes.push(lane);
-    }
-    lane.push(item);
-    return item;
+  /**
+   * The time an event set now, `delayUs` from now, falls due at: with
+   * `reserveSeq`, the place in the order such an event would take, for one
+   * that is queued later or never (see `scheduleReserved`).
+   */
+  dueAfter(delayUs: number): number {
+    return this.dueAt(this.current + delayUs);
+  }
+
+  /** Takes the next place in scheduling order, as scheduling an event now would, without queueing anything. */
+  reserveSeq(): number {
+    return this.seq++;
+  }
+
+  /**
+   * Queues `item` at a time and place reserved for it earlier (`dueAfter`,
+   * `reserveSeq`). A deadline that usually never fires (a call's timeout,
+   * which its reply beats) is queued only once it may: it fires in the same
+   * order as if it had been queued when it was set, because nothing fires
+   * before now and its place in the order was taken then. `timeUs` must not
+   * be in the past.
+   */
+  scheduleReserved(item: Scheduled, timeUs: number, seq: number): void {
+    if (timeUs < this.current) throw new Error(`a reserved event is due at ${timeUs} µs, before now (${this.current} µs)`);
+    item.timeUs = timeUs;
+    item.seq = seq;
+    item.cancelled = false;
+    this.queue.push(item);
   }
 
   /** A new event at `timeUs` (never in the past), next in scheduling order. */
@@ -156,26 +113,16 @@ export class Kernel {
    */
   run(budget: Budget): StopInfo {
     const queue = this.queue;
-    const lanes = this.lanes;
     for (;;) {
-      let next = queue.peek();
-      if (next !== undefined && next.cancelled) {
+      const next = queue.peek();
+      if (next === undefined) return this.stop('completed');
+      if (next.cancelled) {
         queue.pop();
         continue;
       }
-      let from: Lane | undefined;
-      for (let i = 0; i < lanes.length; i++) {
-        const head = lanes[i]!.peek();
-        if (head !== undefined && (next === undefined || before(head, next))) {
-          next = head;
-          from = lanes[i];
-        }
-      }
-      if (next === undefined) return this.stop('completed');
       if (next.timeUs > budget.maxTimeUs) return this.stop('time-budget');
       if (this.processed >= budget.maxEvents) return this.stop('event-budget');
-      if (from === undefined) queue.pop();
-      else from.shift();
+      queue.pop();
       this.current = next.timeUs;
       this.processed++;
       next.fire();

@@ -1,4 +1,4 @@
-import { Kernel, type Timer } from '../kernel/kernel.js';
+import { Kernel } from '../kernel/kernel.js';
 import type { Scheduled } from '../kernel/queue.js';
 import { RngStreams } from '../kernel/rng.js';
 import type { Rng } from '../kernel/rng.js';
@@ -132,10 +132,17 @@ export class World {
     const to = connection.to;
     const pending = new PendingCall(this, p, to, connection.back, request, msg, done);
     const delayUs = this.network.delayFrom(p.machine, to.machine, p.machine);
-    if (delayUs >= 0) this.kernel.schedule(pending, this.inOrder(connection.out, delayUs));
-    else this.recordGlobal('msg.lost', 'net', p.machine.name, { peer: to.name, msg, reason: delayUs === CUT ? 'partition' : 'loss' });
-    // Scheduled after the delivery, so a reply landing on the same microsecond wins the tie.
-    pending.timeout = this.kernel.timeout(new CallTimeout(pending), p.machine.clock.trueDuration(timeoutLocalUs));
+    const kernel = this.kernel;
+    let arrivesUs = -1;
+    if (delayUs >= 0) {
+      arrivesUs = this.inOrder(connection.out, delayUs);
+      kernel.schedule(pending, arrivesUs);
+    } else this.recordGlobal('msg.lost', 'net', p.machine.name, { peer: to.name, msg, reason: delayUs === CUT ? 'partition' : 'loss' });
+    // The timeout takes its place in the order after the delivery: a request arriving on its microsecond is handled first.
+    // It is queued only once it may fire (see PendingCall.armTimeout): most calls are answered in time.
+    pending.timeoutUs = kernel.dueAfter(p.machine.clock.trueDuration(timeoutLocalUs));
+    pending.timeoutSeq = kernel.reserveSeq();
+    if (arrivesUs < 0 || arrivesUs > pending.timeoutUs) pending.armTimeout();
   }
 
   /** A fresh message id for a request about to be sent. */
@@ -204,7 +211,11 @@ function withGroup(fields: EventFields, group: string, quorum: number): EventFie
  * the reply's: a call makes no closure and no queue entry for either.
  */
 class PendingCall implements Caller, Scheduled {
-  timeout: Timer | undefined;
+  /** When the call times out, and its place in the order, reserved when it was made. */
+  timeoutUs = 0;
+  timeoutSeq = 0;
+  /** The timeout, once queued: only when the request or reply is lost, or late, or the endpoint defers. */
+  private timeout: CallTimeout | undefined;
   readonly process: string;
   readonly machine: string;
   private settled = false;
@@ -246,6 +257,19 @@ class PendingCall implements Caller, Scheduled {
     }
     const reply = to.handle(this.request, this);
     if (reply !== DEFER) this.send({ status: 'reply', reply, msg });
+    // A deferred reply comes when the endpoint decides, perhaps never.
+    else this.armTimeout();
+  }
+
+  /**
+   * Queues the call's timeout at the time and place reserved for it: called
+   * when it may fire, the first time the call is known not to be answered
+   * before it. It fires in the order it would have had if queued at once.
+   */
+  armTimeout(): void {
+    if (this.timeout !== undefined || this.settled) return;
+    this.timeout = new CallTimeout(this);
+    this.world.kernel.scheduleReserved(this.timeout, this.timeoutUs, this.timeoutSeq);
   }
 
   respond(reply: unknown): void {
@@ -257,9 +281,12 @@ class PendingCall implements Caller, Scheduled {
     const delayUs = world.network.delayFrom(to.machine, this.p.machine, this.p.machine);
     if (delayUs < 0) {
       world.recordGlobal('msg.lost', 'net', to.machine.name, { peer: this.process, msg, reason: delayUs === CUT ? 'partition' : 'loss' });
+      this.armTimeout();
       return;
     }
     const atUs = world.inOrder(this.back, delayUs);
+    // A reply landing on the timeout's microsecond loses the tie: the timeout took its place in the order first.
+    if (atUs >= this.timeoutUs) this.armTimeout();
     if (this.reply === undefined) {
       this.reply = result;
       world.kernel.schedule(this, atUs);
@@ -279,7 +306,7 @@ class PendingCall implements Caller, Scheduled {
   settle(r: CallResult<unknown>): void {
     if (this.settled) return;
     this.settled = true;
-    this.world.kernel.cancel(this.timeout);
+    if (this.timeout !== undefined) this.world.kernel.cancel(this.timeout);
     this.done(r);
   }
 }
