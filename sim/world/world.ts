@@ -343,6 +343,7 @@ export class Process {
    * the world's, by name, so a later process of the same name shares them).
    */
   private readonly connections = new Map<string, Connection>();
+  private lastConnection: Connection | undefined;
 
   /** Set by the owner of the process to record the end of a pause. */
   onResume: (() => void) | undefined;
@@ -355,12 +356,16 @@ export class Process {
 
   /** @internal The endpoint named `to`, and both directions between this process and it. */
   connection(to: string): Connection {
+    // Most processes talk to one endpoint over and over: the last one is at hand without a look-up.
+    const last = this.lastConnection;
+    if (last !== undefined && last.to.name === to) return last;
     let c = this.connections.get(to);
     if (c === undefined) {
       const endpoint = this.world.endpoint(to);
       c = { to: endpoint, out: this.world.arrival(this.name, endpoint.name), back: this.world.arrival(endpoint.name, this.name) };
       this.connections.set(to, c);
     }
+    this.lastConnection = c;
     return c;
   }
 
