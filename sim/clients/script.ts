@@ -33,10 +33,21 @@ const ACQUIRE_EXPIRED = [LOCK_ACQUIRING, LOCK_ACQUIRING, LOCK_EXPIRED];
  * destructor does at the end. Every step records its result with what the
  * client now believes.
  */
+/**
+ * The data of the last refusal any client recorded, frozen: while one holder
+ * holds a key, every client it refuses records the same `{ holder }`, and
+ * their events share it. A value, never changed, so sharing it across runs
+ * and clients changes nothing a run records.
+ */
+let lastDenied: Readonly<{ holder: string }> = Object.freeze({ holder: '' });
+
+function deniedData(holder: string): Readonly<{ holder: string }> {
+  if (lastDenied.holder !== holder) lastDenied = Object.freeze({ holder });
+  return lastDenied;
+}
+
 export class StepRunner {
   private readonly ttlUs: number;
-  /** The data of the last refusal this client recorded, frozen: the refusals of one wait name one holder, and their events share it. */
-  private lastDenied: Readonly<{ holder: string }> | undefined;
 
   constructor(private readonly c: Client) {
     this.ttlUs = msToUs(c.spec.ttlMs);
@@ -245,11 +256,9 @@ export class StepRunner {
     }
   }
 
-  /** `{ holder }` for a refusal's event, the last one's again when the holder is the same. */
+  /** `{ holder }` for a refusal's event (see `deniedData`). */
   private deniedData(holder: string | null | undefined): Readonly<{ holder: string }> | undefined {
-    if (holder === undefined || holder === null) return undefined;
-    if (this.lastDenied?.holder !== holder) this.lastDenied = Object.freeze({ holder });
-    return this.lastDenied;
+    return holder === undefined || holder === null ? undefined : deniedData(holder);
   }
 
   // ——— Lock::refresh() ———

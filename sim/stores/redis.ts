@@ -47,6 +47,8 @@ interface Entry {
    * holder (the point of delaying a restart past the longest TTL).
    */
   lostInCrash?: string;
+  /** The reply that refuses another client while this entry holds the key, made at the first refusal. */
+  refusal: LockReply | undefined;
 }
 
 /**
@@ -104,7 +106,8 @@ export class RedisNode implements StoreNode {
           this.extend(entry, req.ttlUs, caller);
           return { ok: true, fence: entry.fence };
         }
-        if (entry !== undefined) return { ok: false, holder: entry.owner };
+        // Every client refused while one holding lasts gets the same reply: it is never changed.
+        if (entry !== undefined) return (entry.refusal ??= Object.freeze({ ok: false, holder: entry.owner }));
         if (req.shared === true) {
           this.grant(req.key, req.owner, req.ttlUs, caller, true);
           return { ok: true };
@@ -229,6 +232,7 @@ export class RedisNode implements StoreNode {
       fence,
       versions: [{ writtenLocalUs: now, expiresLocalUs: now + ttlUs }],
       timer: undefined,
+      refusal: undefined,
     };
     this.keys.set(entryId(entry), entry);
     if (shared) this.readers++;
