@@ -24,6 +24,18 @@ describe('deploy with a changed store configuration', () => {
     expect(run).toBeUnsafe();
   });
 
+  it('a client deployed while it waits asks for the new key at its next poll', () => {
+    const run = prefixed.deploy(['B'], { keyPrefix: 'v2:' }, { at: 1500 }).run();
+    const events = run.trace.events;
+    // B's first poll (at 1 s) is refused on v1:job, A's; the poll after the deploy asks for v2:job, which nobody holds.
+    expect(events.filter((e) => e.kind === 'acquire.denied' && e.actor === 'B')).toHaveLength(1);
+    const granted = events.filter((e) => e.kind === 'lock.granted').map((e) => [e.owner, e.key, e.timeUs < 3_000_000]);
+    expect(granted).toEqual([
+      ['A:1', 'v1:job', true],
+      ['B:1', 'v2:job', true],
+    ]);
+  });
+
   it('without the deploy the same clients take turns', () => {
     expect(prefixed.run()).toBeSafe();
   });

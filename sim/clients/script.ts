@@ -184,8 +184,10 @@ export class StepRunner {
     const waitUs = inStore ? (s.waitTimeoutMs === null ? null : msToUs(s.waitTimeoutMs)) : undefined;
     // Key::resetLifetime(): a new lease is measured from this attempt.
     lock.expiringLocalUs = null;
+    // One record for every attempt, its number updated: a driver reads it while its attempt runs, and keeps nothing of it.
+    const args = { key, owner, ttlUs, shared, waitUs, attempt: 0 };
     for (let attempt = 1; ; attempt++) {
-      const args = { key, owner, ttlUs, shared, waitUs, attempt };
+      args.attempt = attempt;
       const requestLocal = c.localNow();
       let result: AcquireResult;
       if (s.method === 'exists-then-set' && c.driver.get !== undefined && c.driver.set !== undefined) {

@@ -17,6 +17,8 @@ export function waitTimeoutUs(io: ClientIo, waitUs: number | null | undefined): 
  */
 const ATTEMPT_DATA: ReadonlyArray<Readonly<{ attempt: number }>> = Array.from({ length: 256 }, (_, i) => Object.freeze({ attempt: i }));
 
+type AcquireOp = Extract<LockOp, { op: 'acquire' }>;
+
 function attemptData(attempt: number): Readonly<{ attempt: number }> {
   return ATTEMPT_DATA[attempt] ?? { attempt };
 }
@@ -55,6 +57,10 @@ export function stepResult(r: CallResult<LockReply>, failure: string): StepResul
  */
 export class SingleNodeDriver implements LockDriver {
   readonly library = { store: 'RedisStore', exception: 'RedisException' };
+  /** The last acquire request, with the key and prefix it was made from (see `acquireOp`). */
+  private lastAcquire: AcquireOp | undefined;
+  private lastKey = '';
+  private lastPrefix = '';
 
   constructor(
     private node: NodeRef,
@@ -73,11 +79,33 @@ export class SingleNodeDriver implements LockDriver {
   }
 
   acquireCall(io: ClientIo, a: AcquireArgs): Effect {
-    const op: LockOp = { op: 'acquire', key: this.storeKey(a.key), owner: a.owner, ttlUs: a.ttlUs, shared: a.shared, waitUs: a.waitUs };
+    const op = this.acquireOp(a);
     const data = a.waitUs === undefined ? attemptData(a.attempt) : { attempt: a.attempt, waitUs: a.waitUs ?? -1 };
     // `send` sets the peer and the message: named here, they are written in place rather than added to the object (a poll's every request).
     const fields = { owner: a.owner, ttlUs: this.expires ? a.ttlUs : undefined, peer: undefined, msg: undefined, data };
     return io.send(this.node, op, 'acquire.request', fields, waitTimeoutUs(io, a.waitUs));
+  }
+
+  /**
+   * The request of an acquire: the last one again, frozen, when it asks the
+   * same (a waiting client's polls differ only in their attempt number, which
+   * the request does not carry).
+   */
+  private acquireOp(a: AcquireArgs): AcquireOp {
+    const last = this.lastAcquire;
+    if (
+      last !== undefined &&
+      last.owner === a.owner &&
+      last.ttlUs === a.ttlUs &&
+      last.shared === a.shared &&
+      last.waitUs === a.waitUs &&
+      this.lastKey === a.key &&
+      this.lastPrefix === this.keyPrefix
+    )
+      return last;
+    this.lastKey = a.key;
+    this.lastPrefix = this.keyPrefix;
+    return (this.lastAcquire = Object.freeze({ op: 'acquire', key: this.storeKey(a.key), owner: a.owner, ttlUs: a.ttlUs, shared: a.shared, waitUs: a.waitUs }));
   }
 
   acquireAnswer(r: CallResult<LockReply>): AcquireResult {
