@@ -31,9 +31,11 @@ export class World {
    * When the last message from one party to another arrives, by direction:
    * messages between a process and a node travel on one connection and
    * arrive in the order they were sent (TCP), whatever their drawn delays.
-   * Keyed by sender, then receiver: no string is built per message.
+   * Keyed by sender and receiver together: looked up only when a process
+   * first calls an endpoint (it keeps its connection), so one map serves,
+   * rather than one per sender in every run.
    */
-  private readonly lastArrival = new Map<string, Map<string, Arrival>>();
+  private readonly lastArrival = new Map<string, Arrival>();
   /** Store nodes that hold locks together (Redlock, Combined): their lock events carry the group and its quorum. */
   private readonly nodeGroups = new Map<string, { group: string; quorum: number }>();
 
@@ -152,15 +154,12 @@ export class World {
 
   /** The last arrival of a message from the party named `from` to the one named `to`, the one record of it that every call between them shares. */
   arrival(from: string, to: string): Arrival {
-    let byReceiver = this.lastArrival.get(from);
-    if (byReceiver === undefined) {
-      byReceiver = new Map<string, Arrival>();
-      this.lastArrival.set(from, byReceiver);
-    }
-    let a = byReceiver.get(to);
+    // NUL cannot occur in a name, so no two pairs share a key.
+    const key = `${from}\u0000${to}`;
+    let a = this.lastArrival.get(key);
     if (a === undefined) {
       a = { atUs: 0 };
-      byReceiver.set(to, a);
+      this.lastArrival.set(key, a);
     }
     return a;
   }
