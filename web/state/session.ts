@@ -45,8 +45,16 @@ export async function runOrigin(origin: Exclude<Origin, { kind: 'file' }>, label
   }
 }
 
+/**
+ * Counts what was asked to become the primary trace: every run or file load
+ * meant for it, and every trace shown. A run or load that finishes after a
+ * later one was asked for, or another trace was shown, does not show its own.
+ */
+let primaryAsked = 0;
+
 /** Shows a trace as the primary one, keeping the cursor where it was when asked to (e.g. after toggling fencing). */
 export function showPrimary(t: LoadedTrace, keep: { cursor?: number; domain?: readonly [number, number] | null } = {}): void {
+  primaryAsked++;
   const n = t.doc.events.length;
   const cursor = Math.min(n - 1, keep.cursor ?? -1);
   useUi.getState().set({
@@ -62,8 +70,10 @@ export function showPrimary(t: LoadedTrace, keep: { cursor?: number; domain?: re
 
 export async function runPrimary(origin: Exclude<Origin, { kind: 'file' }>, keepView = false): Promise<LoadedTrace | null> {
   const before = useUi.getState();
+  const asked = ++primaryAsked;
   const t = await runOrigin(origin);
-  if (t !== null) showPrimary(t, keepView ? { cursor: before.cursor, domain: before.domain } : {});
+  // A trace asked for or shown since (the user opened a file while the lab's first run was still going) is not replaced by this one.
+  if (t !== null && asked === primaryAsked) showPrimary(t, keepView ? { cursor: before.cursor, domain: before.domain } : {});
   return t;
 }
 
@@ -77,6 +87,9 @@ export function whenTraceIsScenario(open: (f: File) => void): void {
 export async function loadTraceFile(file: File, slot: 'primary' | 'secondary'): Promise<LoadedTrace | null> {
   const ui = useUi.getState();
   ui.set({ busy: `Reading ${file.name}…` });
+  const asked = slot === 'primary' ? ++primaryAsked : 0;
+  // The notice this load answers (an earlier file's problem): one posted while it ran (the user already opened another file) stays.
+  const noticeBefore = ui.notice;
   try {
     const p = await sim().loadTrace(file, file.name);
     const t = registerTrace({
@@ -84,9 +97,9 @@ export async function loadTraceFile(file: File, slot: 'primary' | 'secondary'): 
       origin: { kind: 'file', fileName: file.name },
       ...p,
     });
-    if (slot === 'primary') showPrimary(t);
-    else useUi.getState().set({ secondaryId: t.id, secondaryNote: `loaded from ${file.name}` });
-    useUi.getState().set({ notice: null });
+    if (slot === 'secondary') useUi.getState().set({ secondaryId: t.id, secondaryNote: `loaded from ${file.name}` });
+    else if (asked === primaryAsked) showPrimary(t);
+    if (useUi.getState().notice === noticeBefore) useUi.getState().set({ notice: null });
     return t;
   } catch (err) {
     if (err instanceof WorkerInputError && err.what?.kind === 'scenario' && openScenarioInSandbox !== null) {
