@@ -27,13 +27,6 @@ const RUNTIME_EXCEPTION = 'RuntimeException';
 const ACQUIRE_EXPIRED = [LOCK_ACQUIRING, LOCK_ACQUIRING, LOCK_EXPIRED];
 
 /**
- * Runs a client's steps as Symfony Lock 5.4 runs the calls they name: what
- * each method sends to the store, what it returns, what it throws (and with
- * which chain of previous exceptions), and what the Lock object's
- * destructor does at the end. Every step records its result with what the
- * client now believes.
- */
-/**
  * The data of the last refusal any client recorded, frozen: while one holder
  * holds a key, every client it refuses records the same `{ holder }`, and
  * their events share it. A value, never changed, so sharing it across runs
@@ -41,11 +34,20 @@ const ACQUIRE_EXPIRED = [LOCK_ACQUIRING, LOCK_ACQUIRING, LOCK_EXPIRED];
  */
 let lastDenied: Readonly<{ holder: string }> = Object.freeze({ holder: '' });
 
-function deniedData(holder: string): Readonly<{ holder: string }> {
+/** `{ holder }` for a refusal's event, the last one's again when the holder is the same; none when the store named no holder. */
+function deniedData(holder: string | null | undefined): Readonly<{ holder: string }> | undefined {
+  if (holder === undefined || holder === null) return undefined;
   if (lastDenied.holder !== holder) lastDenied = Object.freeze({ holder });
   return lastDenied;
 }
 
+/**
+ * Runs a client's steps as Symfony Lock 5.4 runs the calls they name: what
+ * each method sends to the store, what it returns, what it throws (and with
+ * which chain of previous exceptions), and what the Lock object's
+ * destructor does at the end. Every step records its result with what the
+ * client now believes.
+ */
 export class StepRunner {
   private readonly ttlUs: number;
 
@@ -231,7 +233,7 @@ export class StepRunner {
 
       const conflict = result.status === 'denied';
       if (result.status === 'denied') {
-        c.emit('acquire.denied', { owner, msg: result.msg, reason: result.reason, data: this.deniedData(result.holder) });
+        c.emit('acquire.denied', { owner, msg: result.msg, reason: result.reason, data: deniedData(result.holder) });
       } else {
         c.emit(result.status === 'timeout' ? 'acquire.timeout' : 'acquire.error', { owner, msg: result.msg, reason: result.reason ?? result.status });
       }
@@ -256,11 +258,6 @@ export class StepRunner {
       }
       yield pause(POLL_INTERVAL_US + c.rng().int(-POLL_JITTER_US, POLL_JITTER_US));
     }
-  }
-
-  /** `{ holder }` for a refusal's event (see `deniedData`). */
-  private deniedData(holder: string | null | undefined): Readonly<{ holder: string }> | undefined {
-    return holder === undefined || holder === null ? undefined : deniedData(holder);
   }
 
   // ——— Lock::refresh() ———

@@ -1,6 +1,9 @@
 import type { CallResult, Effect, NodeRef, Script } from '../runtime/types.js';
 import type { AcquireArgs, AcquireResult, ClientIo, ExistsResult, LeaseRef, LockDriver, LockOp, LockReply, StepResult } from './protocol.js';
 
+/** The request of an acquire (see `SingleNodeDriver.acquireOp`). */
+type AcquireOp = Extract<LockOp, { op: 'acquire' }>;
+
 /** How long a request may wait in a blocking store: the wait plus the usual reply timeout. */
 export function waitTimeoutUs(io: ClientIo, waitUs: number | null | undefined): number {
   if (waitUs === undefined) return io.requestTimeoutUs;
@@ -16,8 +19,6 @@ export function waitTimeoutUs(io: ClientIo, waitUs: number | null | undefined): 
  * recorded, so they may share it.
  */
 const ATTEMPT_DATA: ReadonlyArray<Readonly<{ attempt: number }>> = Array.from({ length: 256 }, (_, i) => Object.freeze({ attempt: i }));
-
-type AcquireOp = Extract<LockOp, { op: 'acquire' }>;
 
 function attemptData(attempt: number): Readonly<{ attempt: number }> {
   return ATTEMPT_DATA[attempt] ?? { attempt };
