@@ -61,6 +61,42 @@ describe('a kept trace (columns)', () => {
     expect(first.map((e) => e.seq)).toEqual([0, 1]);
   });
 
+  it('gives back counts an int32 cannot hold, and names and objects of every kind, past its first events', () => {
+    const t = new KeptTrace();
+    const wide = [2 ** 31, -(2 ** 31), -(2 ** 31) + 1, 2 ** 53, 1.5, -0, Number.MAX_VALUE, -7, 0, undefined];
+    const events: TraceEvent[] = [];
+    for (let i = 0; i < 9000; i++) {
+      const e = {
+        seq: i,
+        timeUs: i * 1.25,
+        kind: i % 3 === 0 ? 'acquire.request' : `kind.${i % 7}`,
+        actor: `c${i % 11}`,
+        machine: `m${i % 5}`,
+        localUs: i % 4 === 0 ? undefined : i - 0.5,
+        key: i % 2 === 0 ? undefined : 'job',
+        owner: i % 5 === 0 ? undefined : `c${i % 11}:${i}`,
+        fence: wide[i % wide.length],
+        ttlUs: wide[(i + 3) % wide.length],
+        peer: i % 6 === 0 ? 'redis' : undefined,
+        msg: wide[(i + 7) % wide.length],
+        reason: i % 9 === 0 ? `reason ${i % 4}` : undefined,
+        believes: i % 8 === 0 ? { holds: true, owner: `c${i % 11}:${i}`, fence: 3 } : undefined,
+        data: i % 10 === 0 ? { n: i, list: [1, 'x'] } : undefined,
+      } as TraceEvent;
+      events.push(e);
+      t.push(e);
+    }
+    expect(t.length).toBe(events.length);
+    for (let i = 0; i < events.length; i++) {
+      const back = t.at(i);
+      expect(back, `event ${i}`).toStrictEqual(events[i]);
+      expect(Object.keys(back)).toEqual(Object.keys(events[i]!));
+      expect(t.kindAt(i)).toBe(events[i]!.kind);
+    }
+    // toStrictEqual compares numbers as Object.is does: -0 came back as -0, not as 0.
+    expect(Object.is(t.at(4105).fence, -0)).toBe(true);
+  });
+
   it('refuses an event it does not hold', () => {
     const t = new KeptTrace();
     expect(() => t.at(0)).toThrow('no event 0 in a trace of 0');

@@ -5,17 +5,28 @@ const HEAD = 4096;
 /** Events per chunk of columns: a chunk is made full size and never copied, so a long trace grows without moving what it holds. */
 const CHUNK = 4096;
 /**
- * The numbers of an event, in a Float64Array per chunk: timeUs, localUs,
- * fence, ttlUs, msg (NaN where absent). Its buffer lies outside the heap,
- * so the collector neither copies nor marks it. (An array of numbers made
- * at full size begins as one of small integers and is copied whole into one
- * of doubles at its first NaN: two large objects per chunk, each a step of
- * the collector's marking.) Only long runs make chunks; a short run keeps
- * its events as objects (HEAD) and makes no buffer.
+ * The times of an event, in a Float64Array per chunk: timeUs and localUs
+ * (NaN where absent). Its buffer lies outside the heap, so the collector
+ * neither copies nor marks it.
  */
-const NUMS = 5;
-/** The strings and objects of an event, in an array per chunk: kind, actor, machine, key, owner, peer, reason, believes, data. */
-const REFS = 9;
+const TIMES = 2;
+/**
+ * Its counts, in an Int32Array per chunk: fence, ttlUs and msg, ABSENT
+ * where absent. A value an int32 cannot hold (a TTL of hours, a store's
+ * revision past 2^31, a fraction) is WIDE there and kept in `wide`.
+ */
+const INTS = 3;
+const ABSENT = -0x80000000;
+const WIDE = -0x7fffffff;
+/**
+ * Its names, in a Uint32Array per chunk: kind, actor, machine, key, peer
+ * and reason, each the number of the name in the trace's list of names (0
+ * for absent). A run names few things over and over: a number costs half a
+ * reference, and the collector never reads it.
+ */
+const NAMES = 6;
+/** Its objects, in an array per chunk: owner, believes, data (the recorder's own, shared by many events). */
+const REFS = 3;
 
 /**
  * A kept trace. Its first HEAD events are the recorder's objects; the rest
@@ -40,8 +51,15 @@ const REFS = 9;
 export class KeptTrace implements Iterable<TraceEvent> {
   /** Events as objects: the recorder's own for the first HEAD, and those read back by `toArray` after them. */
   private readonly objects: TraceEvent[] = [];
-  private readonly nums: Float64Array[] = [];
+  private readonly times: Float64Array[] = [];
+  private readonly ints: Int32Array[] = [];
+  private readonly names: Uint32Array[] = [];
   private readonly refs: unknown[][] = [];
+  /** The names the columns number, from 1; and the number of each. */
+  private readonly nameList: Array<string | undefined> = [undefined];
+  private readonly nameNumber = new Map<string, number>();
+  /** The counts an int32 cannot hold, by event and column (`index * INTS + column`): see INTS. */
+  private readonly wide = new Map<number, number>();
   private count = 0;
 
   get length(): number {
@@ -58,42 +76,73 @@ export class KeptTrace implements Iterable<TraceEvent> {
     }
     const at = (i - HEAD) % CHUNK;
     if (at === 0) {
-      // Made at full size and written by index: a push of nine values at once is not one V8 compiles inline.
-      this.nums.push(new Float64Array(CHUNK * NUMS));
+      // Made at full size and written by index: a push of several values at once is not one V8 compiles inline.
+      this.times.push(new Float64Array(CHUNK * TIMES));
+      this.ints.push(new Int32Array(CHUNK * INTS));
+      this.names.push(new Uint32Array(CHUNK * NAMES));
       this.refs.push(new Array<unknown>(CHUNK * REFS));
     }
-    const n = this.nums[this.nums.length - 1]!;
-    const o = at * NUMS;
-    n[o] = e.timeUs;
-    n[o + 1] = e.localUs ?? NaN;
-    n[o + 2] = e.fence ?? NaN;
-    n[o + 3] = e.ttlUs ?? NaN;
-    n[o + 4] = e.msg ?? NaN;
+    const t = this.times[this.times.length - 1]!;
+    t[at * TIMES] = e.timeUs;
+    t[at * TIMES + 1] = e.localUs ?? NaN;
+    const n = this.ints[this.ints.length - 1]!;
+    const o = at * INTS;
+    n[o] = this.int(e.fence, i, 0);
+    n[o + 1] = this.int(e.ttlUs, i, 1);
+    n[o + 2] = this.int(e.msg, i, 2);
+    const w = this.names[this.names.length - 1]!;
+    const q = at * NAMES;
+    w[q] = this.number(e.kind);
+    w[q + 1] = this.number(e.actor);
+    w[q + 2] = this.number(e.machine);
+    w[q + 3] = e.key === undefined ? 0 : this.number(e.key);
+    w[q + 4] = e.peer === undefined ? 0 : this.number(e.peer);
+    w[q + 5] = e.reason === undefined ? 0 : this.number(e.reason);
     const r = this.refs[this.refs.length - 1]!;
     const p = at * REFS;
-    r[p] = e.kind;
-    r[p + 1] = e.actor;
-    r[p + 2] = e.machine;
-    r[p + 3] = e.key;
-    r[p + 4] = e.owner;
-    r[p + 5] = e.peer;
-    r[p + 6] = e.reason;
-    r[p + 7] = e.believes;
-    r[p + 8] = e.data;
+    r[p] = e.owner;
+    r[p + 1] = e.believes;
+    r[p + 2] = e.data;
+  }
+
+  /** The number of `name` in the list of names, given it at its first use. */
+  private number(name: string): number {
+    let k = this.nameNumber.get(name);
+    if (k === undefined) {
+      k = this.nameList.length;
+      this.nameList.push(name);
+      this.nameNumber.set(name, k);
+    }
+    return k;
+  }
+
+  /** What column `column` of event `i` holds for the count `x`: itself, ABSENT, or WIDE with `x` kept in `wide`. */
+  private int(x: number | undefined, i: number, column: number): number {
+    if (x === undefined) return ABSENT;
+    // -0 is wide too: 0 would read back as another number to Object.is.
+    if ((x | 0) === x && x !== ABSENT && x !== WIDE && (x !== 0 || 1 / x > 0)) return x;
+    this.wide.set(i * INTS + column, x);
+    return WIDE;
+  }
+
+  /** The count column `column` of event `i` holds as `v` (see `int`). */
+  private countAt(v: number, i: number, column: number): number | undefined {
+    if (v === ABSENT) return undefined;
+    return v === WIDE ? this.wide.get(i * INTS + column) : v;
   }
 
   /** The kind of event `i`, without making the event. */
   kindAt(i: number): string {
     if (i < HEAD) return this.objects[i]!.kind;
     const j = i - HEAD;
-    return this.refs[Math.floor(j / CHUNK)]![(j % CHUNK) * REFS] as string;
+    return this.nameList[this.names[Math.floor(j / CHUNK)]![(j % CHUNK) * NAMES]!]!;
   }
 
   /** The virtual time of event `i`, without making the event. */
   timeAt(i: number): number {
     if (i < HEAD) return this.objects[i]!.timeUs;
     const j = i - HEAD;
-    return this.nums[Math.floor(j / CHUNK)]![(j % CHUNK) * NUMS]!;
+    return this.times[Math.floor(j / CHUNK)]![(j % CHUNK) * TIMES]!;
   }
 
   /** Event `i`: the object kept for it, if there is one, else a new object equal to the one recorded. */
@@ -102,27 +151,32 @@ export class KeptTrace implements Iterable<TraceEvent> {
     if (i < this.objects.length) return this.objects[i]!;
     const j = i - HEAD;
     const c = Math.floor(j / CHUNK);
-    const n = this.nums[c]!;
+    const at = j % CHUNK;
+    const t = this.times[c]!;
+    const n = this.ints[c]!;
+    const w = this.names[c]!;
     const r = this.refs[c]!;
-    const o = (j % CHUNK) * NUMS;
-    const p = (j % CHUNK) * REFS;
+    const o = at * INTS;
+    const q = at * NAMES;
+    const p = at * REFS;
+    const names = this.nameList;
     // Every field, in the recorder's order, undefined where absent: the same object shape and the same bytes.
     return {
       seq: i,
-      timeUs: n[o]!,
-      kind: r[p] as string,
-      actor: r[p + 1] as string,
-      machine: r[p + 2] as string,
-      localUs: num(n[o + 1]!),
-      key: r[p + 3] as string | undefined,
-      owner: r[p + 4] as string | undefined,
-      fence: num(n[o + 2]!),
-      ttlUs: num(n[o + 3]!),
-      peer: r[p + 5] as string | undefined,
-      msg: num(n[o + 4]!),
-      reason: r[p + 6] as string | undefined,
-      believes: r[p + 7] as Belief | undefined,
-      data: r[p + 8] as Record<string, JsonValue> | undefined,
+      timeUs: t[at * TIMES]!,
+      kind: names[w[q]!]!,
+      actor: names[w[q + 1]!]!,
+      machine: names[w[q + 2]!]!,
+      localUs: num(t[at * TIMES + 1]!),
+      key: names[w[q + 3]!],
+      owner: r[p] as string | undefined,
+      fence: this.countAt(n[o]!, i, 0),
+      ttlUs: this.countAt(n[o + 1]!, i, 1),
+      peer: names[w[q + 4]!],
+      msg: this.countAt(n[o + 2]!, i, 2),
+      reason: names[w[q + 5]!],
+      believes: r[p + 1] as Belief | undefined,
+      data: r[p + 2] as Record<string, JsonValue> | undefined,
     } as TraceEvent;
   }
 
