@@ -72,6 +72,39 @@ describe('kernel', () => {
       prev = item;
     }
   });
+
+  it('EventQueue agrees with a sorted list through interleaved pushes, pops and cancels', () => {
+    const q = new EventQueue();
+    const rng = new RngStreams(11).stream('mix');
+    type Item = { timeUs: number; seq: number; fire: () => void; cancelled: boolean; queued: boolean };
+    const model: Item[] = [];
+    const order = (a: Item, b: Item): number => a.timeUs - b.timeUs || a.seq - b.seq;
+    let seq = 0;
+    let now = 0;
+    for (let step = 0; step < 20_000; step++) {
+      const roll = rng.next();
+      if (roll < 0.5) {
+        const item: Item = { timeUs: now + rng.int(0, 30), seq: seq++, fire: () => {}, cancelled: false, queued: false };
+        q.push(item);
+        model.push(item);
+      } else if (roll < 0.7 && model.length > 0) {
+        // Cancel a random live entry: the queue may compact itself.
+        const live = model.filter((m) => !m.cancelled);
+        if (live.length > 0) q.cancel(live[rng.int(0, live.length - 1)]!);
+      } else if (model.length > 0) {
+        model.sort(order);
+        expect(q.peek()).toBe(model[0]);
+        const popped = q.pop()!;
+        expect(popped).toBe(model.shift());
+        expect(popped.queued).toBe(false);
+        now = popped.timeUs;
+      }
+      // The queue holds every live entry, and cancelled ones only until it compacts.
+      expect(q.size).toBeGreaterThanOrEqual(model.filter((m) => !m.cancelled).length);
+      expect(q.size).toBeLessThanOrEqual(model.length);
+      for (let i = model.length - 1; i >= 0; i--) if (model[i]!.cancelled && !model[i]!.queued) model.splice(i, 1);
+    }
+  });
 });
 
 describe('cancelled timers', () => {

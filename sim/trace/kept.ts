@@ -58,6 +58,12 @@ export class KeptTrace implements Iterable<TraceEvent> {
   /** The names the columns number, from 1; and the number of each. */
   private readonly nameList: Array<string | undefined> = [undefined];
   private readonly nameNumber = new Map<string, number>();
+  /** Each actor's number, with its machine's (see `push`). */
+  private readonly actors = new Map<string, { readonly actor: number; machineName: string; machine: number }>();
+  private lastKey: string | undefined;
+  private lastKeyNumber = 0;
+  private lastPeer: string | undefined;
+  private lastPeerNumber = 0;
   /** The counts an int32 cannot hold, by event and column (`index * INTS + column`): see INTS. */
   private readonly wide = new Map<number, number>();
   private count = 0;
@@ -93,10 +99,30 @@ export class KeptTrace implements Iterable<TraceEvent> {
     const w = this.names[this.names.length - 1]!;
     const q = at * NAMES;
     w[q] = this.number(e.kind);
-    w[q + 1] = this.number(e.actor);
-    w[q + 2] = this.number(e.machine);
-    w[q + 3] = e.key === undefined ? 0 : this.number(e.key);
-    w[q + 4] = e.peer === undefined ? 0 : this.number(e.peer);
+    // The actor's number and its machine's, found with one look-up: an actor records on one machine, as a rule.
+    let a = this.actors.get(e.actor);
+    if (a === undefined) {
+      a = { actor: this.number(e.actor), machineName: e.machine, machine: this.number(e.machine) };
+      this.actors.set(e.actor, a);
+    } else if (a.machineName !== e.machine) {
+      a.machineName = e.machine;
+      a.machine = this.number(e.machine);
+    }
+    w[q + 1] = a.actor;
+    w[q + 2] = a.machine;
+    // Key, peer and reason are most often the last event's again: compared before they are looked up.
+    const key = e.key;
+    if (key !== this.lastKey) {
+      this.lastKey = key;
+      this.lastKeyNumber = key === undefined ? 0 : this.number(key);
+    }
+    w[q + 3] = this.lastKeyNumber;
+    const peer = e.peer;
+    if (peer !== this.lastPeer) {
+      this.lastPeer = peer;
+      this.lastPeerNumber = peer === undefined ? 0 : this.number(peer);
+    }
+    w[q + 4] = this.lastPeerNumber;
     w[q + 5] = e.reason === undefined ? 0 : this.number(e.reason);
     const r = this.refs[this.refs.length - 1]!;
     const p = at * REFS;
