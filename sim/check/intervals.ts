@@ -11,6 +11,18 @@ import { removeAt } from './remove-at.js';
  * can draw or judge a lock by rules of its own.
  */
 
+/**
+ * For each holding, the first exclusive holding of its key by another owner
+ * granted after it: the newer holder a stale write of its owner is judged
+ * against, set at that grant so that no list of every holding of a key need
+ * be kept. It is kept on the holding itself, under a symbol: out of its
+ * JSON, its keys and a structured clone, and gone with it, where a map
+ * beside had an entry to add at each grant and to delete when the owner was
+ * forgotten, each a look-up in a map as big as ten minutes of grants.
+ */
+const SUCCESSOR = Symbol('successor');
+type Tracked = Holding & { [SUCCESSOR]: Holding | undefined };
+
 /** A holding interval: from a store granting a key to an owner until that ends, per group of nodes. */
 export interface Holding {
   /**
@@ -176,13 +188,7 @@ export class IntervalTracker {
   private readonly actors = new Map<string, ActorRecord>();
   /** Windows whose end is not known yet, by the two beliefs they pair. */
   private readonly openWindows: Array<{ w: OwnershipWindow; a: BeliefInterval; b: BeliefInterval }> = [];
-  /**
-   * For each holding, the first exclusive holding of its key by another
-   * owner granted after it: the newer holder a stale write of its owner is
-   * judged against, set at that grant so that no list of every holding of a
-   * key need be kept. Holdings still waiting for theirs, by key.
-   */
-  private readonly successor = new Map<Holding, Holding>();
+  /** The holdings still waiting for their successor (see `Tracked`), by key. */
   private readonly awaitingSuccessor = new Map<string, Holding[]>();
   /** Set once a holding was refiled under another key: successors were found under the old one, so the lists are read instead. */
   private refiled = false;
@@ -267,7 +273,7 @@ export class IntervalTracker {
       }
       return undefined;
     }
-    const next = this.successor.get(mine);
+    const next = (mine as Tracked)[SUCCESSOR];
     return next !== undefined && next.startUs <= t ? next : undefined;
   }
 
@@ -432,7 +438,7 @@ export class IntervalTracker {
     g.count++;
     if (g.count >= quorumOf(e) && g.holding === undefined) {
       const key = r.key ?? storeKey;
-      const h: Holding = {
+      const h: Tracked = {
         key,
         shared: e.data?.shared === true,
         owner,
@@ -445,6 +451,7 @@ export class IntervalTracker {
         endSeq: undefined,
         how: undefined,
         endReason: undefined,
+        [SUCCESSOR]: undefined,
       };
       g.holding = h;
       if (this.forgetAfterUs === undefined) this.holdings.push(h);
@@ -504,7 +511,7 @@ export class IntervalTracker {
     if (!h.shared) {
       let kept = 0;
       for (const w of waiting) {
-        if (w.owner !== h.owner) this.successor.set(w, h);
+        if (w.owner !== h.owner) (w as Tracked)[SUCCESSOR] = h;
         else waiting[kept++] = w;
       }
       while (waiting.length > kept) waiting.pop();
@@ -545,7 +552,8 @@ export class IntervalTracker {
 
   private forget(owner: string, r: OwnerRecord): void {
     for (const h of r.holdings ?? []) {
-      this.successor.delete(h);
+      // One that has its successor left the waiting list when it got it.
+      if ((h as Tracked)[SUCCESSOR] !== undefined) continue;
       const waiting = this.awaitingSuccessor.get(h.key);
       if (waiting !== undefined) {
         const i = waiting.indexOf(h);
