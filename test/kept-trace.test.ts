@@ -97,6 +97,56 @@ describe('a kept trace (columns)', () => {
     expect(Object.is(t.at(4105).fence, -0)).toBe(true);
   });
 
+  it('gives back times its columns cannot count from their chunk, and more names than 16 bits number', () => {
+    const t = new KeptTrace();
+    const events: TraceEvent[] = [];
+    // Times an hour apart overflow a chunk's int32 of microseconds; clocks hours ahead or behind, the local column; -0 and fractions are never counted.
+    const odd = [-0, 0.5, 2 ** 53, 3_600_000_000, -3_600_000_000];
+    for (let i = 0; i < 4096 + 3 * 4096; i++) {
+      const past = i - 4096;
+      const hour = past >= 4096 && past < 8192;
+      const timeUs = past === 0 ? -0 : hour ? past * 3_600_000_000 : past >= 0 && past % 997 === 0 ? odd[past % odd.length]! : i * 10;
+      const e = {
+        seq: i,
+        timeUs,
+        kind: 'acquire.request',
+        actor: `c${i % 3}`,
+        machine: `m${i % 3}`,
+        localUs: i % 13 === 0 ? undefined : i % 3 === 1 ? timeUs + 7_200_000_000 : i % 3 === 2 ? timeUs - 1 : timeUs === 0 ? -0 : timeUs,
+        key: 'job',
+        owner: `c${i % 3}:1`,
+        fence: undefined,
+        ttlUs: 30_000_000,
+        peer: 'redis',
+        msg: i,
+        // From event 9,000 on, every reason is new: the names pass 65,535 in the middle of a chunk.
+        reason: past >= 4000 ? `reason ${i}` : undefined,
+        believes: { holds: false },
+        data: undefined,
+      } as unknown as TraceEvent;
+      events.push(e);
+      t.push(e);
+    }
+    for (let i = 0; i < 70_000; i++) {
+      const e = {
+        ...events[events.length - 1]!,
+        seq: events.length,
+        timeUs: 10 * events.length,
+        localUs: 10 * events.length,
+        reason: `later ${i}`,
+      } as TraceEvent;
+      events.push(e);
+      t.push(e);
+    }
+    for (let i = 0; i < events.length; i++) {
+      const back = t.at(i);
+      expect(back, `event ${i}`).toStrictEqual(events[i]);
+      expect(Object.is(t.timeAt(i), events[i]!.timeUs), `time of event ${i}`).toBe(true);
+    }
+    expect(Object.is(t.at(4096).timeUs, -0)).toBe(true);
+    expect(t.at(events.length - 1).reason).toBe('later 69999');
+  });
+
   it('refuses an event it does not hold', () => {
     const t = new KeptTrace();
     expect(() => t.at(0)).toThrow('no event 0 in a trace of 0');
