@@ -92,6 +92,9 @@ describe('a kept trace (columns)', () => {
       expect(back, `event ${i}`).toStrictEqual(events[i]);
       expect(Object.keys(back)).toEqual(Object.keys(events[i]!));
       expect(t.kindAt(i)).toBe(events[i]!.kind);
+      // The objects are the recorder's own, not copies.
+      expect(back.believes).toBe(events[i]!.believes);
+      expect(back.data).toBe(events[i]!.data);
     }
     // toStrictEqual compares numbers as Object.is does: -0 came back as -0, not as 0.
     expect(Object.is(t.at(4105).fence, -0)).toBe(true);
@@ -114,7 +117,7 @@ describe('a kept trace (columns)', () => {
         machine: `m${i % 3}`,
         localUs: i % 13 === 0 ? undefined : i % 3 === 1 ? timeUs + 7_200_000_000 : i % 3 === 2 ? timeUs - 1 : timeUs === 0 ? -0 : timeUs,
         key: 'job',
-        owner: `c${i % 3}:1`,
+        owner: `c${i % 3}:${i >> 2}`,
         fence: undefined,
         ttlUs: 30_000_000,
         peer: 'redis',
@@ -122,7 +125,7 @@ describe('a kept trace (columns)', () => {
         // From event 9,000 on, every reason is new: the names pass 65,535 in the middle of a chunk.
         reason: past >= 4000 ? `reason ${i}` : undefined,
         believes: { holds: false },
-        data: undefined,
+        data: i % 2 === 0 ? { i } : undefined,
       } as unknown as TraceEvent;
       events.push(e);
       t.push(e);
@@ -142,6 +145,7 @@ describe('a kept trace (columns)', () => {
       const back = t.at(i);
       expect(back, `event ${i}`).toStrictEqual(events[i]);
       expect(Object.is(t.timeAt(i), events[i]!.timeUs), `time of event ${i}`).toBe(true);
+      expect(back.believes).toBe(events[i]!.believes);
     }
     expect(Object.is(t.at(4096).timeUs, -0)).toBe(true);
     expect(t.at(events.length - 1).reason).toBe('later 69999');

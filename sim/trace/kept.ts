@@ -22,22 +22,48 @@ const MSG = 4;
 const ABSENT = -0x80000000;
 const WIDE = -0x7fffffff;
 /**
- * Its names, in a Uint16Array per chunk: kind, actor, machine, key, peer
- * and reason, each the number of the name in the trace's list of names (0
- * for absent). A run names few things over and over; one that names more
- * than NARROW_NAMES things has every chunk made a Uint32Array from then on.
+ * Its names and its objects, as numbers in a Uint16Array per chunk: kind,
+ * actor, machine, key, peer and reason, each the number of the name in the
+ * trace's list of names; then owner, believes and data, each the number of
+ * the object in its chunk's list of objects (0 for absent, in both). A run
+ * names few things over and over; one that names more than NARROW_NAMES
+ * things has every chunk made a Uint32Array from then on. A chunk lists at
+ * most REFS objects an event, so their numbers always fit.
  */
 const NAMES = 6;
-const NARROW_NAMES = 0xffff;
-/** Its objects, in an array per chunk: owner, believes, data (the recorder's own, shared by many events). */
 const REFS = 3;
+const WORDS = NAMES + REFS;
+const OWNER = NAMES;
+const BELIEVES = NAMES + 1;
+const DATA = NAMES + 2;
+const NARROW_NAMES = 0xffff;
+
+/**
+ * What the columns remember of an actor: its number and its machine's, and
+ * the objects its last events named with their numbers in chunk `chunk`'s
+ * list. An actor names the same owner, belief and data again and again (a
+ * waiter's polls), so each is listed once per chunk, not once per event.
+ */
+interface ActorColumns {
+  readonly actor: number;
+  machineName: string;
+  machine: number;
+  chunk: number;
+  owner: unknown;
+  ownerNumber: number;
+  believes: unknown;
+  believesNumber: number;
+  data: unknown;
+  dataNumber: number;
+}
 
 /**
  * A kept trace. Its first HEAD events are the recorder's objects; the rest
  * are held in columns, a chunk of events at a time: an event's times and
- * counts in an Int32Array, the numbers of its names in a Uint16Array, its
- * owner and its objects in an array, 56 bytes in all. An event becomes an
- * object again only when it is read.
+ * counts in an Int32Array, the numbers of its names and of its objects
+ * (owner, believes, data) in a Uint16Array, 38 bytes in all, and each
+ * object once in its chunk's list for as long as its actor names it again.
+ * An event becomes an object again only when it is read.
  *
  * Kept as objects, every event of a long run outlived the young generation:
  * the collector copied each one twice on its way to the old one and marked
@@ -45,8 +71,8 @@ const REFS = 3;
  * more time in the collector than in the simulation. In columns, what it
  * keeps is written in place and never moved; the typed arrays are not even
  * looked at by the collector. A name is a number into the trace's list of
- * names; the owner tokens and the data objects are the recorder's own,
- * shared between events, so they cost one reference each. Every byte
+ * names; an object, the recorder's own, is a number into its chunk's list,
+ * and the same object read back. Every byte
  * counts: on the machine the bench runs on, a page of memory touched for
  * the first time costs about 15 µs.
  * A short run (a sweep's, a lesson's) keeps a few dozen objects that die
@@ -62,13 +88,14 @@ export class KeptTrace implements Iterable<TraceEvent> {
   private readonly nums: Int32Array[] = [];
   /** The true time of each chunk's first event: its events' times are counted from it. Never -0 (see `exact`). */
   private readonly base: number[] = [];
-  private names: Array<Uint16Array | Uint32Array> = [];
-  private readonly refs: unknown[][] = [];
+  private words: Array<Uint16Array | Uint32Array> = [];
+  /** Each chunk's list of the objects its events name (see WORDS), from 1. */
+  private readonly objectLists: unknown[][] = [];
   /** The names the columns number, from 1; and the number of each. */
   private readonly nameList: Array<string | undefined> = [undefined];
   private readonly nameNumber = new Map<string, number>();
-  /** Each actor's number, with its machine's (see `push`). */
-  private readonly actors = new Map<string, { readonly actor: number; machineName: string; machine: number }>();
+  /** What the columns remember of each actor (see ActorColumns). */
+  private readonly actors = new Map<string, ActorColumns>();
   private lastKey: string | undefined;
   private lastKeyNumber = 0;
   private lastPeer: string | undefined;
@@ -94,13 +121,14 @@ export class KeptTrace implements Iterable<TraceEvent> {
     if (at === 0) {
       // Made at full size and written by index: a push of several values at once is not one V8 compiles inline.
       this.nums.push(new Int32Array(CHUNK * NUMS));
-      this.names.push(this.nameList.length > NARROW_NAMES ? new Uint32Array(CHUNK * NAMES) : new Uint16Array(CHUNK * NAMES));
-      this.refs.push(new Array<unknown>(CHUNK * REFS));
+      this.words.push(this.nameList.length > NARROW_NAMES ? new Uint32Array(CHUNK * WORDS) : new Uint16Array(CHUNK * WORDS));
+      this.objectLists.push([undefined]);
       this.base.push(timeUs === 0 ? 0 : timeUs);
     }
-    const n = this.nums[this.nums.length - 1]!;
+    const chunk = this.nums.length - 1;
+    const n = this.nums[chunk]!;
     const o = at * NUMS;
-    n[o + TIME] = this.exact(timeUs, this.base[this.base.length - 1]!, i, TIME);
+    n[o + TIME] = this.exact(timeUs, this.base[chunk]!, i, TIME);
     const localUs = e.localUs;
     n[o + LOCAL] = localUs === undefined ? ABSENT : this.exact(localUs, timeUs, i, LOCAL);
     n[o + FENCE] = this.int(e.fence, i, FENCE);
@@ -111,11 +139,41 @@ export class KeptTrace implements Iterable<TraceEvent> {
     // The actor's number and its machine's, found with one look-up: an actor records on one machine, as a rule.
     let a = this.actors.get(e.actor);
     if (a === undefined) {
-      a = { actor: this.number(e.actor), machineName: e.machine, machine: this.number(e.machine) };
+      a = {
+        actor: this.number(e.actor),
+        machineName: e.machine,
+        machine: this.number(e.machine),
+        chunk,
+        owner: undefined,
+        ownerNumber: 0,
+        believes: undefined,
+        believesNumber: 0,
+        data: undefined,
+        dataNumber: 0,
+      };
       this.actors.set(e.actor, a);
     } else if (a.machineName !== e.machine) {
       a.machineName = e.machine;
       a.machine = this.number(e.machine);
+    }
+    // Its objects, listed in this chunk unless they are what it named last here.
+    if (a.chunk !== chunk) {
+      a.chunk = chunk;
+      a.owner = a.believes = a.data = undefined;
+      a.ownerNumber = a.believesNumber = a.dataNumber = 0;
+    }
+    const list = this.objectLists[chunk]!;
+    if (e.owner !== a.owner) {
+      a.owner = e.owner;
+      a.ownerNumber = e.owner === undefined ? 0 : list.push(e.owner) - 1;
+    }
+    if (e.believes !== a.believes) {
+      a.believes = e.believes;
+      a.believesNumber = e.believes === undefined ? 0 : list.push(e.believes) - 1;
+    }
+    if (e.data !== a.data) {
+      a.data = e.data;
+      a.dataNumber = e.data === undefined ? 0 : list.push(e.data) - 1;
     }
     // Key, peer and reason are most often the last event's again: compared before they are looked up.
     const key = e.key;
@@ -129,19 +187,17 @@ export class KeptTrace implements Iterable<TraceEvent> {
       this.lastPeerNumber = peer === undefined ? 0 : this.number(peer);
     }
     const reason = e.reason === undefined ? 0 : this.number(e.reason);
-    const w = this.names[this.names.length - 1]!;
-    const q = at * NAMES;
+    const w = this.words[chunk]!;
+    const q = at * WORDS;
     w[q] = kind;
     w[q + 1] = a.actor;
     w[q + 2] = a.machine;
     w[q + 3] = this.lastKeyNumber;
     w[q + 4] = this.lastPeerNumber;
     w[q + 5] = reason;
-    const r = this.refs[this.refs.length - 1]!;
-    const p = at * REFS;
-    r[p] = e.owner;
-    r[p + 1] = e.believes;
-    r[p + 2] = e.data;
+    w[q + OWNER] = a.ownerNumber;
+    w[q + BELIEVES] = a.believesNumber;
+    w[q + DATA] = a.dataNumber;
   }
 
   /** The number of `name` in the list of names, given it at its first use. */
@@ -151,7 +207,7 @@ export class KeptTrace implements Iterable<TraceEvent> {
       k = this.nameList.length;
       this.nameList.push(name);
       this.nameNumber.set(name, k);
-      if (k === NARROW_NAMES + 1) this.names = this.names.map((w) => Uint32Array.from(w));
+      if (k === NARROW_NAMES + 1) this.words = this.words.map((w) => Uint32Array.from(w));
     }
     return k;
   }
@@ -195,7 +251,7 @@ export class KeptTrace implements Iterable<TraceEvent> {
   kindAt(i: number): string {
     if (i < HEAD) return this.objects[i]!.kind;
     const j = i - HEAD;
-    return this.nameList[this.names[Math.floor(j / CHUNK)]![(j % CHUNK) * NAMES]!]!;
+    return this.nameList[this.words[Math.floor(j / CHUNK)]![(j % CHUNK) * WORDS]!]!;
   }
 
   /** The virtual time of event `i`, without making the event. */
@@ -214,11 +270,10 @@ export class KeptTrace implements Iterable<TraceEvent> {
     const c = Math.floor(j / CHUNK);
     const at = j % CHUNK;
     const n = this.nums[c]!;
-    const w = this.names[c]!;
-    const r = this.refs[c]!;
+    const w = this.words[c]!;
+    const list = this.objectLists[c]!;
     const o = at * NUMS;
-    const q = at * NAMES;
-    const p = at * REFS;
+    const q = at * WORDS;
     const names = this.nameList;
     const timeUs = this.exactAt(n[o + TIME]!, this.base[c]!, i, TIME);
     const local = n[o + LOCAL]!;
@@ -231,14 +286,14 @@ export class KeptTrace implements Iterable<TraceEvent> {
       machine: names[w[q + 2]!]!,
       localUs: local === ABSENT ? undefined : this.exactAt(local, timeUs, i, LOCAL),
       key: names[w[q + 3]!],
-      owner: r[p] as string | undefined,
+      owner: list[w[q + OWNER]!] as string | undefined,
       fence: this.countAt(n[o + FENCE]!, i, FENCE),
       ttlUs: this.countAt(n[o + TTL]!, i, TTL),
       peer: names[w[q + 4]!],
       msg: this.countAt(n[o + MSG]!, i, MSG),
       reason: names[w[q + 5]!],
-      believes: r[p + 1] as Belief | undefined,
-      data: r[p + 2] as Record<string, JsonValue> | undefined,
+      believes: list[w[q + BELIEVES]!] as Belief | undefined,
+      data: list[w[q + DATA]!] as Record<string, JsonValue> | undefined,
     } as TraceEvent;
   }
 
