@@ -1,3 +1,5 @@
+// First of all: the simulation's worker starts loading on its own thread while the rest of the page does.
+import './worker/start.js';
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { App } from './components/App.js';

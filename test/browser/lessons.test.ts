@@ -145,6 +145,17 @@ describeBrowser('a learner goes through lesson 4', () => {
     await page.close();
   });
 
+  it('loads the simulation while the learner reads: its worker starts with the page, before any run is asked for', async () => {
+    const page = await lab.page('#/lessons');
+    await expect.poll(() => page.locator('.lesson-card').count()).toBe(12);
+    // Nothing on the lessons page runs a scenario, yet the worker's script is fetched, so a story's first Play does not wait for it.
+    await expect
+      .poll(() => page.evaluate(() => performance.getEntriesByType('resource').some((e) => /sim\.worker[^/]*\.js/.test(e.name))), { timeout: 10_000 })
+      .toBe(true);
+    expect(await page.evaluate(() => performance.getEntriesByName('locklab:trace-shown').length)).toBe(0);
+    await page.close();
+  });
+
   it('resumes a returning learner where they left off', async () => {
     const page = await lab.page(`${LESSON4}?at=step-what-a-lease-buys`);
     await page.locator('#step-what-a-lease-buys').waitFor();

@@ -51,6 +51,19 @@ export class SimClient {
     return worker;
   }
 
+  /**
+   * Starts the worker before its first request, so that the request does not
+   * wait for the simulation to load (about a third of a second here). A
+   * worker that cannot start is reported by that request.
+   */
+  warm(): void {
+    try {
+      this.worker ??= this.start();
+    } catch {
+      // Left for the first request, which answers with why.
+    }
+  }
+
   private call(body: Body<WorkerRequest>): Promise<WorkerReply> {
     const id = this.nextId++;
     return new Promise((resolve) => {
