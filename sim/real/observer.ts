@@ -92,8 +92,8 @@ export class TruthObserver {
   }
 
   /** A store node went down (a restart fault): what it held and does not hold when it is back was lost in the restart. */
-  noteRestart(node: string): void {
-    this.restarted.set(node, this.clock.nowUs());
+  noteRestart(node: string, atUs = this.clock.nowUs()): void {
+    this.restarted.set(node, atUs);
   }
 
   private async tick(): Promise<void> {

@@ -300,6 +300,11 @@ export async function runReal(scenario: Scenario, opts: RealRunOptions = {}): Pr
     });
     await Promise.all(readies);
 
+    // A store down from time 0 is stopped before the clock starts. A timer at 0 could fire after a client's first request on a busy
+    // machine (once 177 ms late, with the first client due at 100 ms), and the run would tell another story than the simulation's.
+    const downFromStart = scenario.faults.flatMap((f, index) => (f.kind === 'store-restart' && f.atMs === 0 && servers.has(f.target) ? [{ f, index }] : []));
+    await Promise.all(downFromStart.map(({ f }) => servers.get(f.target)!.kill()));
+
     // Time 0.
     const originNs = process.hrtime.bigint() + BigInt(LEAD_MS) * 1_000_000n;
     clock.setOrigin(originNs);
@@ -337,9 +342,8 @@ export async function runReal(scenario: Scenario, opts: RealRunOptions = {}): Pr
       const e = { timeUs: now, kind, actor: 'faults', machine, localUs: local ? machines.get(machine)?.read(now) : undefined, data };
       emit(JSON.parse(JSON.stringify(e)) as RawEvent);
     };
-    const storeEvent = (node: string, kind: string, reason: string | undefined, data: Record<string, unknown>): void => {
+    const storeEvent = (node: string, kind: string, reason: string | undefined, data: Record<string, unknown>, now = clock.nowUs()): void => {
       const need = needs.find((n) => n.node === node)!;
-      const now = clock.nowUs();
       const e = { timeUs: now, kind, actor: node, machine: need.machine, localUs: machines.get(need.machine)?.read(now), reason, data };
       emit(JSON.parse(JSON.stringify(e)) as RawEvent);
     };
@@ -370,20 +374,31 @@ export async function runReal(scenario: Scenario, opts: RealRunOptions = {}): Pr
             clientEvent(c, 'process.crash');
           });
           return;
-        case 'store-restart':
+        case 'store-restart': {
+          const persistence = needs.find((n) => n.node === f.target)?.persistence ?? 'durable';
+          const up = async (): Promise<void> => {
+            if (closed) return;
+            await servers.get(f.target)!.start();
+            storeEvent(f.target, 'store.up', undefined, { fault: index });
+          };
+          if (downFromStart.some((d) => d.index === index)) {
+            // Stopped already, before time 0 (see downFromStart): down from 0, up again at downMs.
+            observer!.noteRestart(f.target, 0);
+            storeEvent(f.target, 'store.down', 'restart', { fault: index, persistence }, 0);
+            at(f.downMs, up);
+            return;
+          }
           at(f.atMs, async () => {
             const server = servers.get(f.target);
             if (server === undefined) return;
-            const need = needs.find((n) => n.node === f.target)!;
             observer!.noteRestart(f.target);
-            storeEvent(f.target, 'store.down', 'restart', { fault: index, persistence: need.persistence ?? 'durable' });
+            storeEvent(f.target, 'store.down', 'restart', { fault: index, persistence });
             await server.kill();
             await new Promise((r) => setTimeout(r, f.downMs));
-            if (closed) return;
-            await server.start();
-            storeEvent(f.target, 'store.up', undefined, { fault: index });
+            await up();
           });
           return;
+        }
         case 'connection-loss':
           at(f.atMs, async () => {
             for (const s of servers.values()) {
