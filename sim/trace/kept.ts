@@ -86,7 +86,7 @@ export class KeptTrace implements Iterable<TraceEvent> {
   /** Events as objects: the recorder's own for the first HEAD, and those read back by `toArray` after them. */
   private readonly objects: TraceEvent[] = [];
   private readonly nums: Int32Array[] = [];
-  /** The true time of each chunk's first event: its events' times are counted from it. Never -0 (see `exact`). */
+  /** The true time of each chunk's first event: its events' times are counted from it. Never -0 (see `numberIn`). */
   private readonly base: number[] = [];
   private words: Array<Uint16Array | Uint32Array> = [];
   /** Each chunk's list of the objects its events name (see WORDS), from 1. */
@@ -128,12 +128,11 @@ export class KeptTrace implements Iterable<TraceEvent> {
     const chunk = this.nums.length - 1;
     const n = this.nums[chunk]!;
     const o = at * NUMS;
-    n[o + TIME] = this.exact(timeUs, this.base[chunk]!, i, TIME);
-    const localUs = e.localUs;
-    n[o + LOCAL] = localUs === undefined ? ABSENT : this.exact(localUs, timeUs, i, LOCAL);
-    n[o + FENCE] = this.int(e.fence, i, FENCE);
-    n[o + TTL] = this.int(e.ttlUs, i, TTL);
-    n[o + MSG] = this.int(e.msg, i, MSG);
+    n[o + TIME] = this.numberIn(timeUs, this.base[chunk]!, i, TIME);
+    n[o + LOCAL] = this.numberIn(e.localUs, timeUs, i, LOCAL);
+    n[o + FENCE] = this.numberIn(e.fence, 0, i, FENCE);
+    n[o + TTL] = this.numberIn(e.ttlUs, 0, i, TTL);
+    n[o + MSG] = this.numberIn(e.msg, 0, i, MSG);
     // The numbers of the names first: one may be the first past NARROW_NAMES, which makes every chunk wide.
     const kind = this.number(e.kind);
     // The actor's number and its machine's, found with one look-up: an actor records on one machine, as a rule.
@@ -212,21 +211,14 @@ export class KeptTrace implements Iterable<TraceEvent> {
     return k;
   }
 
-  /** What column `column` of event `i` holds for the count `x`: itself, ABSENT, or WIDE with `x` kept in `wide`. */
-  private int(x: number | undefined, i: number, column: number): number {
-    if (x === undefined) return ABSENT;
-    // -0 is wide too: 0 would read back as another number to Object.is.
-    if ((x | 0) === x && x !== ABSENT && x !== WIDE && (x !== 0 || 1 / x > 0)) return x;
-    this.wide.set(i * NUMS + column, x);
-    return WIDE;
-  }
-
   /**
-   * What column `column` of event `i` holds for `x`, counted from `from`: the
-   * difference, if `from` plus it gives `x` back exactly (Object.is: a -0,
-   * a fraction or a sum past 2^53 does not), else WIDE with `x` in `wide`.
+   * What column `column` of event `i` holds for `x`, counted from `from` (0
+   * for a count): ABSENT if it is absent; the difference, if `from` plus it
+   * gives `x` back exactly (Object.is: a -0, a fraction or a sum past 2^53
+   * does not); else WIDE, with `x` kept in `wide`.
    */
-  private exact(x: number, from: number, i: number, column: number): number {
+  private numberIn(x: number | undefined, from: number, i: number, column: number): number {
+    if (x === undefined) return ABSENT;
     const d = x - from;
     if ((d | 0) === d && d !== ABSENT && d !== WIDE) {
       const back = from + d;
@@ -236,15 +228,10 @@ export class KeptTrace implements Iterable<TraceEvent> {
     return WIDE;
   }
 
-  /** The count column `column` of event `i` holds as `v` (see `int`). */
-  private countAt(v: number, i: number, column: number): number | undefined {
+  /** The number column `column` of event `i` holds as `v`, counted from `from` (see `numberIn`). */
+  private numberAt(v: number, from: number, i: number, column: number): number | undefined {
     if (v === ABSENT) return undefined;
-    return v === WIDE ? this.wide.get(i * NUMS + column) : v;
-  }
-
-  /** The number column `column` of event `i` holds as `v`, counted from `from` (see `exact`). */
-  private exactAt(v: number, from: number, i: number, column: number): number {
-    return v === WIDE ? this.wide.get(i * NUMS + column)! : from + v;
+    return v === WIDE ? this.wide.get(i * NUMS + column) : from + v;
   }
 
   /** The kind of event `i`, without making the event. */
@@ -259,7 +246,7 @@ export class KeptTrace implements Iterable<TraceEvent> {
     if (i < HEAD) return this.objects[i]!.timeUs;
     const j = i - HEAD;
     const c = Math.floor(j / CHUNK);
-    return this.exactAt(this.nums[c]![(j % CHUNK) * NUMS + TIME]!, this.base[c]!, i, TIME);
+    return this.numberAt(this.nums[c]![(j % CHUNK) * NUMS + TIME]!, this.base[c]!, i, TIME)!;
   }
 
   /** Event `i`: the object kept for it, if there is one, else a new object equal to the one recorded. */
@@ -275,8 +262,7 @@ export class KeptTrace implements Iterable<TraceEvent> {
     const o = at * NUMS;
     const q = at * WORDS;
     const names = this.nameList;
-    const timeUs = this.exactAt(n[o + TIME]!, this.base[c]!, i, TIME);
-    const local = n[o + LOCAL]!;
+    const timeUs = this.numberAt(n[o + TIME]!, this.base[c]!, i, TIME)!;
     // Every field, in the recorder's order, undefined where absent: the same object shape and the same bytes.
     return {
       seq: i,
@@ -284,13 +270,13 @@ export class KeptTrace implements Iterable<TraceEvent> {
       kind: names[w[q]!]!,
       actor: names[w[q + 1]!]!,
       machine: names[w[q + 2]!]!,
-      localUs: local === ABSENT ? undefined : this.exactAt(local, timeUs, i, LOCAL),
+      localUs: this.numberAt(n[o + LOCAL]!, timeUs, i, LOCAL),
       key: names[w[q + 3]!],
       owner: list[w[q + OWNER]!] as string | undefined,
-      fence: this.countAt(n[o + FENCE]!, i, FENCE),
-      ttlUs: this.countAt(n[o + TTL]!, i, TTL),
+      fence: this.numberAt(n[o + FENCE]!, 0, i, FENCE),
+      ttlUs: this.numberAt(n[o + TTL]!, 0, i, TTL),
       peer: names[w[q + 4]!],
-      msg: this.countAt(n[o + MSG]!, i, MSG),
+      msg: this.numberAt(n[o + MSG]!, 0, i, MSG),
       reason: names[w[q + 5]!],
       believes: list[w[q + BELIEVES]!] as Belief | undefined,
       data: list[w[q + DATA]!] as Record<string, JsonValue> | undefined,
