@@ -5,7 +5,7 @@ import { runJob } from '../run.js';
 import { grouped, LIMITS, limitText } from '../scenario/limits.js';
 import type { Override } from '../scenario/set.js';
 import type { Scenario } from '../scenario/types.js';
-import { serializeTrace } from '../trace/io.js';
+import { traceTextPieces } from '../trace/io.js';
 import { JsonlWriter, jsonlHead, jsonlTail } from '../trace/jsonl.js';
 import type { KeptTrace } from '../trace/kept.js';
 import { TRACE_SCHEMA, type TraceDocument, type TraceEvent } from '../trace/types.js';
@@ -36,27 +36,23 @@ export function isJsonl(file: string): boolean {
 }
 
 /**
- * The trace document as text, or a clear refusal when it is too large to be
- * one string or larger than `locklab check` reads back: a trace written here
+ * The trace document as text, in pieces to be written one after another
+ * (see traceTextPieces), or a clear refusal, before any of it is written,
+ * when it is larger than `locklab check` reads back: a trace written here
  * must always be readable again.
  */
-function traceText(doc: TraceDocument, events: KeptTrace, ref: string): string {
-  const tooLarge = (): InputError =>
-    new InputError(ref, [
+function traceText(doc: TraceDocument, events: KeptTrace, ref: string, maxBytes: number): string[] {
+  const pieces = traceTextPieces(doc, events);
+  let bytes = 0;
+  for (const p of pieces) bytes += Buffer.byteLength(p, 'utf8');
+  if (bytes > maxBytes)
+    throw new InputError(ref, [
       {
         path: 'budget.maxEvents',
         message: `the run recorded ${grouped(events.length)} trace events, too many for one trace file (${limitText('maxTraceBytes')}); lower budget.maxEvents, or stream the trace with --out trace.jsonl`,
       },
     ]);
-  let text: string;
-  try {
-    text = serializeTrace(doc, events);
-  } catch (err) {
-    if (err instanceof RangeError) throw tooLarge();
-    throw err;
-  }
-  if (Buffer.byteLength(text, 'utf8') > LIMITS.maxTraceBytes) throw tooLarge();
-  return text;
+  return pieces;
 }
 
 /**
@@ -65,8 +61,9 @@ function traceText(doc: TraceDocument, events: KeptTrace, ref: string): string {
  * maxTraceEvents and stops there, saying how to stream instead. Otherwise
  * each event goes out as it happens (JSON Lines to stdout or to a file, the
  * head and tail of the timeline) and memory stays flat however long the run.
- * Returns the run's end for the exit code. `keptCapEvents` is maxTraceEvents
- * but for tests, which need not run a million events to reach it.
+ * Returns the run's end for the exit code. `caps` are maxTraceEvents and
+ * maxTraceBytes but for tests, which need not run a million events or write
+ * half a gigabyte to reach them.
  */
 export function runCommand(
   ref: string,
@@ -74,7 +71,7 @@ export function runCommand(
   opts: RunOptions,
   io: Out,
   c: Colors,
-  keptCapEvents: number = LIMITS.maxTraceEvents,
+  caps: { readonly keptEvents: number; readonly traceBytes: number } = { keptEvents: LIMITS.maxTraceEvents, traceBytes: LIMITS.maxTraceBytes },
 ): { end: RunEnd; outcome: TraceDocument['verdict']['outcome'] } {
   if (opts.stream === true && opts.json !== true)
     throw new InputError('--stream', [{ path: '', message: 'goes with --json: it prints the trace as JSON Lines' }]);
@@ -106,6 +103,7 @@ export function runCommand(
     const window = !keep && opts.json !== true ? new EventWindow(opts.head ?? 0, opts.tail ?? 0) : undefined;
     if (window !== undefined) sinks.push((e) => window.push(e));
 
+    const keptCapEvents = caps.keptEvents;
     const capped = keep && scenario.budget.maxEvents > keptCapEvents;
     const r = runJob(scenario, seed, {
       trace: keep,
@@ -124,12 +122,15 @@ export function runCommand(
     const kept = r.trace;
     const doc: TraceDocument | undefined =
       kept === undefined ? undefined : { schema: TRACE_SCHEMA, source: 'sim', scenario, seed, stop: r.stop, events: [], verdict: r.verdict };
+    // Made once, for the file and standard output alike, and only when one of them takes the document.
+    let pieces: string[] | undefined;
+    const text = (): string[] => (pieces ??= traceText(doc!, kept!, ref, caps.traceBytes));
 
     if (file !== undefined) {
       if (fileLines !== undefined) {
         fileLines.line(jsonlTail(r.stop, r.verdict));
         fileLines.flush();
-      } else file.write(traceText(doc!, kept!, ref));
+      } else for (const p of text()) file.write(p);
       file.commit();
     }
     const why = stopReason(end);
@@ -137,7 +138,7 @@ export function runCommand(
       if (outLines !== undefined) {
         outLines.line(jsonlTail(r.stop, r.verdict));
         outLines.flush();
-      } else io.out(traceText(doc!, kept!, ref));
+      } else for (const p of text()) io.out(p);
       // Standard output is the trace, so why the run stopped short goes to standard error too.
       if (why !== undefined) io.err(`locklab: ${ref}: ${why}\n`);
     } else {

@@ -10,15 +10,45 @@ const TOP_LEVEL = ['schema', 'source', 'scenario', 'seed', 'stop', 'partial', 'e
  * written event by event, without making every event an object at once.
  */
 export function serializeTrace(doc: TraceDocument, events: Iterable<TraceEvent> = doc.events): string {
-  const parts = TOP_LEVEL.filter((k) => doc[k as keyof TraceDocument] !== undefined).map((k) => {
-    if (k === 'events') {
-      const lines: string[] = [];
-      for (const e of events) lines.push(`    ${JSON.stringify(e)}`);
-      return `  "events": [${lines.length === 0 ? '' : `\n${lines.join(',\n')}\n  `}]`;
+  return traceTextPieces(doc, events).join('');
+}
+
+/**
+ * The text of `serializeTrace`, in pieces of `eventsPerPiece` events each
+ * (the first piece also holds what comes before the events, the last what
+ * comes after them). A long trace written a piece at a time is held once, as
+ * pieces, and never as one string beside a string for each of its events.
+ */
+export function traceTextPieces(doc: TraceDocument, events: Iterable<TraceEvent> = doc.events, eventsPerPiece = 4096): string[] {
+  const pieces: string[] = [];
+  // What is not yet in a piece: the document's opening and its fields before the events, then what follows the last event.
+  let text = '{\n';
+  let fields = 0;
+  for (const k of TOP_LEVEL) {
+    if (doc[k] === undefined) continue;
+    if (fields++ > 0) text += ',\n';
+    if (k !== 'events') {
+      text += `  ${JSON.stringify(k)}: ${JSON.stringify(doc[k])}`;
+      continue;
     }
-    return `  ${JSON.stringify(k)}: ${JSON.stringify(doc[k as keyof TraceDocument])}`;
-  });
-  return `{\n${parts.join(',\n')}\n}\n`;
+    text += '  "events": [';
+    let lines: string[] = [];
+    let written = 0;
+    const piece = (): void => {
+      pieces.push(`${text}${written === 0 ? '\n' : ',\n'}${lines.join(',\n')}`);
+      written += lines.length;
+      text = '';
+      lines = [];
+    };
+    for (const e of events) {
+      lines.push(`    ${JSON.stringify(e)}`);
+      if (lines.length === eventsPerPiece) piece();
+    }
+    if (lines.length > 0) piece();
+    text += written === 0 ? ']' : '\n  ]';
+  }
+  pieces.push(`${text}\n}\n`);
+  return pieces;
 }
 
 /** The run's fingerprint: the run hash (sim/trace/hash.ts), which leaves the derived verdict out. */
