@@ -4,6 +4,8 @@ import { join } from 'node:path';
 import pc from 'picocolors';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EventWindow } from '../sim/cli/event-window.js';
+import { formatTimeline } from '../sim/cli/format.js';
+import { runJob } from '../sim/run.js';
 import { runCommand } from '../sim/cli/run-command.js';
 import { InputError } from '../sim/errors.js';
 import { LIMITS } from '../sim/scenario/limits.js';
@@ -202,6 +204,25 @@ describe('EventWindow', () => {
     expect(w.tail.map((e) => e.seq)).toEqual([8, 9, 10]);
     expect(w.elided).toBe(6);
     expect(w.total).toBe(11);
+  });
+
+  it('a whole kept trace is printed from its columns, in pieces, as the same text as its events formatted at once', () => {
+    // Over 4,096 lines, so the timeline comes in more than one piece, and over 4,096 events, so most are read back from columns.
+    const scenario = normalizeScenario(workloadScenario(500), 'workload.json');
+    const io = { outText: '', errText: '', out: (t: string) => (io.outText += t), err: (t: string) => (io.errText += t) };
+    const writes: string[] = [];
+    const counting = { ...io, out: (t: string) => (writes.push(t), io.out(t)) };
+    runCommand('workload.json', scenario, { set: [] }, counting, pc.createColors(false));
+    const r = runJob(scenario, scenario.seed, { trace: true, hash: false });
+    const run = { scenario, seed: scenario.seed, source: 'sim' as const, verdict: r.verdict };
+    const events = r.trace!.toArray();
+    expect(events.length).toBeGreaterThan(3 * 4096);
+    const timeline = formatTimeline({ ...run, events }, pc.createColors(false));
+    expect(io.outText.startsWith(`${timeline}\n\n`)).toBe(true);
+    expect(timeline.split('\n').length).toBeGreaterThan(events.length);
+    // The timeline went out a piece at a time, not as one string.
+    expect(writes.length).toBeGreaterThan(3);
+    expect(Math.max(...writes.map((w) => w.length))).toBeLessThan(timeline.length / 3);
   });
 
   it('with fewer events than head and tail hold, elides none and repeats none', () => {

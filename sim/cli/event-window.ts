@@ -1,12 +1,24 @@
 import type { TraceEvent } from '../trace/types.js';
 
 /**
+ * What a timeline shows: the events of its head, read in order (a kept
+ * trace is read twice, never held as objects), those of its tail, and how
+ * many were left out between them.
+ */
+export interface ShownEvents {
+  readonly head: Iterable<TraceEvent>;
+  readonly tail: readonly TraceEvent[];
+  readonly elided: number;
+  readonly total: number;
+}
+
+/**
  * The events a timeline shows of a run: all of them, or the first `head`
  * and the last `tail` with a count of those between. Fed one event at a
  * time, it holds at most head + tail events, so a timeline of any length
  * costs the memory of what it prints.
  */
-export class EventWindow {
+export class EventWindow implements ShownEvents {
   readonly head: TraceEvent[] = [];
   private readonly ring: TraceEvent[] = [];
   private next = 0;

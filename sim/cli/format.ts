@@ -6,7 +6,7 @@ import type { FindingList, Verdict } from '../check/verdict.js';
 import { FINDINGS_KEPT } from '../check/checker.js';
 import { formatDuration, formatInstant } from '../time.js';
 import { grouped } from '../scenario/limits.js';
-import { EventWindow } from './event-window.js';
+import { EventWindow, type ShownEvents } from './event-window.js';
 import { stopReason, type RunEnd } from '../trace/stop-reason.js';
 import { counted } from '../words.js';
 
@@ -45,8 +45,23 @@ export type TimelineRun = Pick<TraceDocument, 'scenario' | 'seed' | 'source' | '
  * flagged. Given a window with a head and a tail, the lines between them are
  * replaced by one that says how many were left out.
  */
-export function formatTimeline(doc: TimelineRun & { events?: readonly TraceEvent[] }, c: Colors, window?: EventWindow): string {
-  const shown = window ?? EventWindow.of(doc.events ?? []);
+export function formatTimeline(doc: TimelineRun & { events?: readonly TraceEvent[] }, c: Colors, window?: ShownEvents): string {
+  const lines: string[] = [];
+  writeTimeline(doc, c, window ?? EventWindow.of(doc.events ?? []), (piece) => lines.push(piece));
+  return lines.join('\n');
+}
+
+/** How many lines of a timeline `writeTimeline` hands on at a time. */
+const LINES_PER_PIECE = 4096;
+
+/**
+ * The timeline of `formatTimeline`, handed to `write` in pieces of lines
+ * joined by newlines, with no newline after the last piece: the pieces,
+ * joined by newlines, are `formatTimeline`'s text. The head is read twice,
+ * once to size the columns and once to print, and never held: a kept trace
+ * of a million events is printed in the memory of a few thousand lines.
+ */
+export function writeTimeline(doc: TimelineRun, c: Colors, shown: ShownEvents, write: (piece: string) => void): void {
   const stale = new Map(doc.verdict.staleWrites.map((w) => [w.seq, w]));
   // The event that ended a lost lock is marked where it happens: the holder does not know yet.
   const lost = new Map(doc.verdict.lostLocks.map((l) => [l.seqs[0], l]));
@@ -63,41 +78,51 @@ export function formatTimeline(doc: TimelineRun & { events?: readonly TraceEvent
     // Per-machine store nodes are already named actor@machine.
     who: e.actor.endsWith(`@${e.machine}`) ? e.actor : `${e.actor}@${e.machine}`,
   });
-  const head = shown.head.map(row);
   const tail = shown.tail.map(row);
   // A loop, not Math.max(...rows): spreading a long trace would pass more arguments than the engine allows.
   let wTime = 'true time'.length;
   let wLocal = 'local clock'.length;
   let wWho = 'actor'.length;
-  for (const rows of [head, tail]) {
-    for (const r of rows) {
-      if (r.time.length > wTime) wTime = r.time.length;
-      if (r.local.length > wLocal) wLocal = r.local.length;
-      if (r.who.length > wWho) wWho = r.who.length;
-    }
+  let headCount = 0;
+  const measure = (r: ReturnType<typeof row>): void => {
+    if (r.time.length > wTime) wTime = r.time.length;
+    if (r.local.length > wLocal) wLocal = r.local.length;
+    if (r.who.length > wWho) wWho = r.who.length;
+  };
+  for (const e of shown.head) {
+    measure(row(e));
+    headCount++;
   }
+  for (const r of tail) measure(r);
   const indent = ' '.repeat(wTime + wLocal + wWho + 6);
 
-  const out: string[] = [];
-  out.push(
+  let out: string[] = [];
+  const line = (text: string): void => {
+    out.push(text);
+    if (out.length === LINES_PER_PIECE) {
+      write(out.join('\n'));
+      out = [];
+    }
+  };
+  line(
     c.bold(`${doc.scenario.name}`) +
       c.dim(
         ` · seed ${doc.seed} · ${doc.source === 'sim' ? 'simulated' : 'real servers'}${doc.scenario.resource.fencing ? ' · fencing on' : ' · fencing off'}`,
       ),
   );
-  if (doc.scenario.summary !== '') out.push(c.dim(doc.scenario.summary));
-  out.push('');
-  out.push(c.dim(`${'true time'.padStart(wTime)}  ${'local clock'.padStart(wLocal)}  ${'actor'.padEnd(wWho)}  event`));
+  if (doc.scenario.summary !== '') line(c.dim(doc.scenario.summary));
+  line('');
+  line(c.dim(`${'true time'.padStart(wTime)}  ${'local clock'.padStart(wLocal)}  ${'actor'.padEnd(wWho)}  event`));
   let m = 0;
   const print = (r: ReturnType<typeof row>): void => {
-    while (m < marks.length && marks[m]!.atUs <= r.e.timeUs) out.push(indent + c.bold(c.red(marks[m++]!.text)));
+    while (m < marks.length && marks[m]!.atUs <= r.e.timeUs) line(indent + c.bold(c.red(marks[m++]!.text)));
     const l = lost.get(r.e.seq);
-    out.push(
+    line(
       formatRow(r, wTime, wLocal, wWho, stale.get(r.e.seq), c) +
         (l === undefined ? '' : c.bold(c.red(`  ← LOCK LOST: ${l.client} still believes it holds it`))),
     );
   };
-  for (const r of head) print(r);
+  for (const e of shown.head) print(row(e));
   if (shown.elided > 0) {
     // Marks that fall among the left-out events are left out with them, and counted.
     const firstTailUs = tail[0]?.e.timeUs ?? Number.POSITIVE_INFINITY;
@@ -107,16 +132,16 @@ export function formatTimeline(doc: TimelineRun & { events?: readonly TraceEvent
       marksElided++;
     }
     const lines = shown.elided + marksElided;
-    const between = head.length === 0 ? 'at the start' : tail.length === 0 ? 'at the end' : 'here';
-    out.push(
+    const between = headCount === 0 ? 'at the start' : tail.length === 0 ? 'at the end' : 'here';
+    line(
       c.dim(
         `${indent}… ${counted(lines, 'line', { show: grouped })} elided ${between} (${counted(shown.elided, 'event', { show: grouped })}${marksElided > 0 ? `, ${counted(marksElided, 'double-ownership mark')}` : ''}; of ${grouped(shown.total)} events in all) …`,
       ),
     );
   }
   for (const r of tail) print(r);
-  while (m < marks.length) out.push(indent + c.bold(c.red(marks[m++]!.text)));
-  return out.join('\n');
+  while (m < marks.length) line(indent + c.bold(c.red(marks[m++]!.text)));
+  if (out.length > 0) write(out.join('\n'));
 }
 
 function formatRow(

@@ -11,7 +11,7 @@ import type { KeptTrace } from '../trace/kept.js';
 import { TRACE_SCHEMA, type TraceDocument, type TraceEvent } from '../trace/types.js';
 import { EventWindow } from './event-window.js';
 import { AtomicFile } from './files.js';
-import { formatStop, formatTimeline, formatVerdict, stopReason, type RunEnd } from './format.js';
+import { formatStop, formatVerdict, stopReason, writeTimeline, type RunEnd } from './format.js';
 
 export interface RunOptions {
   seed?: number;
@@ -143,7 +143,10 @@ export function runCommand(
       if (why !== undefined) io.err(`locklab: ${ref}: ${why}\n`);
     } else {
       const run = { scenario, seed, source: 'sim' as const, verdict: r.verdict };
-      io.out(`${formatTimeline(run, c, window ?? EventWindow.of(kept!))}\n\n${formatVerdict(run, c)}\n${formatStop(end, c)}\n`);
+      // A kept trace is printed from its columns, a few thousand lines at a time, never as one string.
+      let written = 0;
+      writeTimeline(run, c, window ?? { head: kept!, tail: [], elided: 0, total: kept!.length }, (piece) => io.out(written++ === 0 ? piece : `\n${piece}`));
+      io.out(`\n\n${formatVerdict(run, c)}\n${formatStop(end, c)}\n`);
       io.out(c.dim(`Reproduce: ${reproduceCommand(ref, seed, opts.set)}\n`));
       if (opts.out !== undefined) io.out(c.dim(`Trace written to ${opts.out}\n`));
     }
