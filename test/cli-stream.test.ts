@@ -6,9 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EventWindow } from '../sim/cli/event-window.js';
 import { formatTimeline } from '../sim/cli/format.js';
 import { runJob } from '../sim/run.js';
-import { runCommand } from '../sim/cli/run-command.js';
+import { HELD_TEXT_CHARS, RUN_CAPS, runCommand } from '../sim/cli/run-command.js';
 import { InputError } from '../sim/errors.js';
-import { LIMITS } from '../sim/scenario/limits.js';
 import { normalizeScenario } from '../sim/scenario/normalize.js';
 import { BUILTIN_SCENARIOS } from '../sim/scenarios/index.js';
 import type { TraceDocument, TraceEvent } from '../sim/trace/types.js';
@@ -122,7 +121,7 @@ describe('the budget of a run that keeps its whole trace', () => {
 
   it('stops at the cap with a message naming the budget and how to stream instead', () => {
     const io = capture();
-    const r = runCommand('forever.json', scenario, { set: [] }, io, pc.createColors(false), { keptEvents: 400, traceBytes: LIMITS.maxTraceBytes });
+    const r = runCommand('forever.json', scenario, { set: [] }, io, pc.createColors(false), { ...RUN_CAPS, keptEvents: 400 });
     expect(r.end.stop).toMatchObject({ reason: 'event-budget', events: 400 });
     expect(io.outText).toContain(
       'Run stopped at the event budget of a run that keeps its whole trace (400 events: maxTraceEvents; the scenario allows 5,000) after 400 kernel events',
@@ -132,7 +131,7 @@ describe('the budget of a run that keeps its whole trace', () => {
 
   it('under --json the cap is said on stderr in one line, beside the trace on stdout', () => {
     const io = capture();
-    runCommand('forever.json', scenario, { set: [], json: true }, io, pc.createColors(false), { keptEvents: 400, traceBytes: LIMITS.maxTraceBytes });
+    runCommand('forever.json', scenario, { set: [], json: true }, io, pc.createColors(false), { ...RUN_CAPS, keptEvents: 400 });
     expect((JSON.parse(io.outText) as TraceDocument).events.length).toBeGreaterThan(0);
     expect(io.errText.trim().split('\n')).toHaveLength(1);
     expect(io.errText).toContain('locklab: forever.json: Run stopped at the event budget of a run that keeps its whole trace (400 events');
@@ -140,30 +139,30 @@ describe('the budget of a run that keeps its whole trace', () => {
 
   it('a trace document larger than check reads back is refused before a byte of it is written, to stdout or to a file', () => {
     const whole = capture();
-    runCommand('forever.json', scenario, { set: [], json: true }, whole, pc.createColors(false), { keptEvents: 400, traceBytes: LIMITS.maxTraceBytes });
+    runCommand('forever.json', scenario, { set: [], json: true }, whole, pc.createColors(false), { ...RUN_CAPS, keptEvents: 400 });
     const bytes = Buffer.byteLength(whole.outText, 'utf8');
-    // At its exact size the document is written whole, in the same bytes as a run with no byte cap to speak of.
-    const exact = capture();
-    runCommand('forever.json', scenario, { set: [], json: true }, exact, pc.createColors(false), { keptEvents: 400, traceBytes: bytes });
-    expect(exact.outText).toBe(whole.outText);
-    const io = capture();
-    const file = join(dir, 'too-large.json');
-    const run = () =>
-      runCommand('forever.json', scenario, { set: [], json: true, out: file }, io, pc.createColors(false), { keptEvents: 400, traceBytes: bytes - 1 });
-    expect(run).toThrow(InputError);
-    expect(run).toThrow(
-      /^forever\.json: budget\.maxEvents: the run recorded [\d,]+ trace events, too many for one trace file \(the limit is [\d,]+ bytes \(maxTraceBytes\)\); lower budget\.maxEvents, or stream the trace with --out trace\.jsonl$/,
-    );
-    expect(io.outText).toBe('');
-    expect(readdirSync(dir).filter((f) => f.includes('too-large'))).toEqual([]);
+    // Held while it is measured, or measured, let go and made again (held nothing, or about half): the same bytes, at its exact size too.
+    for (const heldTextChars of [HELD_TEXT_CHARS, 0, Math.round(bytes / 2)]) {
+      const caps = { ...RUN_CAPS, keptEvents: 400, heldTextChars };
+      const exact = capture();
+      runCommand('forever.json', scenario, { set: [], json: true }, exact, pc.createColors(false), { ...caps, traceBytes: bytes });
+      expect(exact.outText, `holding ${heldTextChars} characters`).toBe(whole.outText);
+      const io = capture();
+      const file = join(dir, 'too-large.json');
+      const run = () =>
+        runCommand('forever.json', scenario, { set: [], json: true, out: file }, io, pc.createColors(false), { ...caps, traceBytes: bytes - 1 });
+      expect(run).toThrow(InputError);
+      expect(run).toThrow(
+        /^forever\.json: budget\.maxEvents: the run recorded [\d,]+ trace events, too many for one trace file \(the limit is [\d,]+ bytes \(maxTraceBytes\)\); lower budget\.maxEvents, or stream the trace with --out trace\.jsonl$/,
+      );
+      expect(io.outText).toBe('');
+      expect(readdirSync(dir).filter((f) => f.includes('too-large'))).toEqual([]);
+    }
   });
 
   it("a run that streams is not held to the cap: it runs to the scenario's own budget", () => {
     const io = capture();
-    const r = runCommand('forever.json', scenario, { set: [], head: 2, tail: 2 }, io, pc.createColors(false), {
-      keptEvents: 400,
-      traceBytes: LIMITS.maxTraceBytes,
-    });
+    const r = runCommand('forever.json', scenario, { set: [], head: 2, tail: 2 }, io, pc.createColors(false), { ...RUN_CAPS, keptEvents: 400 });
     expect(r.end.stop).toMatchObject({ reason: 'event-budget', events: 5000 });
     expect(io.outText).toContain('Run stopped at its event budget (5000 events)');
   });

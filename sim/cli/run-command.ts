@@ -36,23 +36,48 @@ export function isJsonl(file: string): boolean {
 }
 
 /**
- * The trace document as text, in pieces to be written one after another
- * (see traceTextPieces), or a clear refusal, before any of it is written,
- * when it is larger than `locklab check` reads back: a trace written here
- * must always be readable again.
+ * The limits of `locklab run` on a run that keeps its trace: maxTraceEvents,
+ * maxTraceBytes and HELD_TEXT_CHARS, but for tests, which need not run a
+ * million events or write half a gigabyte to reach them.
  */
-function traceText(doc: TraceDocument, events: KeptTrace, ref: string, maxBytes: number): string[] {
-  const pieces = traceTextPieces(doc, events);
+export interface RunCaps {
+  readonly keptEvents: number;
+  readonly traceBytes: number;
+  readonly heldTextChars: number;
+}
+
+/** How much of a trace document `locklab run` holds while it measures it (see writeTraceText): 64 MiB of text, a run of about 300,000 events. */
+export const HELD_TEXT_CHARS = 64 * 1024 * 1024;
+
+export const RUN_CAPS: RunCaps = { keptEvents: LIMITS.maxTraceEvents, traceBytes: LIMITS.maxTraceBytes, heldTextChars: HELD_TEXT_CHARS };
+
+/**
+ * Writes the trace document a piece at a time (see traceTextPieces), or
+ * refuses it, before any of it is written, when it is larger than `locklab
+ * check` reads back: a trace written here must always be readable again.
+ * The pieces are held while they are measured, up to `caps.heldTextChars`
+ * characters; a longer document is measured to its end, let go, and made
+ * again as it is written, so that it is never held whole.
+ */
+function writeTraceText(doc: TraceDocument, events: KeptTrace, ref: string, caps: RunCaps, write: (piece: string) => void): void {
+  let held: string[] | undefined = [];
+  let heldChars = 0;
   let bytes = 0;
-  for (const p of pieces) bytes += Buffer.byteLength(p, 'utf8');
-  if (bytes > maxBytes)
+  for (const p of traceTextPieces(doc, events)) {
+    bytes += Buffer.byteLength(p, 'utf8');
+    if (held === undefined) continue;
+    heldChars += p.length;
+    if (heldChars <= caps.heldTextChars) held.push(p);
+    else held = undefined;
+  }
+  if (bytes > caps.traceBytes)
     throw new InputError(ref, [
       {
         path: 'budget.maxEvents',
         message: `the run recorded ${grouped(events.length)} trace events, too many for one trace file (${limitText('maxTraceBytes')}); lower budget.maxEvents, or stream the trace with --out trace.jsonl`,
       },
     ]);
-  return pieces;
+  for (const p of held ?? traceTextPieces(doc, events)) write(p);
 }
 
 /**
@@ -61,9 +86,7 @@ function traceText(doc: TraceDocument, events: KeptTrace, ref: string, maxBytes:
  * maxTraceEvents and stops there, saying how to stream instead. Otherwise
  * each event goes out as it happens (JSON Lines to stdout or to a file, the
  * head and tail of the timeline) and memory stays flat however long the run.
- * Returns the run's end for the exit code. `caps` are maxTraceEvents and
- * maxTraceBytes but for tests, which need not run a million events or write
- * half a gigabyte to reach them.
+ * Returns the run's end for the exit code.
  */
 export function runCommand(
   ref: string,
@@ -71,7 +94,7 @@ export function runCommand(
   opts: RunOptions,
   io: Out,
   c: Colors,
-  caps: { readonly keptEvents: number; readonly traceBytes: number } = { keptEvents: LIMITS.maxTraceEvents, traceBytes: LIMITS.maxTraceBytes },
+  caps: RunCaps = RUN_CAPS,
 ): { end: RunEnd; outcome: TraceDocument['verdict']['outcome'] } {
   if (opts.stream === true && opts.json !== true)
     throw new InputError('--stream', [{ path: '', message: 'goes with --json: it prints the trace as JSON Lines' }]);
@@ -122,15 +145,12 @@ export function runCommand(
     const kept = r.trace;
     const doc: TraceDocument | undefined =
       kept === undefined ? undefined : { schema: TRACE_SCHEMA, source: 'sim', scenario, seed, stop: r.stop, events: [], verdict: r.verdict };
-    // Made once, for the file and standard output alike, and only when one of them takes the document.
-    let pieces: string[] | undefined;
-    const text = (): string[] => (pieces ??= traceText(doc!, kept!, ref, caps.traceBytes));
 
     if (file !== undefined) {
       if (fileLines !== undefined) {
         fileLines.line(jsonlTail(r.stop, r.verdict));
         fileLines.flush();
-      } else for (const p of text()) file.write(p);
+      } else writeTraceText(doc!, kept!, ref, caps, (p) => file.write(p));
       file.commit();
     }
     const why = stopReason(end);
@@ -138,7 +158,7 @@ export function runCommand(
       if (outLines !== undefined) {
         outLines.line(jsonlTail(r.stop, r.verdict));
         outLines.flush();
-      } else for (const p of text()) io.out(p);
+      } else writeTraceText(doc!, kept!, ref, caps, (p) => io.out(p));
       // Standard output is the trace, so why the run stopped short goes to standard error too.
       if (why !== undefined) io.err(`locklab: ${ref}: ${why}\n`);
     } else {

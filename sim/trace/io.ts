@@ -10,17 +10,17 @@ const TOP_LEVEL = ['schema', 'source', 'scenario', 'seed', 'stop', 'partial', 'e
  * written event by event, without making every event an object at once.
  */
 export function serializeTrace(doc: TraceDocument, events: Iterable<TraceEvent> = doc.events): string {
-  return traceTextPieces(doc, events).join('');
+  return [...traceTextPieces(doc, events)].join('');
 }
 
 /**
  * The text of `serializeTrace`, in pieces of `eventsPerPiece` events each
  * (the first piece also holds what comes before the events, the last what
- * comes after them). A long trace written a piece at a time is held once, as
- * pieces, and never as one string beside a string for each of its events.
+ * comes after them), each made when it is asked for: a long trace can be
+ * measured, then written, a piece at a time, and is never held as one
+ * string, nor as a string for each of its events.
  */
-export function traceTextPieces(doc: TraceDocument, events: Iterable<TraceEvent> = doc.events, eventsPerPiece = 4096): string[] {
-  const pieces: string[] = [];
+export function* traceTextPieces(doc: TraceDocument, events: Iterable<TraceEvent> = doc.events, eventsPerPiece = 4096): Generator<string, void, undefined> {
   // What is not yet in a piece: the document's opening and its fields before the events, then what follows the last event.
   let text = '{\n';
   let fields = 0;
@@ -34,21 +34,23 @@ export function traceTextPieces(doc: TraceDocument, events: Iterable<TraceEvent>
     text += '  "events": [';
     let lines: string[] = [];
     let written = 0;
-    const piece = (): void => {
-      pieces.push(`${text}${written === 0 ? '\n' : ',\n'}${lines.join(',\n')}`);
-      written += lines.length;
-      text = '';
-      lines = [];
-    };
     for (const e of events) {
       lines.push(`    ${JSON.stringify(e)}`);
-      if (lines.length === eventsPerPiece) piece();
+      if (lines.length === eventsPerPiece) {
+        yield `${text}${written === 0 ? '\n' : ',\n'}${lines.join(',\n')}`;
+        written += lines.length;
+        text = '';
+        lines = [];
+      }
     }
-    if (lines.length > 0) piece();
+    if (lines.length > 0) {
+      yield `${text}${written === 0 ? '\n' : ',\n'}${lines.join(',\n')}`;
+      written += lines.length;
+      text = '';
+    }
     text += written === 0 ? ']' : '\n  ]';
   }
-  pieces.push(`${text}\n}\n`);
-  return pieces;
+  yield `${text}\n}\n`;
 }
 
 /** The run's fingerprint: the run hash (sim/trace/hash.ts), which leaves the derived verdict out. */
