@@ -50,6 +50,8 @@ export default defineConfig({
       { find: /^locklab$/, replacement: new URL('./sim/index.ts', import.meta.url).pathname },
     ],
     environment: 'node',
+    // Test files make thousands of short runs; V8's pretenuring by allocation site slows such a process 3-6x (docs/testing.md, "Many seeds").
+    execArgv: ['--no-allocation-site-pretenuring'],
     testTimeout: 60_000,
     hookTimeout: 120_000,
     // Browser tests poll the page; on a loaded two-core machine a re-run in the worker can take over the default 1 s.
