@@ -68,6 +68,49 @@ describeBrowser('the Odds view', () => {
     expect(lab.errors).toEqual([]);
   });
 
+  it('keeps its workers for the next sweep, and a stopped sweep’s are replaced', async () => {
+    const page = await lab.context.newPage();
+    page.on('pageerror', (e) => lab.errors.push(`pageerror: ${e.message}`));
+    // Every odds worker the page starts, and whether it has gone.
+    const workers: Array<{ closed: boolean }> = [];
+    page.on('worker', (w) => {
+      if (!w.url().includes('odds.worker')) return;
+      const entry = { closed: false };
+      workers.push(entry);
+      w.on('close', () => (entry.closed = true));
+    });
+    await page.goto(`${lab.url}#/odds`);
+    const cores = await page.evaluate(() => Math.max(1, Math.min(8, navigator.hardwareConcurrency || 2)));
+    // The workers start with the view, before any sweep.
+    await expect.poll(() => workers.length).toBe(cores);
+    const expected = nodeReport();
+    for (let sweep = 1; sweep <= 2; sweep++) {
+      await page.getByTestId('odds-run').click();
+      await expect.poll(() => page.getByTestId('odds-status').textContent(), { timeout: 60_000 }).toMatch(/11,000 of 11,000 runs .* done$/);
+      // The same workers ran both sweeps, and counted what Node counts.
+      expect(workers.length).toBe(cores);
+      expect(workers.every((w) => !w.closed)).toBe(true);
+      const label = await page.locator('g.odds-point[data-metric="unsafe"][data-combo="4"]').getAttribute('aria-label');
+      expect(label).toContain(`stale write accepted ${formatShare(expected.combinations[4]!.unsafe)} of 1,000 runs`);
+    }
+    // A stop ends the workers mid-batch; the next sweep starts new ones, and its counts are whole.
+    await page.getByTestId('odds-runs').fill('20000');
+    await page.getByTestId('odds-run').click();
+    await expect.poll(() => page.getByTestId('odds-status').textContent()).toMatch(/^[\d,]+ of 220,000 runs/);
+    await page.getByTestId('odds-run').click();
+    await expect.poll(() => workers.filter((w) => w.closed).length).toBe(cores);
+    await page.getByTestId('odds-runs').fill('1000');
+    await page.getByTestId('odds-run').click();
+    await expect.poll(() => page.getByTestId('odds-status').textContent(), { timeout: 60_000 }).toMatch(/11,000 of 11,000 runs .* done$/);
+    expect(workers.length).toBe(2 * cores);
+    const label = await page.locator('g.odds-point[data-metric="unsafe"][data-combo="4"]').getAttribute('aria-label');
+    expect(label).toContain(`stale write accepted ${formatShare(expected.combinations[4]!.unsafe)} of 1,000 runs`);
+    // Leaving the view lets the idle workers go.
+    await page.evaluate(() => (location.hash = '#/lab'));
+    await expect.poll(() => workers.filter((w) => w.closed).length).toBe(2 * cores);
+    expect(lab.errors).toEqual([]);
+  });
+
   it('shows the smallest run that breaks it beside the original in Compare', async () => {
     const page = await lab.page('#/odds', { width: 1280, height: 900 });
     await page.getByTestId('odds-runs').fill('200');

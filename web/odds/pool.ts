@@ -47,17 +47,37 @@ export interface SweepProgress {
 }
 
 /**
+ * Workers that finished a sweep, kept for the next: a worker that has run
+ * thousands of seeds has its code compiled, and a new one loads its module
+ * and runs its first seeds interpreted, which on this lab's bench took
+ * more of a sweep than the runs after them.
+ */
+const idle: OddsWorker[] = [];
+let made = 0;
+
+/** Starts the workers a sweep will want, so that they load while the form is filled in. */
+export function warmWorkers(threads: number = browserCores()): void {
+  while (idle.length < threads) idle.push(new OddsWorker(made++));
+}
+
+/** Lets go of the idle workers (the Odds view does when it closes with no sweep running). */
+export function releaseWorkers(): void {
+  for (const w of idle.splice(0)) w.terminate();
+}
+
+/**
  * A sweep on Web Workers, one per core: each worker keeps one batch in
  * flight and takes the next as soon as it answers, and every answer is
- * merged at once, so the plot fills in as counts arrive. Stopping
- * terminates the workers; what was counted stays, marked partial.
+ * merged at once, so the plot fills in as counts arrive. A sweep that ends
+ * hands its workers back for the next one; stopping terminates them, and
+ * what was counted stays, marked partial.
  */
 export class OddsSweep {
   private readonly workers: OddsWorker[];
   private stopped = false;
 
   constructor(readonly threads: number = browserCores()) {
-    this.workers = Array.from({ length: threads }, (_, i) => new OddsWorker(i));
+    this.workers = Array.from({ length: threads }, () => idle.pop() ?? new OddsWorker(made++));
   }
 
   async run(plan: SweepPlan, onProgress: (p: SweepProgress) => void): Promise<SweepProgress> {
@@ -77,18 +97,17 @@ export class OddsSweep {
     };
     try {
       await Promise.all(this.workers.map(lane));
-    } finally {
-      this.close();
+    } catch (err) {
+      // The other workers may be in the middle of a batch: they go, as on a stop.
+      this.stop();
+      throw err;
     }
+    if (!this.stopped) idle.push(...this.workers);
     return { agg, elapsedMs: performance.now() - started };
   }
 
   stop(): void {
     this.stopped = true;
-    this.close();
-  }
-
-  private close(): void {
     for (const w of this.workers) w.terminate();
   }
 }

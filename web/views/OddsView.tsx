@@ -1,4 +1,4 @@
-import { useMemo, useState } from 'react';
+import { useEffect, useMemo, useState } from 'react';
 import { InputError } from '../../sim/errors.js';
 import { defaultBatchSize, planSweep } from '../../sim/odds/plan.js';
 import { parseSeedRange, parseVary, showValue, type Vary } from '../../sim/odds/range.js';
@@ -11,7 +11,8 @@ import { formatDuration } from '../../sim/time.js';
 import { download } from '../components/FilePicker.js';
 import { OddsPlot, METRICS, type MetricKey } from '../odds/OddsPlot.js';
 import { defaultRange, paramChoices, type ParamChoice } from '../odds/params.js';
-import { browserCores, OddsSweep, shrinkInWorker } from '../odds/pool.js';
+import { browserCores, OddsSweep, releaseWorkers, shrinkInWorker, warmWorkers, type SweepProgress } from '../odds/pool.js';
+import { latestEvery } from '../odds/redraw.js';
 import { useOdds } from '../odds/store.js';
 import { runOrigin, showPrimary } from '../state/session.js';
 import { useUi } from '../state/ui.js';
@@ -19,6 +20,8 @@ import '../odds/odds.css';
 
 /** The most runs one sweep in the browser may take: beyond this, use `locklab sweep`. */
 const MAX_RUNS = 2_000_000;
+/** How often a running sweep's plot and table are redrawn, at most (ms). */
+const REDRAW_MS = 250;
 
 function scenarioOf(name: string): Scenario {
   return normalizeScenario(BUILTIN_SCENARIOS[name], name);
@@ -37,6 +40,8 @@ function valueAt(choices: readonly ParamChoice[], path: string): unknown {
 }
 
 let current: OddsSweep | null = null;
+/** Whether the Odds view is on screen: a sweep that ends after it closed lets its workers go. */
+let viewOpen = false;
 
 async function startSweep(): Promise<void> {
   const odds = useOdds.getState();
@@ -75,25 +80,22 @@ async function startSweep(): Promise<void> {
   const sweep = new OddsSweep(useOdds.getState().threads);
   current = sweep;
   odds.set({ running: true, plan, report: null, selected: null, error: null, elapsedMs: 0 });
-  let frame = 0;
+  // The plot and the table are redrawn a few times a second, however fast counts arrive: drawn at every frame, they took a core's worth of time from the workers.
+  const redraw = latestEvery<SweepProgress>(REDRAW_MS, (p) => {
+    if (current === sweep) useOdds.getState().set({ report: sweepReport(p.agg, plan.combinations[0]!.scenario.name), elapsedMs: p.elapsedMs });
+  });
   try {
-    const done = await sweep.run(plan, (p) => {
-      // Redraw at most once a frame however fast counts arrive.
-      if (frame !== 0) return;
-      frame = requestAnimationFrame(() => {
-        frame = 0;
-        if (current === sweep) useOdds.getState().set({ report: sweepReport(p.agg, plan.combinations[0]!.scenario.name), elapsedMs: p.elapsedMs });
-      });
-    });
-    cancelAnimationFrame(frame);
+    const done = await sweep.run(plan, (p) => redraw.push(p));
     if (current === sweep) useOdds.getState().set({ report: sweepReport(done.agg, plan.combinations[0]!.scenario.name), elapsedMs: done.elapsedMs });
     performance.mark('locklab:odds-done');
   } catch (err) {
     if (current === sweep) useOdds.getState().set({ error: String((err as Error).message ?? err) });
   } finally {
+    redraw.cancel();
     if (current === sweep) {
       useOdds.getState().set({ running: false });
       current = null;
+      if (!viewOpen) releaseWorkers();
     }
   }
 }
@@ -288,6 +290,15 @@ export function OddsView() {
   const reportChoices = report === null ? [] : paramChoices(scenarioOf(report.scenario));
   const chosen = report === null ? undefined : valueAt(reportChoices, report.vary[0]!.path);
   const axisLabel = report === null ? '' : (reportChoices.find((c) => c.path === report.vary[0]!.path)?.label ?? report.vary[0]!.path);
+  // The workers load while the form is filled in, and stay for the next sweep while the view is open.
+  useEffect(() => {
+    viewOpen = true;
+    warmWorkers();
+    return () => {
+      viewOpen = false;
+      if (current === null) releaseWorkers();
+    };
+  }, []);
 
   return (
     <section className="odds" aria-labelledby="odds-title">
