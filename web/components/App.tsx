@@ -1,4 +1,4 @@
-import { lazy, Suspense, useCallback, useEffect } from 'react';
+import { useCallback, useEffect } from 'react';
 import { LessonsPage } from '../lessons/LessonsPage.js';
 import { useLessonRoute } from '../lessons/route.js';
 import { usePlayback } from '../state/playback.js';
@@ -14,12 +14,13 @@ import { useDrop } from './DropZone.js';
 import { HelpDialog } from './HelpDialog.js';
 import { Icon } from './Icon.js';
 import { NoticeBar } from './NoticeBar.js';
+import { onDemand } from './OnDemand.js';
 
 // The lesson view and its Markdown renderer load only when a lesson is opened.
-const LessonView = lazy(() => import('../lessons/LessonView.js'));
+const LessonView = onDemand(() => import('../lessons/LessonView.js'), 'Loading the lesson…');
 
 // The Odds view brings the sweep machinery; it loads when first opened, so the first paint does not wait for it.
-const OddsView = lazy(() => import('../views/OddsView.js'));
+const OddsView = onDemand(() => import('../views/OddsView.js'), 'Loading…');
 
 const TABS: readonly { view: View; label: string }[] = [
   { view: 'lessons', label: 'Lessons' },
@@ -121,20 +122,12 @@ export function App() {
       <NoticeBar />
       <main id="main" tabIndex={-1} data-view={view}>
         {view === 'lessons' && <LessonsPage />}
-        {view === 'lesson' && (
-          <Suspense fallback={<p className="muted">Loading the lesson…</p>}>
-            <LessonView />
-          </Suspense>
-        )}
+        {view === 'lesson' && <LessonView />}
         {view === 'lab' && <LabView />}
         {view === 'sandbox' && <SandboxView />}
         {view === 'compare' && <CompareView />}
         {view === 'stores' && <StoresView />}
-        {view === 'odds' && (
-          <Suspense fallback={<p className="muted">Loading…</p>}>
-            <OddsView />
-          </Suspense>
-        )}
+        {view === 'odds' && <OddsView />}
       </main>
       <footer className="foot muted small">Drop a trace or scenario JSON file anywhere on the page to open it. Press ? for keys.</footer>
       {dragging && (
