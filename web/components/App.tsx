@@ -16,7 +16,7 @@ import { Icon } from './Icon.js';
 import { NoticeBar } from './NoticeBar.js';
 import { onDemand } from './OnDemand.js';
 
-// The lesson view and its Markdown renderer load only when a lesson is opened.
+// The lesson view loads only when a lesson is opened.
 const LessonView = onDemand(() => import('../lessons/LessonView.js'), 'Loading the lesson…');
 
 // The Odds view brings the sweep machinery; it loads when first opened, so the first paint does not wait for it.

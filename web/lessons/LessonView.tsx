@@ -1,9 +1,7 @@
 import { useEffect, useMemo, useState, type ReactNode } from 'react';
-import Markdown, { type Components } from 'react-markdown';
-import remarkDirective from 'remark-directive';
-import { visit } from 'unist-util-visit';
+import { toJsxRuntime, type Components } from 'hast-util-to-jsx-runtime';
+import { Fragment, jsx, jsxs } from 'react/jsx-runtime';
 import { stepAnchor } from '../../sim/lessons/markdown.js';
-import type { Lesson } from '../../sim/lessons/types.js';
 import { lessonSummary, LESSONS, loadLesson } from './catalog.js';
 import { ChallengeEmbed, challengeAnchor } from './ChallengeEmbed.js';
 import { useProgress } from './progress.js';
@@ -12,20 +10,8 @@ import { questionsInPageOrder } from './order.js';
 import { useLessonRoute } from './route.js';
 import { statusOf } from './status.js';
 import { StoryEmbed } from './StoryEmbed.js';
+import type { LabLesson } from './types.js';
 import './lessons.css';
-
-/** Turns each `::name{id=…}` leaf directive into a `lesson-embed` element the renderer maps to a component. Raw HTML is never rendered. */
-function remarkEmbeds() {
-  return (tree: unknown) => {
-    visit(
-      tree as never,
-      (node: { type: string; name?: string; attributes?: Record<string, string | null | undefined> | null; data?: Record<string, unknown> }) => {
-        if (node.type !== 'leafDirective') return;
-        node.data = { hName: 'lesson-embed', hProperties: { 'data-kind': node.name ?? '', 'data-id': node.attributes?.id ?? '' } };
-      },
-    );
-  };
-}
 
 function textOf(children: ReactNode): string {
   if (typeof children === 'string' || typeof children === 'number') return String(children);
@@ -37,7 +23,7 @@ function textOf(children: ReactNode): string {
 export default function LessonView() {
   const id = useLessonRoute((s) => s.lesson);
   const anchor = useLessonRoute((s) => s.anchor);
-  const [lesson, setLesson] = useState<Lesson | null>(null);
+  const [lesson, setLesson] = useState<LabLesson | null>(null);
   const [error, setError] = useState<string | null>(null);
 
   useEffect(() => {
@@ -59,7 +45,7 @@ export default function LessonView() {
   return <LessonBody lesson={lesson} />;
 }
 
-function LessonBody({ lesson }: { lesson: Lesson }) {
+function LessonBody({ lesson }: { lesson: LabLesson }) {
   const progress = useProgress();
   const summary = lessonSummary(lesson.id)!;
   const status = statusOf(summary, progress);
@@ -112,6 +98,11 @@ function LessonBody({ lesson }: { lesson: Lesson }) {
       },
     } as unknown as Components;
   }, [lesson, go]);
+  // The text was made a tree when the lab was built (text-tree.ts): here it only becomes elements.
+  const text = useMemo(
+    () => toJsxRuntime(lesson.tree, { Fragment, jsx, jsxs, components, ignoreInvalidStyle: true, passKeys: true, passNode: true }),
+    [lesson, components],
+  );
 
   return (
     <article className="lesson" data-lesson={lesson.id}>
@@ -206,9 +197,7 @@ function LessonBody({ lesson }: { lesson: Lesson }) {
             </p>
           )}
         </header>
-        <Markdown remarkPlugins={[remarkDirective, remarkEmbeds]} components={components} skipHtml>
-          {lesson.body}
-        </Markdown>
+        {text}
         <details className="lesson-claims">
           <summary>What this lesson's runs prove ({lesson.shows.length} checked statements)</summary>
           <ul>

@@ -1,5 +1,4 @@
-import type { Lesson } from '../../sim/lessons/types.js';
-import type { LessonSummary } from './types.js';
+import type { LabLesson, LessonSummary } from './types.js';
 
 /*
  * Every folder under lessons/ with a lesson.md, found at build time. The
@@ -7,7 +6,7 @@ import type { LessonSummary } from './types.js';
  * scenarios load only when it is opened.
  */
 const summaries = import.meta.glob<LessonSummary>('../../lessons/*/lesson.md', { query: '?lesson-meta', import: 'default', eager: true });
-const loaders = import.meta.glob<Lesson>('../../lessons/*/lesson.md', { query: '?lesson', import: 'default' });
+const loaders = import.meta.glob<LabLesson>('../../lessons/*/lesson.md', { query: '?lesson', import: 'default' });
 
 const byFolder = new Map(Object.entries(loaders).map(([path, load]) => [path.split('/').at(-2)!, load]));
 
@@ -17,10 +16,10 @@ export function lessonSummary(id: string): LessonSummary | undefined {
   return LESSONS.find((l) => l.id === id || l.folder === id);
 }
 
-const cache = new Map<string, Promise<Lesson>>();
+const cache = new Map<string, Promise<LabLesson>>();
 
 /** Loads a lesson's module (once). */
-export function loadLesson(id: string): Promise<Lesson> {
+export function loadLesson(id: string): Promise<LabLesson> {
   const s = lessonSummary(id);
   const load = s === undefined ? undefined : byFolder.get(s.folder);
   if (s === undefined || load === undefined) return Promise.reject(new Error(`no lesson ${id}`));

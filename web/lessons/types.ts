@@ -1,4 +1,5 @@
-import type { LessonCounts, LessonMeta } from '../../sim/lessons/types.js';
+import type { Root } from 'hast';
+import type { Lesson, LessonCounts, LessonMeta } from '../../sim/lessons/types.js';
 
 /** What the lessons page needs of a lesson, without its text: shipped eagerly, the rest loads on demand. */
 export interface LessonSummary extends LessonMeta {
@@ -6,4 +7,9 @@ export interface LessonSummary extends LessonMeta {
   readonly questions: readonly string[];
   readonly stories: readonly { readonly id: string; readonly lastStop: string }[];
   readonly challenges: readonly string[];
+}
+
+/** A lesson as the lab loads it: with its text already made the tree the page draws. */
+export interface LabLesson extends Lesson {
+  readonly tree: Root;
 }
