@@ -11,7 +11,7 @@ import { useEffect, useState, type ComponentType } from 'react';
 export function onDemand<P extends object>(load: () => Promise<{ default: ComponentType<P> }>, loading: string): ComponentType<P> {
   let loaded: ComponentType<P> | null = null;
   let pending: Promise<ComponentType<P>> | null = null;
-  const fetch = (): Promise<ComponentType<P>> =>
+  const loadOnce = (): Promise<ComponentType<P>> =>
     (pending ??= load().then(
       (m) => (loaded = m.default),
       (err: unknown) => {
@@ -26,7 +26,7 @@ export function onDemand<P extends object>(load: () => Promise<{ default: Compon
     useEffect(() => {
       if (view !== null) return;
       let live = true;
-      fetch().then(
+      loadOnce().then(
         (v) => live && setView(() => v),
         (err: unknown) => live && setError(String((err as Error).message ?? err)),
       );
