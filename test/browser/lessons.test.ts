@@ -157,6 +157,39 @@ describeBrowser('a learner goes through lesson 4', () => {
     await page.close();
   });
 
+  it('runs a story while the learner reads, and Play shows that run without asking the worker again', async () => {
+    const page = await lab.context.newPage();
+    page.on('pageerror', (e) => lab.errors.push(`pageerror: ${e.message}`));
+    // Every run the page asks of the simulation's worker.
+    await page.addInitScript(() => {
+      const runs: unknown[] = [];
+      (window as unknown as { __runs: unknown[] }).__runs = runs;
+      const proto = Worker.prototype as unknown as { postMessage: (this: Worker, m: { type?: string }, ...rest: unknown[]) => void };
+      const post = proto.postMessage;
+      proto.postMessage = function (m, ...rest) {
+        if (m?.type === 'run') runs.push(m);
+        return post.call(this, m, ...rest);
+      };
+    });
+    const runs = () => page.evaluate(() => (window as unknown as { __runs: unknown[] }).__runs.length);
+    await page.goto(`${lab.url}${LESSON4}`);
+    await page.getByTestId('play-story-gc-pause').waitFor();
+    // Nothing was clicked, and the story's first run has been asked for.
+    await expect.poll(runs).toBe(1);
+    await page.getByTestId('play-story-gc-pause').click();
+    await page.getByTestId('stage').waitFor();
+    expect(await runs()).toBe(1);
+    // What Play shows is the story's own run: the same trace a run asked for now gives.
+    const shown = await page.evaluate(() => window.__locklab!.primaryHash());
+    const fresh = await page.evaluate(() => {
+      const m = (window as unknown as { __runs: Array<{ scenario: { raw: unknown }; seed: number | null; overrides: string[] }> }).__runs[0]!;
+      return window.__locklab!.run({ raw: m.scenario.raw, sourceName: 'again' }, m.seed, m.overrides);
+    });
+    expect(shown).toBe(fresh.hash);
+    expect(lab.errors).toEqual([]);
+    await page.close();
+  });
+
   it('resumes a returning learner where they left off', async () => {
     const page = await lab.page(`${LESSON4}?at=step-what-a-lease-buys`);
     await page.locator('#step-what-a-lease-buys').waitFor();

@@ -1,6 +1,6 @@
 import { buildLink, EMPTY_LINK, MAX_LINK_CHARS, parseLink, type LinkState } from '../links/permalink.js';
 import { sim, WorkerInputError } from '../worker/client.js';
-import type { ScenarioInput } from '../worker/protocol.js';
+import type { ScenarioInput, TracePayload } from '../worker/protocol.js';
 import { getTrace, registerTrace, type LoadedTrace, type Origin } from './traces.js';
 import { useUi, type View } from './ui.js';
 
@@ -30,12 +30,25 @@ function report(err: unknown, title: string): void {
   else useUi.getState().set({ notice: { title, source: 'lab', issues: [{ path: '', message: String((err as Error).message ?? err) }], tone: 'error' } });
 }
 
-/** Runs a scenario in the worker and registers its trace; reports bad input as a notice and returns null. */
-export async function runOrigin(origin: Exclude<Origin, { kind: 'file' }>, label = labelOf(origin)): Promise<LoadedTrace | null> {
+/** Starts a run in the worker and nothing else: what it gives is shown by runOrigin. */
+export function startRun(origin: Exclude<Origin, { kind: 'file' }>): Promise<TracePayload> {
+  return sim().run(inputOf(origin), origin.seed, origin.overrides);
+}
+
+/**
+ * Runs a scenario in the worker and registers its trace; reports bad input as
+ * a notice and returns null. `begun` is the same run, if it was started
+ * before it was asked for (see startRun).
+ */
+export async function runOrigin(
+  origin: Exclude<Origin, { kind: 'file' }>,
+  label = labelOf(origin),
+  begun?: Promise<TracePayload>,
+): Promise<LoadedTrace | null> {
   const ui = useUi.getState();
   ui.set({ busy: `Running ${label}…` });
   try {
-    const t = await sim().run(inputOf(origin), origin.seed, origin.overrides);
+    const t = await (begun ?? startRun(origin));
     return registerTrace({ label, origin, ...t });
   } catch (err) {
     report(err, `Could not run ${label}`);
