@@ -34,20 +34,19 @@ export function* traceTextPieces(doc: TraceDocument, events: Iterable<TraceEvent
     text += '  "events": [';
     let lines: string[] = [];
     let written = 0;
-    for (const e of events) {
-      lines.push(`    ${JSON.stringify(e)}`);
-      if (lines.length === eventsPerPiece) {
-        yield `${text}${written === 0 ? '\n' : ',\n'}${lines.join(',\n')}`;
-        written += lines.length;
-        text = '';
-        lines = [];
-      }
-    }
-    if (lines.length > 0) {
-      yield `${text}${written === 0 ? '\n' : ',\n'}${lines.join(',\n')}`;
+    // The lines not yet written, after what is pending before them, as one piece.
+    const piece = (): string => {
+      const p = `${text}${written === 0 ? '\n' : ',\n'}${lines.join(',\n')}`;
       written += lines.length;
       text = '';
+      lines = [];
+      return p;
+    };
+    for (const e of events) {
+      lines.push(`    ${JSON.stringify(e)}`);
+      if (lines.length === eventsPerPiece) yield piece();
     }
+    if (lines.length > 0) yield piece();
     text += written === 0 ? ']' : '\n  ]';
   }
   yield `${text}\n}\n`;
