@@ -73,6 +73,8 @@ describeBrowser('every lesson reads on a desktop and on a phone', () => {
         expect(titles.map((t) => Number(/^Question (\d+)/.exec(t)?.[1]))).toEqual(lesson.quiz.map((_, i) => i + 1));
         // Raw directives would mean an embed that did not render.
         expect(await page.locator('article.lesson').textContent()).not.toMatch(/::(story|question|challenge|quiz)\b/);
+        // Nor Markdown drawn as it was typed: a backtick left in the page is a code span of a question or an option that did not render.
+        expect(await page.locator('article.lesson').textContent()).not.toContain('`');
         if (size === 'narrow') {
           const over = await overflowPx(page);
           expect(over.px, `${over.what} reaches ${over.px} px past the screen`).toBeLessThanOrEqual(1);

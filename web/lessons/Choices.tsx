@@ -1,10 +1,11 @@
-import { useState } from 'react';
+import { useState, type ReactNode } from 'react';
 import type { Option } from '../../sim/lessons/types.js';
 
 /**
  * A question's options: one choice (radio) unless it is multi-select
  * (checkboxes). Once answered, every option says whether it was right and
- * why, the learner's choice marked.
+ * why, the learner's choice marked. `draw` draws a text of the question
+ * (its prompt, an option, a reason) as its lesson writes it (short-text.ts).
  */
 export function Choices({
   name,
@@ -14,6 +15,7 @@ export function Choices({
   chosen,
   onAnswer,
   checkLabel = 'Check my answer',
+  draw,
 }: {
   name: string;
   prompt: string;
@@ -22,13 +24,14 @@ export function Choices({
   chosen: readonly number[] | null;
   onAnswer(chosen: number[]): void;
   checkLabel?: string;
+  draw(text: string): ReactNode;
 }) {
   const [picked, setPicked] = useState<number[]>(chosen === null ? [] : [...chosen]);
   const answered = chosen !== null;
   const right = answered && options.every((o, i) => o.correct === chosen.includes(i));
   return (
     <fieldset className="choices" data-answered={answered} data-right={answered ? right : undefined}>
-      <legend className="prompt">{prompt}</legend>
+      <legend className="prompt">{draw(prompt)}</legend>
       {multi && !answered && <p className="muted small">Tick every option that applies.</p>}
       <ul>
         {options.map((o, i) => {
@@ -43,7 +46,7 @@ export function Choices({
                   disabled={answered}
                   onChange={() => setPicked(multi ? (picked.includes(i) ? picked.filter((p) => p !== i) : [...picked, i]) : [i])}
                 />{' '}
-                {o.text}
+                {draw(o.text)}
               </label>
               {answered && (
                 <p className="why">
@@ -51,7 +54,7 @@ export function Choices({
                     {o.correct ? 'Right' : 'Wrong'}
                     {mine ? ' (your answer)' : ''}:
                   </strong>{' '}
-                  {o.why}
+                  {draw(o.why)}
                 </p>
               )}
             </li>

@@ -1,10 +1,12 @@
 import { useState } from 'react';
-import type { Lesson, Question } from '../../sim/lessons/types.js';
+import type { Question } from '../../sim/lessons/types.js';
 import type { LoadedTrace } from '../state/traces.js';
 import { Choices } from './Choices.js';
+import { shortText } from './short-text.js';
 import { useProgress } from './progress.js';
 import { judgeTrace, runRef, stage, useStage } from './stage.js';
 import { Stage } from './Stage.js';
+import type { LabLesson } from './types.js';
 
 export const questionAnchor = (id: string): string => `q-${id}`;
 
@@ -12,7 +14,7 @@ export const questionAnchor = (id: string): string => `q-${id}`;
  * One quiz question. A prediction is answered first and then run: the
  * replayed run is shown on the timeline, with the option it bears out.
  */
-export function QuestionEmbed({ lesson, question, number }: { lesson: Lesson; question: Question; number: number }) {
+export function QuestionEmbed({ lesson, question, number }: { lesson: LabLesson; question: Question; number: number }) {
   const chosen = useProgress((s) => s.answers[lesson.id]?.[question.id] ?? null);
   const owner = `question:${question.id}`;
   const owns = useStage((s) => s.owner === owner);
@@ -41,6 +43,7 @@ export function QuestionEmbed({ lesson, question, number }: { lesson: Lesson; qu
         options={question.options}
         chosen={chosen}
         checkLabel={question.predict === undefined ? 'Check my answer' : 'Lock in my prediction and run it'}
+        draw={(text) => shortText(lesson, text)}
         onAnswer={(c) => {
           useProgress.getState().answer(lesson.id, question.id, c);
           void replay();
@@ -54,7 +57,7 @@ export function QuestionEmbed({ lesson, question, number }: { lesson: Lesson; qu
       {owns && trace !== null && (
         <Stage title="The run you predicted">
           <p className="caption" data-testid="prediction-result" data-happened={happened}>
-            {happened >= 0 ? `What happened: “${question.options[happened]!.text}”` : 'None of the options describes this run exactly.'}
+            {happened >= 0 ? <>What happened: “{shortText(lesson, question.options[happened]!.text)}”</> : 'None of the options describes this run exactly.'}
           </p>
         </Stage>
       )}

@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useMemo, useState } from 'react';
 import { fillCaption } from '../../sim/lessons/caption.js';
 import { findEvent } from '../../sim/lessons/query.js';
-import type { Json, Lesson, Story } from '../../sim/lessons/types.js';
+import type { Json, Story } from '../../sim/lessons/types.js';
 import { openRecording, recordingOf, recordingsOfStory, type Recording } from '../state/recorded.js';
 import { useTrace, type LoadedTrace } from '../state/traces.js';
 import { useUi } from '../state/ui.js';
@@ -9,8 +9,10 @@ import { Choices } from './Choices.js';
 import { RealPanel, RealServersControl } from './RealServers.js';
 import { useProgress } from './progress.js';
 import { useLessonRoute } from './route.js';
+import { shortText } from './short-text.js';
 import { judgeTrace, runEarly, runRef, stage, useStage } from './stage.js';
 import { Stage } from './Stage.js';
+import type { LabLesson } from './types.js';
 
 export const stopAnchor = (story: string, stop: string): string => `stop-${story}-${stop}`;
 
@@ -37,7 +39,7 @@ function setsOf(story: Story): Record<string, Json>[] {
  * ask what happens next before it tells. The learner can step back, go on,
  * or scrub freely; "try this" toggles re-run the story with one change.
  */
-export function StoryEmbed({ lesson, story }: { lesson: Lesson; story: Story }) {
+export function StoryEmbed({ lesson, story }: { lesson: LabLesson; story: Story }) {
   const owner = `story:${story.id}`;
   const owns = useStage((s) => s.owner === owner);
   const sets = useMemo(() => setsOf(story), [story]);
@@ -178,6 +180,7 @@ export function StoryEmbed({ lesson, story }: { lesson: Lesson; story: Story }) 
                     useProgress.getState().answer(lesson.id, askKey, chosen);
                     if (event !== undefined) useUi.getState().seekSeq(event.seq);
                   }}
+                  draw={(text) => shortText(lesson, text)}
                 />
               </div>
             ) : (
@@ -193,6 +196,7 @@ export function StoryEmbed({ lesson, story }: { lesson: Lesson; story: Story }) 
                     options={stop.ask.options}
                     chosen={answers?.[askKey] ?? null}
                     onAnswer={() => undefined}
+                    draw={(text) => shortText(lesson, text)}
                   />
                 )}
                 <p className="caption">{event === undefined ? stop.text : fillCaption(stop.text, event).text}</p>

@@ -6,14 +6,15 @@ import { CLAIMS_FILE, parseClaims } from '../../sim/lessons/course.js';
 import { formatProblem } from '../../sim/lessons/load.js';
 import { countsOf, parseLesson } from '../../sim/lessons/parse.js';
 import type { Lesson } from '../../sim/lessons/types.js';
-import { lessonTree } from './text-tree.js';
+import { lessonTree, shortTextTrees } from './text-tree.js';
 import type { LabLesson, LessonSummary } from './types.js';
 
 /*
  * Lessons reach the lab as modules: `lessons/NN-id/lesson.md?lesson` is the
  * whole parsed lesson (text, data and scenarios) and `?lesson-meta` the few
- * fields the lessons page lists; the whole lesson also carries its text as
- * the HTML tree the lab draws (text-tree.ts). The lab finds them with import.meta.glob,
+ * fields the lessons page lists; the whole lesson also carries its text, and
+ * the texts of its questions that have Markdown in them, as the HTML trees
+ * the lab draws (text-tree.ts). The lab finds them with import.meta.glob,
  * so a folder dropped into lessons/ appears with no code change. Parsing
  * happens here, at build time, with the same loader as `locklab lessons
  * check`; a production build also replays every lesson and fails with each
@@ -69,7 +70,7 @@ export function lessonsPlugin(): Plugin {
       const { files } = readCourse(dir);
       for (const f of Object.keys(files.lessons[basename(dir)] ?? {})) this.addWatchFile(join(dir, f));
       const lesson = parseFolder(dir);
-      return `export default ${JSON.stringify(lessonQuery ? ({ ...lesson, tree: lessonTree(lesson.body) } satisfies LabLesson) : summaryOf(lesson))};`;
+      return `export default ${JSON.stringify(lessonQuery ? ({ ...lesson, tree: lessonTree(lesson.body), shortTexts: shortTextTrees(lesson) } satisfies LabLesson) : summaryOf(lesson))};`;
     },
   };
 }

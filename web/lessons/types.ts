@@ -12,4 +12,6 @@ export interface LessonSummary extends LessonMeta {
 /** A lesson as the lab loads it: with its text already made the tree the page draws. */
 export interface LabLesson extends Lesson {
   readonly tree: Root;
+  /** The trees of its questions' and options' texts that have Markdown in them, by text (text-tree.ts, `shortTextTrees`). */
+  readonly shortTexts: Readonly<Record<string, Root>>;
 }
