@@ -110,6 +110,8 @@ describe('a lesson’s short texts made trees at build time', () => {
     const keys = Object.keys(releasing.shortTexts);
     expect(keys.length).toBeGreaterThan(0);
     expect(keys.every((k) => k.includes('`'))).toBe(true);
+    // Looked up by its own keys: a text that names something every object has is still its words.
+    expect(renderToStaticMarkup(createElement('p', null, shortText(releasing, 'constructor')))).toBe('<p>constructor</p>');
   });
 
   it('leaves raw HTML out of a short text and keeps only safe link addresses', () => {

@@ -5,6 +5,7 @@ import type { LabLesson } from './types.js';
 
 /** A question's or an option's text as its lesson draws it: its Markdown where it has any (text-tree.ts, `shortTextTrees`), else its words. */
 export function shortText(lesson: LabLesson, text: string): ReactNode {
-  const tree = lesson.shortTexts[text];
-  return tree === undefined ? text : toJsxRuntime(tree, { Fragment, jsx, jsxs, ignoreInvalidStyle: true, passKeys: true });
+  // Own keys only: an option reading "constructor" is words, not the object's.
+  if (!Object.hasOwn(lesson.shortTexts, text)) return text;
+  return toJsxRuntime(lesson.shortTexts[text]!, { Fragment, jsx, jsxs, ignoreInvalidStyle: true, passKeys: true });
 }
