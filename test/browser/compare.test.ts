@@ -53,7 +53,16 @@ describeBrowser('fork and compare', () => {
     expect(await a.getAttribute('data-outcome')).toBe('unsafe');
     expect(await a.locator('[data-mark="write"][data-outcome="stale-accepted"]').count()).toBe(1);
     expect(await b.locator('[data-mark="write"][data-outcome="rejected"]').count()).toBe(1);
+    // Before the first event neither run marks an event: the other run's events at 0 s are not yet "now" either.
+    expect(await a.locator('[data-mark="current-event"]').count()).toBe(0);
+    expect(await b.locator('[data-mark="current-event"]').count()).toBe(0);
+    const panelB = page.getByRole('complementary', { name: /^At the playhead in / });
+    expect(await panelB.getByTestId('current-event').textContent()).toContain('Before the first event');
     await page.locator('main').click({ position: { x: 5, y: 5 } });
+    await page.keyboard.press('ArrowRight');
+    await expect.poll(() => a.locator('[data-mark="current-event"]').count()).toBe(1);
+    expect(await b.locator('[data-mark="current-event"]').count()).toBe(1);
+    expect(await panelB.getByTestId('current-event').textContent()).not.toContain('Before the first event');
     await page.keyboard.press('End');
     const pa = await a.locator('[data-mark="playhead"]').getAttribute('data-us');
     const pb = await b.locator('[data-mark="playhead"]').getAttribute('data-us');

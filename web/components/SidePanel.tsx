@@ -1,6 +1,5 @@
-import { countAtOrBefore } from '../model/search.js';
 import type { LoadedTrace } from '../state/traces.js';
-import { useUi } from '../state/ui.js';
+import { useCursorOf, useUi } from '../state/ui.js';
 import { BeliefTable, clientViews } from './side/BeliefTable.js';
 import { Clocks } from './side/Clocks.js';
 import { Facts } from './side/Facts.js';
@@ -14,10 +13,9 @@ import { Now } from './side/Now.js';
  * the resource, and every machine's own clock beside true time.
  */
 export function SidePanel({ trace, primary = true }: { trace: LoadedTrace; primary?: boolean }) {
-  const cursorPrimary = useUi((s) => s.cursor);
   const playheadUs = useUi((s) => s.playheadUs);
   const selected = useUi((s) => s.selected);
-  const cursor = primary ? cursorPrimary : countAtOrBefore(trace.model.times, playheadUs) - 1;
+  const cursor = useCursorOf(trace, primary);
   return (
     <aside className="side-panel" aria-label={primary ? 'At the playhead' : `At the playhead in ${trace.label}`}>
       <Now trace={trace} cursor={cursor} playheadUs={playheadUs} />

@@ -1,7 +1,7 @@
 import { create } from 'zustand';
 import type { InputIssue } from '../../sim/errors.js';
 import { countAtOrBefore, firstAtOrAfter } from '../model/search.js';
-import { getTrace } from './traces.js';
+import { getTrace, type LoadedTrace } from './traces.js';
 
 export type View = 'lab' | 'sandbox' | 'compare' | 'stores' | 'odds' | 'lessons' | 'lesson';
 export type Theme = 'light' | 'dark';
@@ -138,3 +138,15 @@ export const useUi = create<UiState & UiActions>()((set, get) => ({
     set({ speed: next });
   },
 }));
+
+/**
+ * The event a trace on screen is at. The primary trace's is the cursor;
+ * another trace's is its last event at the playhead's time, and none while
+ * the cursor is before the first event: the playhead then stands at the
+ * start, where the other trace has events too.
+ */
+export function useCursorOf(trace: LoadedTrace, primary: boolean): number {
+  const cursor = useUi((s) => s.cursor);
+  const playheadUs = useUi((s) => s.playheadUs);
+  return primary || cursor < 0 ? cursor : countAtOrBefore(trace.model.times, playheadUs) - 1;
+}

@@ -1,10 +1,9 @@
 import type { ScaleLinear } from 'd3-scale';
 import { useMemo, useRef } from 'react';
 import { formatInstant } from '../../sim/time.js';
-import { countAtOrBefore } from '../model/search.js';
 import { localAt } from '../model/state-at.js';
 import type { LoadedTrace } from '../state/traces.js';
-import { useUi } from '../state/ui.js';
+import { useCursorOf, useUi } from '../state/ui.js';
 import { AXIS_H, clockY, type Lane } from './layout.js';
 
 interface Props {
@@ -12,7 +11,7 @@ interface Props {
   lanes: readonly Lane[];
   x: ScaleLinear<number, number>;
   height: number;
-  /** The primary trace follows the cursor exactly; another trace shows its last event at the playhead's time. */
+  /** The primary trace follows the cursor exactly; another trace its last event at the playhead's time (see `useCursorOf`). */
   primary: boolean;
   gutter: number;
 }
@@ -24,11 +23,10 @@ interface Props {
  */
 export function Overlay({ trace, lanes, x, height, primary, gutter }: Props) {
   const playheadUs = useUi((s) => s.playheadUs);
-  const cursorPrimary = useUi((s) => s.cursor);
   const seekTime = useUi((s) => s.seekTime);
   const dragging = useRef(false);
   const clocks = useMemo(() => new Map(trace.model.machines.map((m) => [m.name, m])), [trace.model]);
-  const cursor = primary ? cursorPrimary : countAtOrBefore(trace.model.times, playheadUs) - 1;
+  const cursor = useCursorOf(trace, primary);
   const e = cursor >= 0 ? trace.doc.events[cursor] : undefined;
   const laneOfEvent =
     e === undefined ? undefined : lanes.find((l) => l.name === e.actor || (l.kind === 'faults' && (e.actor === 'faults' || e.actor === 'net')));
