@@ -9,6 +9,7 @@ import { fillCaption } from '../lessons/caption.js';
 import { CLAIMS_FILE } from '../lessons/course.js';
 import { loadCourse, type CourseFiles, type LoadedCourse } from '../lessons/load.js';
 import { FOLDER_PATTERN, LESSON_MD, type LessonFiles } from '../lessons/parse.js';
+import { optionOrder, storyAskKey } from '../lessons/option-order.js';
 import { findEvent } from '../lessons/query.js';
 import { judge, scenarioOf } from '../lessons/runs.js';
 import type { Json, Lesson, LessonProblem } from '../lessons/types.js';
@@ -116,7 +117,11 @@ export function narrate(lesson: Lesson, c: Colors): string {
     from = e.seq + 1;
     if (stop.ask !== undefined) {
       out.push('', `  ${c.yellow('?')} ${stop.ask.prompt}`);
-      stop.ask.options.forEach((o, i) => out.push(`    ${String.fromCharCode(97 + i)}) ${o.text}${o.correct ? c.green('  ← this one') : ''}`));
+      // In the order the lab shows them in.
+      optionOrder(lesson.id, storyAskKey(story.id, stop.id), stop.ask.options.length).forEach((k, i) => {
+        const o = stop.ask!.options[k]!;
+        out.push(`    ${String.fromCharCode(97 + i)}) ${o.text}${o.correct ? c.green('  ← this one') : ''}`);
+      });
     }
     out.push('', `  ${c.green('▶')} ${fillCaption(stop.text, e).text}`, '');
   }

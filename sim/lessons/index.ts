@@ -6,6 +6,7 @@ export { checkCourse, coverageOf, parseClaims, CLAIMS_FILE, MAX_TEXT_ONLY, type 
 export { evaluate, evaluateAll, type Checked, type Judged } from './expect.js';
 export { findEvent, matchingEvents, describeQuery } from './query.js';
 export { fillCaption } from './caption.js';
+export { optionOrder, storyAskKey } from './option-order.js';
 export { judge, scenarioOf, rawOf, overrideStrings } from './runs.js';
 export { attemptRef, changesOf, valueAt, NO_CHANGE, type Attempt } from './attempt.js';
 export * from './types.js';

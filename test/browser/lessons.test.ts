@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { optionOrder, storyAskKey } from '../../sim/lessons/option-order.js';
 import { axeViolations, describeBrowser, screenshot, SCREENSHOTS, startLab, type Lab } from './harness.js';
 
 /*
@@ -61,6 +62,16 @@ describeBrowser('a learner goes through lesson 4', () => {
     await expect.poll(() => page.url()).toContain(LESSON4);
     await page.screenshot({ path: join(SCREENSHOTS, 'lesson-4.png') });
 
+    // The options are shown in their drawn order, not as written (right answer first), and answered by their written index.
+    const shownOrder = (q: Locator) => q.locator('li[data-option]').evaluateAll((li) => li.map((e) => Number(e.getAttribute('data-option'))));
+    for (const [key, n] of [
+      ['predict-pause', 3],
+      ['gc-danger', 4],
+      ['lease-buys', 4],
+    ] as const)
+      expect(await shownOrder(page.locator(`section[data-question="${key}"]`)), key).toEqual(optionOrder('pause-past-expiry', key, n));
+    expect(await shownOrder(page.locator('section[data-question="predict-pause"]'))).not.toEqual([0, 1, 2]);
+
     // Predict, then watch the replayed run bear the prediction out.
     await answer(page, 'predict-pause', [0]);
     await expect.poll(() => page.getByTestId('prediction-result').getAttribute('data-happened')).toBe('0');
@@ -80,6 +91,7 @@ describeBrowser('a learner goes through lesson 4', () => {
         // The drawing would tell, so it is covered until the learner answers.
         expect(await page.locator('.stage [data-curtain="true"]').count()).toBe(1);
         const ask = page.getByTestId('stop-ask');
+        expect(await shownOrder(ask)).toEqual(optionOrder('pause-past-expiry', storyAskKey('gc-pause', stop), 3));
         await ask.locator('li[data-option="0"] input').check();
         await ask.getByRole('button', { name: 'Check my answer' }).click();
         await page.getByTestId('stop-caption').waitFor();

@@ -2,7 +2,8 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { LESSONS_DIR, problemsOfLesson } from '../../sim/cli/lessons.js';
+import { loadLessons, LESSONS_DIR, problemsOfLesson } from '../../sim/cli/lessons.js';
+import { optionOrder, storyAskKey } from '../../sim/lessons/option-order.js';
 import { cli } from '../support/cli.js';
 
 const work = mkdtempSync(join(tmpdir(), 'locklab-lessons-'));
@@ -65,6 +66,18 @@ describe('locklab lesson N', () => {
     expect(r.out).toContain('Lesson 4: Pause past expiry');
     expect(r.out).toContain('▶ A takes the lock with a 10 s lease and fencing token 33.');
     expect(r.out).toContain('? A wakes up at 16 s. What does it do next?');
+    // The options in the order the lab shows them, lettered so, the right one marked wherever it lands.
+    const lesson = loadLessons(LESSONS_DIR, false).lessons.find((l) => l.number === 4)!;
+    const story = lesson.stories[0]!;
+    for (const stop of story.stops) {
+      if (stop.ask === undefined) continue;
+      const shown = optionOrder(lesson.id, storyAskKey(story.id, stop.id), stop.ask.options.length).map((k) => stop.ask!.options[k]!);
+      const at = r.out.indexOf(stop.ask.prompt);
+      shown.forEach((o, i) => {
+        const line = `    ${String.fromCharCode(97 + i)}) ${o.text}${o.correct ? '  ← this one' : ''}\n`;
+        expect(r.out.indexOf(line, at), line).toBeGreaterThan(at);
+      });
+    }
     expect(r.out).toContain('— the same story again, with resource.fencing=true —');
     expect(r.out).toContain("A's write is rejected, 33 < 34.");
     expect(r.out.indexOf("B's next try succeeds")).toBeLessThan(r.out.indexOf('33 < 34'));

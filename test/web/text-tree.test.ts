@@ -78,6 +78,7 @@ describe('a lesson’s short texts made trees at build time', () => {
         prompt: q.prompt,
         multi: q.multi === true,
         options: q.options,
+        order: q.options.map((_, i) => i),
         chosen: [0],
         onAnswer: () => undefined,
         draw: (text: string) => shortText(lesson, text),

@@ -6,12 +6,15 @@ import type { Option } from '../../sim/lessons/types.js';
  * (checkboxes). Once answered, every option says whether it was right and
  * why, the learner's choice marked. `draw` draws a text of the question
  * (its prompt, an option, a reason) as its lesson writes it (short-text.ts).
+ * The options are shown in `order` (`optionOrder`), a permutation of their
+ * written indices; choices are the written indices, whatever the order.
  */
 export function Choices({
   name,
   prompt,
   multi,
   options,
+  order,
   chosen,
   onAnswer,
   checkLabel = 'Check my answer',
@@ -21,6 +24,7 @@ export function Choices({
   prompt: string;
   multi: boolean;
   options: readonly Option[];
+  order: readonly number[];
   chosen: readonly number[] | null;
   onAnswer(chosen: number[]): void;
   checkLabel?: string;
@@ -34,7 +38,8 @@ export function Choices({
       <legend className="prompt">{draw(prompt)}</legend>
       {multi && !answered && <p className="muted small">Tick every option that applies.</p>}
       <ul>
-        {options.map((o, i) => {
+        {order.map((i) => {
+          const o = options[i]!;
           const mine = answered ? chosen.includes(i) : picked.includes(i);
           return (
             <li key={o.text} className={answered ? (o.correct ? 'option right' : mine ? 'option wrong' : 'option') : 'option'} data-option={i}>

@@ -1,4 +1,5 @@
 import { useState } from 'react';
+import { optionOrder } from '../../sim/lessons/option-order.js';
 import type { Question } from '../../sim/lessons/types.js';
 import type { LoadedTrace } from '../state/traces.js';
 import { Choices } from './Choices.js';
@@ -41,6 +42,7 @@ export function QuestionEmbed({ lesson, question, number }: { lesson: LabLesson;
         prompt={question.prompt}
         multi={question.multi}
         options={question.options}
+        order={optionOrder(lesson.id, question.id, question.options.length)}
         chosen={chosen}
         checkLabel={question.predict === undefined ? 'Check my answer' : 'Lock in my prediction and run it'}
         draw={(text) => shortText(lesson, text)}

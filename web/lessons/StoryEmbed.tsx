@@ -1,5 +1,6 @@
 import { useCallback, useEffect, useMemo, useState } from 'react';
 import { fillCaption } from '../../sim/lessons/caption.js';
+import { optionOrder, storyAskKey } from '../../sim/lessons/option-order.js';
 import { findEvent } from '../../sim/lessons/query.js';
 import type { Json, Story } from '../../sim/lessons/types.js';
 import { openRecording, recordingOf, recordingsOfStory, type Recording } from '../state/recorded.js';
@@ -23,7 +24,7 @@ export const stopAnchor = (story: string, stop: string): string => `stop-${story
  */
 function seekStop(lessonId: string, story: Story, i: number, seq: number): void {
   const stop = story.stops[i]!;
-  const unanswered = stop.ask !== undefined && useProgress.getState().answers[lessonId]?.[`stop:${story.id}/${stop.id}`] === undefined;
+  const unanswered = stop.ask !== undefined && useProgress.getState().answers[lessonId]?.[storyAskKey(story.id, stop.id)] === undefined;
   useUi.getState().seekSeq(unanswered ? seq - 1 : seq);
 }
 
@@ -120,7 +121,8 @@ export function StoryEmbed({ lesson, story }: { lesson: LabLesson; story: Story 
   }, [owns, trace, tried, index, story, sets, lesson.id, reachStop]);
 
   const stop = index >= 0 ? story.stops[index] : undefined;
-  const askKey = stop === undefined ? '' : `stop:${story.id}/${stop.id}`;
+  const askKey = stop === undefined ? '' : storyAskKey(story.id, stop.id);
+  const askOrder = stop?.ask === undefined ? [] : optionOrder(lesson.id, askKey, stop.ask.options.length);
   const asked = stop?.ask !== undefined && answers?.[askKey] === undefined;
   const event = stop !== undefined && trace !== null ? findEvent(trace.doc.events, stop.at) : undefined;
   const nextNeedsRun = index + 1 < story.stops.length && JSON.stringify(sets[index + 1]) !== JSON.stringify(sets[Math.max(0, index)]);
@@ -175,6 +177,7 @@ export function StoryEmbed({ lesson, story }: { lesson: LabLesson; story: Story 
                   prompt={stop.ask!.prompt}
                   multi={stop.ask!.multi === true}
                   options={stop.ask!.options}
+                  order={askOrder}
                   chosen={null}
                   onAnswer={(chosen) => {
                     useProgress.getState().answer(lesson.id, askKey, chosen);
@@ -194,6 +197,7 @@ export function StoryEmbed({ lesson, story }: { lesson: LabLesson; story: Story 
                     prompt={stop.ask.prompt}
                     multi={stop.ask.multi === true}
                     options={stop.ask.options}
+                    order={askOrder}
                     chosen={answers?.[askKey] ?? null}
                     onAnswer={() => undefined}
                     draw={(text) => shortText(lesson, text)}
