@@ -5,6 +5,7 @@ import { buildModel } from '../../web/model/build.js';
 import { firstDivergenceUs } from '../../web/model/diverge.js';
 import { visibleMarks, visibleSpans } from '../../web/model/lod.js';
 import { clientViewAt, localAt } from '../../web/model/state-at.js';
+import { bandLabel } from '../../web/timeline/marks/faults.js';
 
 /* The lab's pure parts, under Node: what the timeline draws and what a link holds. */
 
@@ -147,5 +148,21 @@ describe('permalinks', () => {
     if (!bad.ok) expect(bad.issues.map((i) => i.path).sort()).toEqual(['s', 't', 'view', 'z']);
     const long = await parseLink(`#/lab?s=${'x'.repeat(9000)}`);
     expect(long.ok === false && long.issues[0]!.message).toContain('at most 8000');
+  });
+});
+
+describe('bandLabel', () => {
+  const full = 'partition app1 | hostD hostE';
+  it('writes the whole label where it fits, the kind alone where only that does, and nothing in a sliver', () => {
+    expect(bandLabel(full, 'partition', 0, 400, [])).toEqual({ text: full, x: 3 });
+    expect(bandLabel(full, 'partition', 0, 120, [])).toEqual({ text: 'partition', x: 3 });
+    expect(bandLabel(full, 'partition', 0, 40, [])).toBeNull();
+  });
+
+  it('starts past a glyph at the band’s start and stops before the next glyph on the row', () => {
+    // Glyphs before the band are no obstacle; one at its start moves the words; one inside cuts their room.
+    expect(bandLabel(full, 'partition', 100, 500, [20, 100])).toEqual({ text: full, x: 111 });
+    expect(bandLabel(full, 'partition', 100, 500, [100, 250])!.text).toBe('partition');
+    expect(bandLabel(full, 'partition', 100, 500, [100, 150])).toBeNull();
   });
 });

@@ -93,6 +93,37 @@ describeBrowser('the picture', () => {
     }
   });
 
+  it('a partition band’s words stay inside the band and clear of the glyphs on its row', async () => {
+    const page = await lab.page('#/lab?s=redlock-clock-jump');
+    await ready(page);
+    const bands = page.locator('[data-mark="partition"]');
+    await expect.poll(() => bands.count()).toBe(2);
+    // Every glyph of the picture: each band starts where it loses its first message, and the glyph drawn there once covered the band's first letter.
+    const glyphs = await page.locator('figure.timeline .glyph-bg').evaluateAll((cs) =>
+      cs.map((c) => {
+        const b = c.getBoundingClientRect();
+        return { x: b.x, y: b.y, width: b.width, height: b.height };
+      }),
+    );
+    expect(glyphs.length).toBeGreaterThanOrEqual(3);
+    for (const band of await bands.all()) {
+      const rect = (await band.locator('rect').boundingBox())!;
+      const text = (await band.locator('text').boundingBox())!;
+      expect(await band.locator('text').textContent()).toMatch(/^partition/);
+      expect(text.x).toBeGreaterThanOrEqual(rect.x);
+      expect(text.x + text.width).toBeLessThanOrEqual(rect.x + rect.width);
+      for (const g of glyphs) {
+        const apart = text.x + text.width <= g.x || g.x + g.width <= text.x || text.y + text.height <= g.y || g.y + g.height <= text.y;
+        expect(apart, `the words of a band at ${JSON.stringify(text)} and a glyph at ${JSON.stringify(g)} overlap`).toBe(true);
+      }
+    }
+    // Zoomed in, the band has room for whom the partition cuts off.
+    const wide = await lab.page('#/lab?s=redlock-clock-jump&z=0-1200000');
+    await ready(wide);
+    expect(await wide.locator('[data-mark="partition"] text').first().textContent()).toBe('partition app1 | hostD hostE');
+    await wide.close();
+  });
+
   it('A’s GC pause is a solid span labelled where it begins, with its length', async () => {
     const page = await lab.page('#/lab?s=pause-past-expiry');
     await ready(page);
