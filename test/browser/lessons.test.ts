@@ -145,16 +145,38 @@ describeBrowser('a learner goes through lesson 4', () => {
     expect(await ch.locator('figure.timeline').count()).toBe(2);
     await shotOf(ch, 'lesson-4-challenge');
 
-    await expect.poll(() => page.getByTestId('lesson-status').textContent()).toBe('5/5 questions · 1/1 stories · 1/2 challenges · ✓ finished');
+    await expect.poll(() => page.getByTestId('lesson-status').textContent()).toBe('5/5 questions (5 right) · 1/1 stories · 1/2 challenges · ✓ finished');
     await page.reload();
     await expect
       .poll(() => page.getByTestId('lesson-status').textContent(), { timeout: 15_000 })
-      .toBe('5/5 questions · 1/1 stories · 1/2 challenges · ✓ finished');
+      .toBe('5/5 questions (5 right) · 1/1 stories · 1/2 challenges · ✓ finished');
     expect(await page.locator('section[data-question="gc-danger"] fieldset').getAttribute('data-right')).toBe('true');
     expect(await page.locator('section[data-challenge="break-it"]').getAttribute('data-solved')).toBe('true');
+    // The outline marks the solved challenge, and only it.
+    expect(await page.locator('nav [aria-label="Questions and challenges"] [aria-label="solved"]').count()).toBe(1);
     await page.goto(`${lab.url}#/lessons`);
     await expect.poll(() => page.locator('.lesson-card[data-lesson="pause-past-expiry"]').getAttribute('data-finished')).toBe('true');
     expect(lab.errors).toEqual([]);
+    await page.close();
+  });
+
+  it('marks each question in the outline right or wrong once answered, counts the right ones, and marks a solved challenge', async () => {
+    const page = await lab.page('#/lesson/05-fencing-tokens');
+    await page.locator('article.lesson').waitFor();
+    const status = page.getByTestId('lesson-status');
+    expect(await status.textContent()).toMatch(/^0\/5 questions · /);
+    // The outline's marks, question by question, in page order.
+    const marks = () =>
+      page
+        .locator('nav [aria-label="Questions and challenges"] li')
+        .evaluateAll((li) => li.map((l) => l.querySelector('[aria-label]')?.getAttribute('aria-label') ?? ''));
+    await answer(page, 'what-token', [0]);
+    await answer(page, 'who-checks', [1]);
+    await expect.poll(() => status.textContent()).toMatch(/^2\/5 questions \(1 right\) · /);
+    const order = await page.locator('section[data-question]').evaluateAll((s) => s.map((e) => e.getAttribute('data-question')));
+    const expected = order.map((q) => (q === 'what-token' ? 'answered right' : q === 'who-checks' ? 'answered wrong' : ''));
+    expect((await marks()).slice(0, order.length)).toEqual(expected);
+    expect(await page.locator('nav .mark-wrong').textContent()).toBe(' ✗');
     await page.close();
   });
 

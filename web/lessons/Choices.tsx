@@ -1,5 +1,6 @@
 import { useState, type ReactNode } from 'react';
 import type { Option } from '../../sim/lessons/types.js';
+import { isRight } from './answers.js';
 
 /**
  * A question's options: one choice (radio) unless it is multi-select
@@ -32,7 +33,7 @@ export function Choices({
 }) {
   const [picked, setPicked] = useState<number[]>(chosen === null ? [] : [...chosen]);
   const answered = chosen !== null;
-  const right = answered && options.every((o, i) => o.correct === chosen.includes(i));
+  const right = answered && isRight(options, chosen);
   return (
     <fieldset className="choices" data-answered={answered} data-right={answered ? right : undefined}>
       <legend className="prompt">{draw(prompt)}</legend>

@@ -9,6 +9,7 @@ import { QuestionEmbed, questionAnchor } from './QuestionEmbed.js';
 import { questionsInPageOrder } from './order.js';
 import { useLessonRoute } from './route.js';
 import { statusOf } from './status.js';
+import { isRight } from './answers.js';
 import { StoryEmbed } from './StoryEmbed.js';
 import type { LabLesson } from './types.js';
 import './lessons.css';
@@ -49,6 +50,8 @@ function LessonBody({ lesson }: { lesson: LabLesson }) {
   const progress = useProgress();
   const summary = lessonSummary(lesson.id)!;
   const status = statusOf(summary, progress);
+  const answers = progress.answers[lesson.id] ?? {};
+  const answeredRight = lesson.quiz.filter((q) => answers[q.id] !== undefined && isRight(q.options, answers[q.id]!)).length;
   const next = LESSONS.find((l) => l.number > lesson.number);
   const go = useLessonRoute((s) => s.go);
 
@@ -134,7 +137,8 @@ function LessonBody({ lesson }: { lesson: LabLesson }) {
           ))}
         </ol>
         <p className="muted small" data-testid="lesson-status">
-          {status.answered}/{status.questions} questions · {status.storiesDone}/{status.stories} stories · {status.solved}/{status.challenges} challenges
+          {status.answered}/{status.questions} questions{status.answered > 0 ? ` (${answeredRight} right)` : ''} · {status.storiesDone}/{status.stories} stories
+          · {status.solved}/{status.challenges} challenges
           {status.finished ? ' · ✓ finished' : ''}
         </p>
         <ul className="anchors muted small" aria-label="Questions and challenges">
@@ -149,7 +153,7 @@ function LessonBody({ lesson }: { lesson: LabLesson }) {
               >
                 Q{i + 1}
               </a>
-              {progress.answers[lesson.id]?.[q.id] !== undefined ? ' ✓' : ''}
+              <AnswerMark chosen={progress.answers[lesson.id]?.[q.id]} right={(c) => isRight(q.options, c)} />
             </li>
           ))}
           {lesson.challenges.map((c) => (
@@ -163,6 +167,11 @@ function LessonBody({ lesson }: { lesson: LabLesson }) {
               >
                 {c.title}
               </a>
+              {(progress.solved[lesson.id] ?? []).includes(c.id) && (
+                <span className="mark-right" title="solved" aria-label="solved">
+                  {' ✓'}
+                </span>
+              )}
             </li>
           ))}
         </ul>
@@ -228,5 +237,16 @@ function LessonBody({ lesson }: { lesson: LabLesson }) {
         )}
       </div>
     </article>
+  );
+}
+
+/** After a question's link in the lesson's outline: whether the learner answered it right (✓) or wrong (✗), once they have. */
+function AnswerMark({ chosen, right }: { chosen: readonly number[] | undefined; right(chosen: readonly number[]): boolean }) {
+  if (chosen === undefined) return null;
+  const ok = right(chosen);
+  return (
+    <span className={ok ? 'mark-right' : 'mark-wrong'} title={ok ? 'answered right' : 'answered wrong'} aria-label={ok ? 'answered right' : 'answered wrong'}>
+      {ok ? ' ✓' : ' ✗'}
+    </span>
   );
 }
