@@ -124,6 +124,29 @@ describeBrowser('the picture', () => {
     await wide.close();
   });
 
+  it('a refusal’s reason stops before the glyph that follows it: giving up right after the last refusal is read, not written over', async () => {
+    const page = await lab.page('#/lab?s=combined-unanimous-node-down');
+    await ready(page);
+    const box = (sel: string) =>
+      page.locator(sel).evaluateAll((ts) =>
+        ts.map((t) => {
+          const b = t.getBoundingClientRect();
+          return { x: b.x, y: b.y, width: b.width, height: b.height };
+        }),
+      );
+    const words = await box('figure.timeline .mark-label');
+    expect(words.length).toBe(2);
+    const reasons = await box('figure.timeline .refused-label');
+    expect(reasons.length).toBeGreaterThan(0);
+    const glyphs = await box('figure.timeline g[data-mark="acquire.giveup"] .glyph-bg');
+    expect(glyphs.length).toBe(2);
+    for (const r of reasons)
+      for (const o of [...words, ...glyphs]) {
+        const apart = r.x + r.width <= o.x || o.x + o.width <= r.x || r.y + r.height <= o.y || o.y + o.height <= r.y;
+        expect(apart, `a refusal's reason at ${JSON.stringify(r)} runs into ${JSON.stringify(o)}`).toBe(true);
+      }
+  });
+
   it('A’s GC pause is a solid span labelled where it begins, with its length', async () => {
     const page = await lab.page('#/lab?s=pause-past-expiry');
     await ready(page);

@@ -98,8 +98,13 @@ export function clientLane(c: DrawCtx, lane: Lane): void {
         </g>,
       );
     }
-  refusals(c, lane, client.belief);
   const marks = visibleMarks(client.marks, c.d0, c.d1, c.usPerPx * MARK_BUCKET_PX);
+  refusals(
+    c,
+    lane,
+    client.belief,
+    marks.map((m) => c.px(m.atUs)),
+  );
   marks.forEach((m, i) => {
     c.out.push(glyph(m.mark, c.px(m.atUs), lane.rowY, m.count, client.name));
     // An exception, a fork and giving up are the story's turns: they say what they are, where there is room before the next mark or bar.
@@ -152,8 +157,13 @@ export function clientLane(c: DrawCtx, lane: Lane): void {
   cutMarks(c, lane);
 }
 
-/** Attempts that did not get the lock: a short stroke from the request to the answer, a cross, and the reason when there is room. */
-function refusals(c: DrawCtx, lane: Lane, beliefs: readonly Span[]): void {
+/**
+ * Attempts that did not get the lock: a short stroke from the request to the
+ * answer, a cross, and the reason when there is room before whatever comes
+ * next on the row: a refusal, a belief bar, or one of the client's glyphs
+ * (`glyphXs`, in time order), such as giving up right after the last refusal.
+ */
+function refusals(c: DrawCtx, lane: Lane, beliefs: readonly Span[], glyphXs: readonly number[]): void {
   const list = c.annotations.refusals.get(lane.name) ?? [];
   const drawn = visibleMarks(list, c.d0, c.d1, c.usPerPx * MARK_BUCKET_PX);
   // Dozens of refusals in a row are a texture, not marks to read one by one: one path of ticks, until a closer zoom.
@@ -172,9 +182,13 @@ function refusals(c: DrawCtx, lane: Lane, beliefs: readonly Span[]): void {
     const at = c.px(r.atUs);
     const next = drawn[i + 1];
     const label = d.count > 1 ? `${d.count} refused` : r.reason;
-    // The reason's words stop before the next refusal and before the client's next belief bar.
+    // The reason's words stop before the next refusal, the client's next belief bar and its next glyph (whose disc reaches 8 px back).
     const bar = beliefs.find((b) => b.fromUs > r.atUs);
-    const room = Math.min(next === undefined ? c.plotW : c.px(next.atUs), bar === undefined ? c.plotW : c.px(bar.fromUs)) - at - 12;
+    const glyphX = glyphXs.find((x) => x >= at);
+    const room =
+      Math.min(next === undefined ? c.plotW : c.px(next.atUs), bar === undefined ? c.plotW : c.px(bar.fromUs), glyphX === undefined ? c.plotW : glyphX - 8) -
+      at -
+      12;
     c.out.push(
       <g key={`r${lane.id}${r.seq}`} data-mark="refused" data-client={lane.name} data-seq={r.seq} data-reason={r.reason} className="inspectable">
         <title>{d.count > 1 ? `${d.count} refused attempts here; zoom in` : `${lane.name}'s attempt refused at ${seconds(r.atUs)}: ${r.reason}`}</title>
