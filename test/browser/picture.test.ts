@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { BUILTIN_SCENARIOS } from '../../sim/index.js';
 import { describeBrowser, ready, screenshot, startLab, type Lab } from './harness.js';
 
 /* The timeline reads on its own: each of these was once drawn wrong or not at all. */
@@ -145,6 +146,48 @@ describeBrowser('the picture', () => {
         const apart = r.x + r.width <= o.x || o.x + o.width <= r.x || r.y + r.height <= o.y || o.y + o.height <= r.y;
         expect(apart, `a refusal's reason at ${JSON.stringify(r)} runs into ${JSON.stringify(o)}`).toBe(true);
       }
+  });
+
+  it('in every built-in scenario, no words on the timeline lie over a glyph or other words', { timeout: 180_000 }, async () => {
+    const page = await lab.page('#/lab?s=pause-past-expiry');
+    await ready(page);
+    const found: string[] = [];
+    for (const name of Object.keys(BUILTIN_SCENARIOS)) {
+      await page.evaluate((n) => (location.hash = `#/lab?s=${n}`), name);
+      await expect.poll(() => page.locator('figure.timeline .timeline-title').first().textContent()).toContain(name);
+      const overlaps = await page
+        .locator('figure.timeline svg.timeline-svg')
+        .first()
+        .evaluate((svg) => {
+          const items: { what: string; words: boolean; x: number; y: number; w: number; h: number }[] = [];
+          // Symbols drawn as text (a glyph's, a refusal's cross, a write's tick) are marks, bucketed like glyphs, not words.
+          const skip = ['tick-label', 'lane-clock', 'glyph', 'refused-x', 'finding-number', 'write-symbol'];
+          for (const t of svg.querySelectorAll('text')) {
+            if (t.closest('.lane-labels') !== null || skip.some((k) => t.classList.contains(k)) || (t.textContent ?? '').trim() === '') continue;
+            const b = t.getBoundingClientRect();
+            items.push({ what: `"${t.textContent}"`, words: true, x: b.x, y: b.y, w: b.width, h: b.height });
+          }
+          for (const c of svg.querySelectorAll('.glyph-bg')) {
+            const b = c.getBoundingClientRect();
+            items.push({ what: `the ${c.parentElement?.getAttribute('data-mark')} glyph`, words: false, x: b.x, y: b.y, w: b.width, h: b.height });
+          }
+          const out: string[] = [];
+          for (let i = 0; i < items.length; i++)
+            for (let j = i + 1; j < items.length; j++) {
+              const a = items[i]!;
+              const b = items[j]!;
+              if (!a.words && !b.words) continue;
+              // A graze of a few pixels (a store's glyph above its row, touching the next holder's words) is not words covered.
+              const ox = Math.min(a.x + a.w, b.x + b.w) - Math.max(a.x, b.x);
+              const oy = Math.min(a.y + a.h, b.y + b.h) - Math.max(a.y, b.y);
+              if (ox > 1 && oy > 3) out.push(`${a.what} and ${b.what} (${Math.round(ox)}×${Math.round(oy)} px)`);
+            }
+          return out;
+        });
+      for (const o of overlaps) found.push(`${name}: ${o}`);
+    }
+    expect(found).toEqual([]);
+    await page.close();
   });
 
   it('A’s GC pause is a solid span labelled where it begins, with its length', async () => {

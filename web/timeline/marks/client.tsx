@@ -1,14 +1,27 @@
+import type { ReactNode } from 'react';
 import { formatDuration } from '../../../sim/time.js';
 import { visibleMarks, visibleSpans, type DrawnSpan } from '../../model/lod.js';
 import type { Span } from '../../model/types.js';
 import { ROW_H, textPx, type Lane } from '../layout.js';
-import { MARK_BUCKET_PX, seconds, spanTitle, type DrawCtx } from './ctx.js';
+import { MARK_BUCKET_PX, roomAmongGlyphs, seconds, spanTitle, type DrawCtx } from './ctx.js';
 import { glyph } from './glyph.js';
 import { clockMarks, cutMarks } from './machine.js';
 
 /** The words a bar can hold: the long form, the short one, or none. */
 const barLabel = (long: string, short: string, widthPx: number): string =>
   widthPx > textPx(long, 11, true) + 8 ? long : widthPx > textPx(short, 11, true) + 8 ? short : '';
+
+/** The words of a belief bar drawn from `x`, `w` wide, on a row at `y`, in the room the client's glyphs leave them (see `roomAmongGlyphs`). */
+function beliefLabel(s: DrawnSpan, x: number, w: number, y: number, glyphXs: readonly number[]): ReactNode {
+  const room = roomAmongGlyphs(x + 4, x + w - 4, glyphXs);
+  const text = barLabel(`believes ${s.first.label}`, s.first.label, room.end - room.x + 8);
+  if (text === '') return null;
+  return (
+    <text className="bar-label-light" x={room.x} y={y + 4}>
+      {text}
+    </text>
+  );
+}
 
 /** Above this many refusal marks on a lane's view, they are drawn as one path. */
 const DENSE = 60;
@@ -42,6 +55,8 @@ const TRUTH_END_GLYPH: Readonly<Record<string, string>> = {
 /** A client's lane: its pauses (solid, labelled where they begin), what it believes above what the store holds for it, refused attempts, crashes. */
 export function clientLane(c: DrawCtx, lane: Lane): void {
   const client = c.model.clients.find((k) => k.name === lane.name)!;
+  const marks = visibleMarks(client.marks, c.d0, c.d1, c.usPerPx * MARK_BUCKET_PX);
+  const glyphXs = marks.map((m) => c.px(m.atUs));
   if (lane.pauseY !== null) {
     for (const s of visibleSpans(client.pauses, c.d0, c.d1, c.usPerPx)) {
       const w = c.width(s.fromUs, s.toUs);
@@ -68,11 +83,7 @@ export function clientLane(c: DrawCtx, lane: Lane): void {
         <g key={`b${lane.id}${s.first.seq}`} data-mark="belief" data-client={client.name} data-seq={s.first.seq} className="inspectable">
           <title>{spanTitle(s, `${client.name} believes it holds`)}</title>
           <rect className="belief" x={c.px(s.fromUs)} y={lane.rowY - ROW_H / 2} width={w} height={ROW_H} rx={3} />
-          {s.count === 1 && barLabel(`believes ${s.first.label}`, s.first.label, w) !== '' && (
-            <text className="bar-label-light" x={c.px(s.fromUs) + 4} y={lane.rowY + 4}>
-              {barLabel(`believes ${s.first.label}`, s.first.label, w)}
-            </text>
-          )}
+          {s.count === 1 && beliefLabel(s, c.px(s.fromUs), w, lane.rowY, glyphXs)}
         </g>,
       );
     }
@@ -98,13 +109,7 @@ export function clientLane(c: DrawCtx, lane: Lane): void {
         </g>,
       );
     }
-  const marks = visibleMarks(client.marks, c.d0, c.d1, c.usPerPx * MARK_BUCKET_PX);
-  refusals(
-    c,
-    lane,
-    client.belief,
-    marks.map((m) => c.px(m.atUs)),
-  );
+  refusals(c, lane, client.belief, glyphXs);
   marks.forEach((m, i) => {
     c.out.push(glyph(m.mark, c.px(m.atUs), lane.rowY, m.count, client.name));
     // An exception, a fork and giving up are the story's turns: they say what they are, where there is room before the next mark or bar.

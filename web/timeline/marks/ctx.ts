@@ -49,6 +49,29 @@ export function makeCtx(
   };
 }
 
+/** How far a glyph reaches on either side of its time, in pixels: its disc (7), and the halo of the words beside it. */
+const GLYPH_REACH_PX = 11;
+
+/**
+ * The room words have from `from` to `to` (plot pixels) on a row where
+ * glyphs are drawn at `glyphXs` (in time order): a glyph at `from`, such as
+ * a fork right after the grant or the messages a partition loses at once,
+ * moves their start past it, and the next glyph ends their room.
+ */
+export function roomAmongGlyphs(from: number, to: number, glyphXs: readonly number[]): { x: number; end: number } {
+  let x = from;
+  let end = to;
+  for (const g of glyphXs) {
+    if (g + GLYPH_REACH_PX <= x) continue;
+    if (g - GLYPH_REACH_PX <= x) x = g + GLYPH_REACH_PX;
+    else {
+      end = Math.min(end, g - GLYPH_REACH_PX);
+      break;
+    }
+  }
+  return { x, end };
+}
+
 /** Marks closer than this many pixels share one drawn mark. */
 export const MARK_BUCKET_PX = 7;
 

@@ -1,10 +1,7 @@
 import { visibleMarks, visibleSpans } from '../../model/lod.js';
 import { ROW_H, textPx, type Lane } from '../layout.js';
-import { MARK_BUCKET_PX, spanTitle, type DrawCtx } from './ctx.js';
+import { MARK_BUCKET_PX, roomAmongGlyphs, spanTitle, type DrawCtx } from './ctx.js';
 import { glyph } from './glyph.js';
-
-/** How far a glyph reaches on either side of its time, in pixels: its disc (7), and the halo of the words beside it. */
-const GLYPH_REACH_PX = 11;
 
 /** The faults lane: partitions and latency spikes as bands, clock changes, lost messages and other injected faults as glyphs. */
 export function faultsLane(c: DrawCtx, lane: Lane): void {
@@ -39,16 +36,7 @@ export function faultsLane(c: DrawCtx, lane: Lane): void {
  * it; the next glyph, or the band's end, is where they must stop.
  */
 export function bandLabel(full: string, kind: string, from: number, to: number, glyphXs: readonly number[]): { text: string; x: number } | null {
-  let x = from + 3;
-  let end = to - 3;
-  for (const g of glyphXs) {
-    if (g + GLYPH_REACH_PX <= x) continue;
-    if (g - GLYPH_REACH_PX <= x) x = g + GLYPH_REACH_PX;
-    else {
-      end = Math.min(end, g - GLYPH_REACH_PX);
-      break;
-    }
-  }
+  const { x, end } = roomAmongGlyphs(from + 3, to - 3, glyphXs);
   for (const text of [full, kind]) if (textPx(text, 11, true) <= end - x) return { text, x };
   return null;
 }
