@@ -160,7 +160,7 @@ describeBrowser('a learner goes through lesson 4', () => {
     await page.close();
   });
 
-  it('marks each question in the outline right or wrong once answered, counts the right ones, and marks a solved challenge', async () => {
+  it('marks each question in the outline right or wrong once answered, and counts the right ones there and on the course page', async () => {
     const page = await lab.page('#/lesson/05-fencing-tokens');
     await page.locator('article.lesson').waitFor();
     const status = page.getByTestId('lesson-status');
@@ -177,6 +177,11 @@ describeBrowser('a learner goes through lesson 4', () => {
     const expected = order.map((q) => (q === 'what-token' ? 'answered right' : q === 'who-checks' ? 'answered wrong' : ''));
     expect((await marks()).slice(0, order.length)).toEqual(expected);
     expect(await page.locator('nav .mark-wrong').textContent()).toBe(' ✗');
+    // The course page counts them the same way.
+    await page.goto(`${lab.url}#/lessons`);
+    await expect
+      .poll(() => page.locator('.lesson-card[data-lesson="fencing-tokens"] .lesson-status').textContent())
+      .toMatch(/^in progress · 2\/5 questions answered \(1 right\) · /);
     await page.close();
   });
 

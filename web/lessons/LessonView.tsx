@@ -11,6 +11,7 @@ import { useLessonRoute } from './route.js';
 import { statusOf } from './status.js';
 import { isRight } from './answers.js';
 import { StoryEmbed } from './StoryEmbed.js';
+import type { Option } from '../../sim/lessons/types.js';
 import type { LabLesson } from './types.js';
 import './lessons.css';
 
@@ -51,7 +52,6 @@ function LessonBody({ lesson }: { lesson: LabLesson }) {
   const summary = lessonSummary(lesson.id)!;
   const status = statusOf(summary, progress);
   const answers = progress.answers[lesson.id] ?? {};
-  const answeredRight = lesson.quiz.filter((q) => answers[q.id] !== undefined && isRight(q.options, answers[q.id]!)).length;
   const next = LESSONS.find((l) => l.number > lesson.number);
   const go = useLessonRoute((s) => s.go);
 
@@ -137,7 +137,7 @@ function LessonBody({ lesson }: { lesson: LabLesson }) {
           ))}
         </ol>
         <p className="muted small" data-testid="lesson-status">
-          {status.answered}/{status.questions} questions{status.answered > 0 ? ` (${answeredRight} right)` : ''} · {status.storiesDone}/{status.stories} stories
+          {status.answered}/{status.questions} questions{status.answered > 0 ? ` (${status.right} right)` : ''} · {status.storiesDone}/{status.stories} stories
           · {status.solved}/{status.challenges} challenges
           {status.finished ? ' · ✓ finished' : ''}
         </p>
@@ -153,7 +153,7 @@ function LessonBody({ lesson }: { lesson: LabLesson }) {
               >
                 Q{i + 1}
               </a>
-              <AnswerMark chosen={progress.answers[lesson.id]?.[q.id]} right={(c) => isRight(q.options, c)} />
+              <AnswerMark chosen={answers[q.id]} options={q.options} />
             </li>
           ))}
           {lesson.challenges.map((c) => (
@@ -241,9 +241,9 @@ function LessonBody({ lesson }: { lesson: LabLesson }) {
 }
 
 /** After a question's link in the lesson's outline: whether the learner answered it right (✓) or wrong (✗), once they have. */
-function AnswerMark({ chosen, right }: { chosen: readonly number[] | undefined; right(chosen: readonly number[]): boolean }) {
+function AnswerMark({ chosen, options }: { chosen: readonly number[] | undefined; options: readonly Option[] }) {
   if (chosen === undefined) return null;
-  const ok = right(chosen);
+  const ok = isRight(options, chosen);
   return (
     <span className={ok ? 'mark-right' : 'mark-wrong'} title={ok ? 'answered right' : 'answered wrong'} aria-label={ok ? 'answered right' : 'answered wrong'}>
       {ok ? ' ✓' : ' ✗'}

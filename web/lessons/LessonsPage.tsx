@@ -68,7 +68,8 @@ export function LessonsPage() {
               <p className="lesson-summary">{l.summary}</p>
               <p className="muted small lesson-status">
                 {s.finished ? '✓ finished · ' : s.started ? 'in progress · ' : ''}
-                {s.answered}/{s.questions} questions answered · {s.storiesDone}/{s.stories} stories played · {s.solved}/{s.challenges} challenges solved
+                {s.answered}/{s.questions} questions answered{s.answered > 0 ? ` (${s.right} right)` : ''} · {s.storiesDone}/{s.stories} stories played ·{' '}
+                {s.solved}/{s.challenges} challenges solved
               </p>
             </li>
           );

@@ -6,6 +6,7 @@ import { CLAIMS_FILE, parseClaims } from '../../sim/lessons/course.js';
 import { formatProblem } from '../../sim/lessons/load.js';
 import { countsOf, parseLesson } from '../../sim/lessons/parse.js';
 import type { Lesson } from '../../sim/lessons/types.js';
+import { rightOf } from './answers.js';
 import { lessonTree, shortTextTrees } from './text-tree.js';
 import type { LabLesson, LessonSummary } from './types.js';
 
@@ -44,6 +45,7 @@ export function summaryOf(l: Lesson): LessonSummary {
     claims: l.claims,
     counts: countsOf(l),
     questions: l.quiz.map((q) => q.id),
+    rightAnswers: Object.fromEntries(l.quiz.map((q) => [q.id, rightOf(q.options)])),
     stories: l.stories.map((s) => ({ id: s.id, lastStop: s.stops[s.stops.length - 1]!.id })),
     challenges: l.challenges.map((c) => c.id),
   };

@@ -1,9 +1,12 @@
+import { matches } from './answers.js';
 import type { Progress } from './progress.js';
 import type { LessonSummary } from './types.js';
 
 /** How far a learner got in a lesson, from their stored progress. */
 export interface LessonStatus {
   readonly answered: number;
+  /** Of those, answered right. */
+  readonly right: number;
   readonly questions: number;
   readonly storiesDone: number;
   readonly stories: number;
@@ -18,10 +21,12 @@ export function statusOf(l: LessonSummary, p: Pick<Progress, 'answers' | 'stops'
   const answers = p.answers[l.id] ?? {};
   const stops = p.stops[l.id] ?? [];
   const answered = l.questions.filter((q) => answers[q] !== undefined).length;
+  const right = l.questions.filter((q) => answers[q] !== undefined && matches(l.rightAnswers[q] ?? [], answers[q]!)).length;
   const storiesDone = l.stories.filter((s) => stops.includes(`${s.id}/${s.lastStop}`)).length;
   const solved = l.challenges.filter((c) => (p.solved[l.id] ?? []).includes(c)).length;
   return {
     answered,
+    right,
     questions: l.questions.length,
     storiesDone,
     stories: l.stories.length,

@@ -5,6 +5,8 @@ import type { Lesson, LessonCounts, LessonMeta } from '../../sim/lessons/types.j
 export interface LessonSummary extends LessonMeta {
   readonly counts: LessonCounts;
   readonly questions: readonly string[];
+  /** Each question's right options, by written index: what the course page counts a learner's answers right by. */
+  readonly rightAnswers: Readonly<Record<string, readonly number[]>>;
   readonly stories: readonly { readonly id: string; readonly lastStop: string }[];
   readonly challenges: readonly string[];
 }
