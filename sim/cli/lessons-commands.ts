@@ -75,13 +75,14 @@ export function addLessonCommands(program: Command, io: Io, c: Colors, exit: (co
 
   program
     .command('lesson')
-    .description("Narrate a lesson's story in the terminal, stop by stop.")
+    .description("Narrate a lesson's stories in the terminal, stop by stop.")
     .argument('<lesson>', 'the lesson number or id (see `locklab lessons`), or a lesson folder of your own')
-    .action(async (n: string) => {
-      const { chooseLesson, narrate, formatProblem } = await lessonTools();
+    .option('--story <story>', 'only this story: its number in the lesson (from 1) or its id')
+    .action(async (n: string, opts: { story?: string }) => {
+      const { chooseLesson, narrate, storiesOf, formatProblem } = await lessonTools();
       const choice = chooseLesson(n);
       if ('lesson' in choice) {
-        io.out(`${narrate(choice.lesson, c)}\n`);
+        io.out(`${narrate(choice.lesson, c, storiesOf(choice.lesson, opts.story))}\n`);
         return;
       }
       if ('problems' in choice) {

@@ -12,7 +12,7 @@ import { FOLDER_PATTERN, LESSON_MD, type LessonFiles } from '../lessons/parse.js
 import { optionOrder, storyAskKey } from '../lessons/option-order.js';
 import { findEvent } from '../lessons/query.js';
 import { judge, scenarioOf } from '../lessons/runs.js';
-import type { Json, Lesson, LessonProblem } from '../lessons/types.js';
+import type { Json, Lesson, LessonProblem, Story } from '../lessons/types.js';
 import { describe } from '../trace/describe.js';
 import { formatInstant } from '../time.js';
 
@@ -79,14 +79,39 @@ export function loadLessons(dir: string = LESSONS_DIR, replay = true): LoadedCou
   return loadCourse(files, { replay, course: only === undefined });
 }
 
-/** Narrates a lesson's first story in the terminal: each stop's caption beside the events that led to it. */
-export function narrate(lesson: Lesson, c: Colors): string {
+/**
+ * The stories of `lesson` that `which` names: all of them, in the lesson's
+ * order, when it is undefined; else the one with that number (from 1) or id.
+ * A name that picks none is an InputError that lists the stories there are.
+ */
+export function storiesOf(lesson: Lesson, which: string | undefined): readonly Story[] {
+  if (which === undefined) return lesson.stories;
+  const n = /^\d+$/.test(which) ? Number(which) : NaN;
+  const story = lesson.stories.find((s, i) => s.id === which || i + 1 === n);
+  if (story !== undefined) return [story];
+  const there = lesson.stories.map((s, i) => `${i + 1} (${s.id})`).join(', ');
+  throw new InputError('--story', [
+    { path: '', message: `lesson ${lesson.number} has no story ${JSON.stringify(which)}; its stories are ${there === '' ? 'none' : there}` },
+  ]);
+}
+
+/** Narrates a lesson's stories in the terminal (all of them, or those `storiesOf` picks): each stop's caption beside the events that led to it. */
+export function narrate(lesson: Lesson, c: Colors, stories: readonly Story[] = lesson.stories): string {
   const out: string[] = [c.bold(`Lesson ${lesson.number}: ${lesson.title}`), c.dim(lesson.summary), ''];
-  const story = lesson.stories[0];
-  if (story === undefined) {
+  if (stories.length === 0) {
     out.push('This lesson has no story to narrate; open it in the lab.');
     return out.join('\n');
   }
+  for (const story of stories) {
+    if (lesson.stories.length > 1) out.push(c.bold(c.cyan(`Story ${lesson.stories.indexOf(story) + 1} of ${lesson.stories.length}`)));
+    out.push(...narrateStory(lesson, story, c), '');
+  }
+  return out.join('\n').trimEnd();
+}
+
+/** One story, told stop by stop, and the checker's outcome of its last run. */
+function narrateStory(lesson: Lesson, story: Story, c: Colors): string[] {
+  const out: string[] = [];
   const scenario = lesson.scenarios[story.scenario]!;
   out.push(c.bold(story.title) + c.dim(` · ${scenario.file} · seed ${scenario.seed}`), '');
   let set: Record<string, Json> = {};
@@ -128,7 +153,7 @@ export function narrate(lesson: Lesson, c: Colors): string {
   const verdict = check(run.doc.events);
   out.push(c.bold(`Outcome: ${verdict.outcome}`));
   for (const s of summarize(verdict)) out.push(`  ${s}`);
-  return out.join('\n');
+  return out;
 }
 
 /** The problems found in the files of the lesson `arg` names by number or id (its folder is `NN-id`). */

@@ -84,6 +84,31 @@ describe('locklab lesson N', () => {
     expect(r.out).toContain('Outcome: fenced');
   });
 
+  it('narrates every story of a lesson that has several, in order, or the one --story names', async () => {
+    const all = await cli('lesson', '6');
+    expect(all.code).toBe(0);
+    const first = all.out.indexOf('Story 1 of 2');
+    const second = all.out.indexOf('Story 2 of 2');
+    expect(first).toBeGreaterThan(-1);
+    expect(second).toBeGreaterThan(first);
+    expect(all.out.indexOf("The release that deleted someone else's lock")).toBeGreaterThan(first);
+    expect(all.out.indexOf('The child that let go')).toBeGreaterThan(second);
+    expect(all.out.match(/^Outcome: /gm)).toHaveLength(2);
+    // By id or by number, one story alone.
+    for (const which of ['asked', '2']) {
+      const one = await cli('lesson', '7', '--story', which);
+      expect(one.code).toBe(0);
+      expect(one.out).toContain('Story 2 of 3');
+      expect(one.out).toContain('Asking is not holding');
+      expect(one.out).not.toContain('Story 1 of 3');
+      expect(one.out.match(/^Outcome: /gm)).toHaveLength(1);
+    }
+    const bad = await cli('lesson', '7', '--story', '9');
+    expect(bad.code).toBe(2);
+    expect(bad.out).toBe('');
+    expect(bad.err).toContain('locklab: --story: lesson 7 has no story "9"; its stories are 1 (refresh), 2 (asked), 3 (late-grant)');
+  });
+
   it('narrates a lesson folder of your own, and names the problems of a broken one rather than calling it missing', async () => {
     const dir = join(work, 'own', '04-pause-past-expiry');
     cpSync(join(LESSONS_DIR, '04-pause-past-expiry'), dir, { recursive: true });
