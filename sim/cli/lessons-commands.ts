@@ -26,7 +26,7 @@ const BAD_LESSON = 2;
 export function addLessonCommands(program: Command, io: Io, c: Colors, exit: (code: number) => void): void {
   const lessons = program
     .command('lessons')
-    .description('List the lessons, with their claims, questions, predictions, stops and challenges.')
+    .description('List the lessons, with their claims, questions, predictions, stories and challenges.')
     .option('--json', 'print the list as JSON')
     .action(async (opts: { json?: boolean }) => {
       const { loadLessons, LESSONS_DIR, formatProblem, countsOf } = await lessonTools();
@@ -44,10 +44,10 @@ export function addLessonCommands(program: Command, io: Io, c: Colors, exit: (co
       for (const l of list) {
         io.out(`${c.bold(String(l.number).padStart(2))}  ${c.bold(l.title)}  ${c.dim(l.id)}\n`);
         io.out(
-          `    ${c.dim(`claims ${l.claims.join(' ')} · ${counted(l.questions, 'question')}, ${counted(l.predictions, 'prediction')}, ${counted(l.stops, 'stop')}, ${counted(l.challenges, 'challenge')}`)}\n`,
+          `    ${c.dim(`claims ${l.claims.join(' ')} · ${counted(l.questions, 'question')}, ${counted(l.predictions, 'prediction')}, ${counted(l.stories, 'story', { plural: 'stories' })} (${counted(l.stops, 'stop')}), ${counted(l.challenges, 'challenge')}`)}\n`,
         );
       }
-      io.out(c.dim(`\nNarrate a lesson's story: locklab lesson N. Check a lesson folder: locklab lessons check DIR.\n`));
+      io.out(c.dim(`\nNarrate a lesson's stories: locklab lesson N. Check a lesson folder: locklab lessons check DIR.\n`));
     });
 
   lessons

@@ -5,7 +5,7 @@ import { compileSchema } from '../scenario/schema-check.js';
 import { EMBEDS, outline, stepAnchor } from './markdown.js';
 import { frontMatterSchema, lessonDataSchema } from './schema.js';
 import { queriesOf, statementIssues } from './statements.js';
-import type { Challenge, Expect, Lesson, LessonProblem, LessonScenario, Question, Shows, Story } from './types.js';
+import type { Challenge, Expect, Lesson, LessonCounts, LessonProblem, LessonScenario, Question, Shows, Story } from './types.js';
 
 /** The files of a lesson folder: lesson.md, lesson.yaml and its scenario JSON files, by name. */
 export type LessonFiles = Readonly<Record<string, string>>;
@@ -319,10 +319,11 @@ function checkChallengeShape(
 }
 
 /** Quiz questions, predictions, stops and challenges of a lesson, as `locklab lessons --json` lists them. */
-export function countsOf(l: Pick<Lesson, 'quiz' | 'stories' | 'challenges'>): { questions: number; predictions: number; stops: number; challenges: number } {
+export function countsOf(l: Pick<Lesson, 'quiz' | 'stories' | 'challenges'>): LessonCounts {
   return {
     questions: l.quiz.length,
     predictions: l.quiz.filter((q) => q.predict !== undefined).length,
+    stories: l.stories.length,
     stops: l.stories.reduce((n, s) => n + s.stops.length, 0),
     challenges: l.challenges.length,
   };

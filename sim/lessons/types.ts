@@ -258,6 +258,8 @@ export interface Lesson extends LessonMeta {
 export interface LessonCounts {
   readonly questions: number;
   readonly predictions: number;
+  readonly stories: number;
+  /** Of all its stories together. */
   readonly stops: number;
   readonly challenges: number;
 }

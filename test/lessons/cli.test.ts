@@ -22,6 +22,7 @@ describe('locklab lessons', () => {
       claims: ['C15', 'C16', 'C17', 'C18', 'C69'],
       questions: 5,
       predictions: 1,
+      stories: 1,
       stops: 8,
       challenges: 2,
     });
@@ -30,7 +31,7 @@ describe('locklab lessons', () => {
   it('lists them in words without --json', async () => {
     const r = await cli('lessons');
     expect(r.out).toContain(' 4  Pause past expiry  pause-past-expiry');
-    expect(r.out).toContain('claims C15 C16 C17 C18 C69 · 5 questions, 1 prediction, 8 stops, 2 challenges');
+    expect(r.out).toContain('claims C15 C16 C17 C18 C69 · 5 questions, 1 prediction, 1 story (8 stops), 2 challenges');
   });
 
   it('check passes the shipped lessons and reports what is pending', async () => {
