@@ -82,7 +82,7 @@ export function addLessonCommands(program: Command, io: Io, c: Colors, exit: (co
       const { chooseLesson, narrate, storiesOf, formatProblem } = await lessonTools();
       const choice = chooseLesson(n);
       if ('lesson' in choice) {
-        io.out(`${narrate(choice.lesson, c, storiesOf(choice.lesson, opts.story))}\n`);
+        io.out(`${narrate(choice.lesson, c, storiesOf(choice.lesson, opts.story), choice.dir)}\n`);
         return;
       }
       if ('problems' in choice) {

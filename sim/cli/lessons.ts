@@ -1,5 +1,5 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { basename, dirname, join, resolve } from 'node:path';
+import { basename, dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Colors } from 'picocolors/types.js';
 import { check } from '../check/checker.js';
@@ -11,7 +11,7 @@ import { loadCourse, type CourseFiles, type LoadedCourse } from '../lessons/load
 import { FOLDER_PATTERN, LESSON_MD, type LessonFiles } from '../lessons/parse.js';
 import { optionOrder, storyAskKey } from '../lessons/option-order.js';
 import { findEvent } from '../lessons/query.js';
-import { judge, scenarioOf } from '../lessons/runs.js';
+import { judge, overrideStrings, scenarioOf } from '../lessons/runs.js';
 import type { Json, Lesson, LessonProblem, Story } from '../lessons/types.js';
 import { describe } from '../trace/describe.js';
 import { formatInstant } from '../time.js';
@@ -95,8 +95,13 @@ export function storiesOf(lesson: Lesson, which: string | undefined): readonly S
   ]);
 }
 
-/** Narrates a lesson's stories in the terminal (all of them, or those `storiesOf` picks): each stop's caption beside the events that led to it. */
-export function narrate(lesson: Lesson, c: Colors, stories: readonly Story[] = lesson.stories): string {
+/**
+ * Narrates a lesson's stories in the terminal (all of them, or those
+ * `storiesOf` picks): each stop's caption beside the events that led to it,
+ * then each "try this" of the story with what it shows and the command that
+ * runs it, the scenario's file named from the lesson's folder `dir`.
+ */
+export function narrate(lesson: Lesson, c: Colors, stories: readonly Story[] = lesson.stories, dir?: string): string {
   const out: string[] = [c.bold(`Lesson ${lesson.number}: ${lesson.title}`), c.dim(lesson.summary), ''];
   if (stories.length === 0) {
     out.push('This lesson has no story to narrate; open it in the lab.');
@@ -104,13 +109,13 @@ export function narrate(lesson: Lesson, c: Colors, stories: readonly Story[] = l
   }
   for (const story of stories) {
     if (lesson.stories.length > 1) out.push(c.bold(c.cyan(`Story ${lesson.stories.indexOf(story) + 1} of ${lesson.stories.length}`)));
-    out.push(...narrateStory(lesson, story, c), '');
+    out.push(...narrateStory(lesson, story, c, dir), '');
   }
   return out.join('\n').trimEnd();
 }
 
-/** One story, told stop by stop, and the checker's outcome of its last run. */
-function narrateStory(lesson: Lesson, story: Story, c: Colors): string[] {
+/** One story, told stop by stop, the checker's outcome of its last run, and its "try this" changes, each run. */
+function narrateStory(lesson: Lesson, story: Story, c: Colors, dir: string | undefined): string[] {
   const out: string[] = [];
   const scenario = lesson.scenarios[story.scenario]!;
   out.push(c.bold(story.title) + c.dim(` · ${scenario.file} · seed ${scenario.seed}`), '');
@@ -153,6 +158,15 @@ function narrateStory(lesson: Lesson, story: Story, c: Colors): string[] {
   const verdict = check(run.doc.events);
   out.push(c.bold(`Outcome: ${verdict.outcome}`));
   for (const s of summarize(verdict)) out.push(`  ${s}`);
+  for (const t of story.tries) {
+    const tried = judge(scenarioOf(scenario, { scenario: story.scenario, set: t.set }), scenario.seed);
+    out.push('', `${c.yellow('Try this:')} ${t.label} ${c.dim(`(outcome: ${check(tried.doc.events).outcome})`)}`, `  ${t.says}`);
+    if (dir !== undefined) {
+      const file = relative(process.cwd(), join(dir, scenario.file));
+      const sets = overrideStrings(t.set).map((o) => ` --set '${o.replaceAll("'", "'\\''")}'`);
+      out.push(c.dim(`  locklab run ${file} --seed ${scenario.seed}${sets.join('')}`));
+    }
+  }
   return out;
 }
 
@@ -166,7 +180,8 @@ export function problemsOfLesson(problems: readonly LessonProblem[], arg: string
 }
 
 /** The lesson `locklab lesson` narrates, or what stops it: the problems of its files, or why there is no such lesson. */
-export type LessonChoice = { readonly lesson: Lesson } | { readonly problems: readonly LessonProblem[] } | { readonly unknown: string };
+export type LessonChoice =
+  { readonly lesson: Lesson; /** Its folder. */ readonly dir: string } | { readonly problems: readonly LessonProblem[] } | { readonly unknown: string };
 
 /**
  * Finds the lesson `arg` names: a shipped lesson's number or id, or a lesson
@@ -179,12 +194,12 @@ export function chooseLesson(arg: string): LessonChoice {
   if (existsSync(join(arg, LESSON_MD))) {
     const course = loadLessons(arg, false);
     const lesson = course.lessons.find((l) => l.folder === basename(resolve(arg)));
-    return lesson !== undefined && course.problems.length === 0 ? { lesson } : { problems: course.problems };
+    return lesson !== undefined && course.problems.length === 0 ? { lesson, dir: resolve(arg) } : { problems: course.problems };
   }
   const course = loadLessons(LESSONS_DIR, false);
   const number = arg.replace(/^0+(?=\d)/, '');
   const lesson = course.lessons.find((l) => String(l.number) === number || l.id === arg);
-  if (lesson !== undefined) return { lesson };
+  if (lesson !== undefined) return { lesson, dir: join(LESSONS_DIR, lesson.folder) };
   const own = problemsOfLesson(course.problems, arg);
   if (own.length > 0) return { problems: own };
   const looksLikePath = arg.includes('/') || existsSync(arg);

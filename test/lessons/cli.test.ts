@@ -83,6 +83,13 @@ describe('locklab lesson N', () => {
     expect(r.out).toContain("A's write is rejected, 33 < 34.");
     expect(r.out.indexOf("B's next try succeeds")).toBeLessThan(r.out.indexOf('33 < 34'));
     expect(r.out).toContain('Outcome: fenced');
+    // Each "try this" after the story: what it shows, the outcome of its run, and the command that runs it, which gives that outcome.
+    expect(r.out).toContain('Try this: The resource checks fencing tokens (outcome: fenced)');
+    expect(r.out).toContain('Try this: Make the pause 5 s (outcome: safe)');
+    const line = r.out.split('\n').find((l) => l.includes("--set 'faults[0].durationMs=5000'"))!;
+    expect(line.trim()).toBe("locklab run lessons/04-pause-past-expiry/gc-pause.json --seed 7 --set 'faults[0].durationMs=5000'");
+    const tried = await cli('run', 'lessons/04-pause-past-expiry/gc-pause.json', '--seed', '7', '--set', 'faults[0].durationMs=5000', '--json');
+    expect((JSON.parse(tried.out) as { verdict: { outcome: string } }).verdict.outcome).toBe('safe');
   });
 
   it('narrates every story of a lesson that has several, in order, or the one --story names', async () => {
