@@ -2,7 +2,6 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Colors } from 'picocolors/types.js';
-import { check } from '../check/checker.js';
 import { summarize } from '../check/summary.js';
 import { InputError } from '../errors.js';
 import { fillCaption } from '../lessons/caption.js';
@@ -11,7 +10,8 @@ import { loadCourse, type CourseFiles, type LoadedCourse } from '../lessons/load
 import { FOLDER_PATTERN, LESSON_MD, type LessonFiles } from '../lessons/parse.js';
 import { optionOrder, storyAskKey } from '../lessons/option-order.js';
 import { findEvent } from '../lessons/query.js';
-import { judge, overrideStrings, scenarioOf } from '../lessons/runs.js';
+import { judge, overridesOf, scenarioOf } from '../lessons/runs.js';
+import { reproduceCommand } from '../reproduce.js';
 import type { Json, Lesson, LessonProblem, Story } from '../lessons/types.js';
 import { describe } from '../trace/describe.js';
 import { formatInstant } from '../time.js';
@@ -155,17 +155,13 @@ function narrateStory(lesson: Lesson, story: Story, c: Colors, dir: string | und
     }
     out.push('', `  ${c.green('▶')} ${fillCaption(stop.text, e).text}`, '');
   }
-  const verdict = check(run.doc.events);
+  const verdict = run.judged.verdict;
   out.push(c.bold(`Outcome: ${verdict.outcome}`));
   for (const s of summarize(verdict)) out.push(`  ${s}`);
   for (const t of story.tries) {
     const tried = judge(scenarioOf(scenario, { scenario: story.scenario, set: t.set }), scenario.seed);
-    out.push('', `${c.yellow('Try this:')} ${t.label} ${c.dim(`(outcome: ${check(tried.doc.events).outcome})`)}`, `  ${t.says}`);
-    if (dir !== undefined) {
-      const file = relative(process.cwd(), join(dir, scenario.file));
-      const sets = overrideStrings(t.set).map((o) => ` --set '${o.replaceAll("'", "'\\''")}'`);
-      out.push(c.dim(`  locklab run ${file} --seed ${scenario.seed}${sets.join('')}`));
-    }
+    out.push('', `${c.yellow('Try this:')} ${t.label} ${c.dim(`(outcome: ${tried.judged.verdict.outcome})`)}`, `  ${t.says}`);
+    if (dir !== undefined) out.push(c.dim(`  ${reproduceCommand(relative(process.cwd(), join(dir, scenario.file)), scenario.seed, overridesOf(t.set))}`));
   }
   return out;
 }
