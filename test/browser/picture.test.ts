@@ -177,10 +177,10 @@ describeBrowser('the picture', () => {
               const a = items[i]!;
               const b = items[j]!;
               if (!a.words && !b.words) continue;
-              // A graze of a few pixels (a store's glyph above its row, touching the next holder's words) is not words covered.
+              // A pixel of halo against halo is not words covered.
               const ox = Math.min(a.x + a.w, b.x + b.w) - Math.max(a.x, b.x);
               const oy = Math.min(a.y + a.h, b.y + b.h) - Math.max(a.y, b.y);
-              if (ox > 1 && oy > 3) out.push(`${a.what} and ${b.what} (${Math.round(ox)}×${Math.round(oy)} px)`);
+              if (ox > 1 && oy > 1) out.push(`${a.what} and ${b.what} (${Math.round(ox)}×${Math.round(oy)} px)`);
             }
           return out;
         });
