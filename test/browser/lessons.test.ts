@@ -177,6 +177,7 @@ describeBrowser('a learner goes through lesson 4', () => {
     const expected = order.map((q) => (q === 'what-token' ? 'answered right' : q === 'who-checks' ? 'answered wrong' : ''));
     expect((await marks()).slice(0, order.length)).toEqual(expected);
     expect(await page.locator('nav .mark-wrong').textContent()).toBe(' ✗');
+    expect(await axeViolations(page, 'lesson with answers marked')).toEqual([]);
     // The course page counts them the same way.
     await page.goto(`${lab.url}#/lessons`);
     await expect

@@ -168,7 +168,7 @@ function LessonBody({ lesson }: { lesson: LabLesson }) {
                 {c.title}
               </a>
               {(progress.solved[lesson.id] ?? []).includes(c.id) && (
-                <span className="mark-right" title="solved" aria-label="solved">
+                <span className="mark-right" role="img" title="solved" aria-label="solved">
                   {' ✓'}
                 </span>
               )}
@@ -245,7 +245,12 @@ function AnswerMark({ chosen, options }: { chosen: readonly number[] | undefined
   if (chosen === undefined) return null;
   const ok = isRight(options, chosen);
   return (
-    <span className={ok ? 'mark-right' : 'mark-wrong'} title={ok ? 'answered right' : 'answered wrong'} aria-label={ok ? 'answered right' : 'answered wrong'}>
+    <span
+      className={ok ? 'mark-right' : 'mark-wrong'}
+      role="img"
+      title={ok ? 'answered right' : 'answered wrong'}
+      aria-label={ok ? 'answered right' : 'answered wrong'}
+    >
       {ok ? ' ✓' : ' ✗'}
     </span>
   );
