@@ -4,6 +4,16 @@ import { describeBrowser, ready, screenshot, startLab, type Lab } from './harnes
 
 /* The timeline reads on its own: each of these was once drawn wrong or not at all. */
 
+interface Box {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
+
+/** Whether two boxes on the page share no pixel. */
+const apart = (a: Box, b: Box): boolean => a.x + a.width <= b.x || b.x + b.width <= a.x || a.y + a.height <= b.y || b.y + b.height <= a.y;
+
 describeBrowser('the picture', () => {
   let lab: Lab;
   beforeAll(async () => {
@@ -71,8 +81,7 @@ describeBrowser('the picture', () => {
         for (const n of b.names) {
           expect(n.x + n.width, `${label}: ${b.lane} name inside the gutter`).toBeLessThanOrEqual(Number(gutter));
           for (const r of b.rows) {
-            const apart = n.x + n.width <= r.x || r.x + r.width <= n.x || n.y + n.height <= r.y || r.y + r.height <= n.y;
-            expect(apart, `${label}: ${b.lane} name and row name overlap`).toBe(true);
+            expect(apart(n, r), `${label}: ${b.lane} name and row name overlap`).toBe(true);
           }
         }
       }
@@ -114,8 +123,7 @@ describeBrowser('the picture', () => {
       expect(text.x).toBeGreaterThanOrEqual(rect.x);
       expect(text.x + text.width).toBeLessThanOrEqual(rect.x + rect.width);
       for (const g of glyphs) {
-        const apart = text.x + text.width <= g.x || g.x + g.width <= text.x || text.y + text.height <= g.y || g.y + g.height <= text.y;
-        expect(apart, `the words of a band at ${JSON.stringify(text)} and a glyph at ${JSON.stringify(g)} overlap`).toBe(true);
+        expect(apart(text, g), `the words of a band at ${JSON.stringify(text)} and a glyph at ${JSON.stringify(g)} overlap`).toBe(true);
       }
     }
     // Zoomed in, the band has room for whom the partition cuts off.
@@ -143,8 +151,7 @@ describeBrowser('the picture', () => {
     expect(glyphs.length).toBe(2);
     for (const r of reasons)
       for (const o of [...words, ...glyphs]) {
-        const apart = r.x + r.width <= o.x || o.x + o.width <= r.x || r.y + r.height <= o.y || o.y + o.height <= r.y;
-        expect(apart, `a refusal's reason at ${JSON.stringify(r)} runs into ${JSON.stringify(o)}`).toBe(true);
+        expect(apart(r, o), `a refusal's reason at ${JSON.stringify(r)} runs into ${JSON.stringify(o)}`).toBe(true);
       }
   });
 

@@ -2,6 +2,7 @@ import { useEffect, useMemo, useState, type ReactNode } from 'react';
 import { toJsxRuntime, type Components } from 'hast-util-to-jsx-runtime';
 import { Fragment, jsx, jsxs } from 'react/jsx-runtime';
 import { stepAnchor } from '../../sim/lessons/markdown.js';
+import type { Option } from '../../sim/lessons/types.js';
 import { lessonSummary, LESSONS, loadLesson } from './catalog.js';
 import { ChallengeEmbed, challengeAnchor } from './ChallengeEmbed.js';
 import { useProgress } from './progress.js';
@@ -11,7 +12,6 @@ import { useLessonRoute } from './route.js';
 import { statusOf } from './status.js';
 import { isRight } from './answers.js';
 import { StoryEmbed } from './StoryEmbed.js';
-import type { Option } from '../../sim/lessons/types.js';
 import type { LabLesson } from './types.js';
 import './lessons.css';
 
