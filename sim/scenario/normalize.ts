@@ -84,7 +84,7 @@ export function normalizeScenario(data: unknown, source: string): Scenario {
       retryDelayMs: c.acquire?.retryDelayMs ?? 100,
       waitTimeoutMs: c.acquire?.waitTimeoutMs ?? null,
     },
-    workMs: c.workMs ?? 100,
+    workMs: c.workMs ?? WORK_MS_DEFAULT,
     // Left out unless given, so that scenarios without them (and their run hashes) are unchanged.
     ...(c.workTime === undefined ? {} : { workTime: inOrder(c.workTime) }),
     ...(c.pauseAfterAcquire === undefined
@@ -234,9 +234,16 @@ function checkReferences(s: Scenario): InputIssue[] {
 }
 
 /** The lifecycle fields of a client and their defaults: with `steps` they must keep them, since the steps replace them. */
+const WORK_MS_DEFAULT = 100;
+
+/** The field that sets a drawn work time's length: its mean, its longest, or its one value. */
+export function workTimeField(d: Distribution, at: string): string {
+  return `${at}.workTime.${d.distribution === 'exponential' ? 'meanMs' : d.distribution === 'fixed' ? 'ms' : 'maxMs'}`;
+}
+
 const LIFECYCLE_DEFAULTS: ReadonlyArray<[keyof ClientSpec, unknown]> = [
   ['acquire', { mode: 'try', shared: false, poll: true, method: 'atomic', retries: 0, retryDelayMs: 100, waitTimeoutMs: null }],
-  ['workMs', 100],
+  ['workMs', WORK_MS_DEFAULT],
   ['refreshEveryMs', null],
   ['checkRemaining', false],
   ['writes', 1],
@@ -259,6 +266,12 @@ function inOrder(d: Distribution): Distribution {
 
 /** A client with steps gives no lifecycle fields (they would mean a second script), and its steps are well formed. */
 function checkClientForm(c: ClientSpec, at: string, issues: InputIssue[]): void {
+  // A drawn work time replaces workMs, so a workMs beside it would be silently unused (and a sweep over it a flat line).
+  if (c.workTime !== undefined && c.workMs !== WORK_MS_DEFAULT)
+    issues.push({
+      path: `${at}.workMs`,
+      message: `${c.name}'s work time is drawn from workTime, so workMs is not used: change workTime instead (${workTimeField(c.workTime, at)})`,
+    });
   if (c.steps === null) return;
   for (const [field, fallback] of LIFECYCLE_DEFAULTS) {
     if (JSON.stringify(c[field]) !== JSON.stringify(fallback))

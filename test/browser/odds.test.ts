@@ -174,6 +174,9 @@ describeBrowser('the Odds view', () => {
     expect(await param.locator('option[value="clients[*].pauseAfterAcquire.probability"]').textContent()).toBe(
       'chance of a GC pause after each acquisition, every client',
     );
+    expect(await param.locator('option[value="clients[*].pauseAfterAcquire.duration.maxMs"]').textContent()).toBe('longest GC pause of every client (ms)');
+    // The work time is drawn from workTime, so the workMs it does not read is not offered.
+    expect(await param.locator('option[value$=".workMs"]').count()).toBe(0);
     await page.getByTestId('vary-spec').fill('10000,30000,60000');
     await page.getByTestId('odds-runs').fill('100');
     await page.getByTestId('odds-run').click();
@@ -189,6 +192,12 @@ describeBrowser('the Odds view', () => {
     expect(thirty).toBeGreaterThan(sixty);
     expect(await page.getByTestId('odds-chosen').textContent()).toBe('scenario: 30,000');
     await screenshot(page, 'odds-random-gc-pauses');
+    // ZooKeeper reads no TTL: another scenario starts from the fault its story turns on, within the values its store allows.
+    await page.getByTestId('odds-scenario').selectOption('zookeeper-session-expiry');
+    await expect.poll(() => param.inputValue()).toBe('faults[0].durationMs');
+    expect(await param.locator('option[value$="ttlMs"]').count()).toBe(0);
+    await param.selectOption('store.sessionTimeoutMs');
+    expect(await page.getByTestId('vary-spec').inputValue()).toBe('4000..9000:500');
     expect(lab.errors).toEqual([]);
   });
 

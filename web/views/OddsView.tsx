@@ -10,7 +10,7 @@ import { BUILTIN_NAMES, BUILTIN_SCENARIOS } from '../../sim/scenarios/index.js';
 import { formatDuration } from '../../sim/time.js';
 import { download } from '../components/FilePicker.js';
 import { OddsPlot, METRICS, type MetricKey } from '../odds/OddsPlot.js';
-import { defaultRange, paramChoices, type ParamChoice } from '../odds/params.js';
+import { defaultRange, leadChoice, paramChoices, type ParamChoice } from '../odds/params.js';
 import { browserCores, OddsSweep, releaseWorkers, shrinkInWorker, warmWorkers, type SweepProgress } from '../odds/pool.js';
 import { latestEvery } from '../odds/redraw.js';
 import { useOdds } from '../odds/store.js';
@@ -30,7 +30,7 @@ function scenarioOf(name: string): Scenario {
 function specFor(c: ParamChoice | undefined): string {
   if (c === undefined) return '';
   if (c.kind === 'boolean') return 'false,true';
-  const r = defaultRange(c.value as number);
+  const r = defaultRange(c.value as number, c.bounds);
   return `${r.from}..${r.to}:${r.step}`;
 }
 
@@ -327,7 +327,7 @@ export function OddsView() {
                 value={form.scenario}
                 onChange={(ev) => {
                   const next = paramChoices(scenarioOf(ev.target.value));
-                  const keep = next.find((c) => c.path === form.path1) ?? next.find((c) => c.path.endsWith('.durationMs')) ?? next[0];
+                  const keep = next.find((c) => c.path === form.path1) ?? leadChoice(next);
                   setForm({ scenario: ev.target.value, path1: keep?.path ?? '', spec1: specFor(keep), path2: '' });
                 }}
                 data-testid="odds-scenario"
