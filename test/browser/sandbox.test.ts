@@ -93,6 +93,39 @@ describeBrowser('the sandbox', () => {
     expect(lab.errors).toEqual([]);
   });
 
+  it('edits a drawn work time and random GC pauses as choices and numbers, and the exported scenario holds them', async () => {
+    const page = await lab.page('#/sandbox');
+    await page.getByTestId('sandbox-start').selectOption('random-gc-pauses');
+    await page.getByRole('button', { name: 'Load', exact: true }).click();
+    const a = page.locator('[data-client-card="A"]');
+    await expect.poll(() => a.getByLabel('Work time', { exact: true }).inputValue()).toBe('exponential');
+    expect(await a.getByLabel('Work per write, mean (ms)').inputValue()).toBe('2000');
+    // workMs is not read beside a drawn work time, so it is not shown either.
+    expect(await a.getByLabel('Work per write (ms)', { exact: true }).count()).toBe(0);
+    expect(await a.getByLabel('Pause length').inputValue()).toBe('long-tail');
+    await a.getByLabel('Pause, longest (ms)').fill('90000');
+    // The same every time keeps about the time it had, as workMs.
+    await a.getByLabel('Work time', { exact: true }).selectOption('fixed');
+    expect(await a.getByLabel('Work per write (ms)', { exact: true }).inputValue()).toBe('2000');
+    const b = page.locator('[data-client-card="B"]');
+    await b.getByLabel('Work time', { exact: true }).selectOption('uniform');
+    expect([await b.getByLabel('Work per write, shortest (ms)').inputValue(), await b.getByLabel('Work per write, longest (ms)').inputValue()]).toEqual([
+      '1000',
+      '3000',
+    ]);
+    await page.locator('[data-client-card="C"]').getByLabel('Random GC pauses after acquiring').uncheck();
+    await page.getByTestId('sandbox-run').click();
+    await expect.poll(() => page.getByTestId('verdict').getAttribute('data-outcome')).toMatch(/^(safe|unsafe|fenced)$/);
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export scenario' }).click()]);
+    const clients = (JSON.parse(await readFile((await download.path())!, 'utf8')) as { clients: Array<Record<string, unknown>> }).clients;
+    expect(clients[0]).toMatchObject({ workMs: 2000, pauseAfterAcquire: { duration: { distribution: 'long-tail', minMs: 50, maxMs: 90000 } } });
+    expect(clients[0]).not.toHaveProperty('workTime');
+    expect(clients[1]).toMatchObject({ workTime: { distribution: 'uniform', minMs: 1000, maxMs: 3000 } });
+    expect(clients[2]).not.toHaveProperty('pauseAfterAcquire');
+    await screenshot(page, 'sandbox-drawn');
+    expect(lab.errors).toEqual([]);
+  });
+
   it('lists each problem with its path when the form is not valid, and runs nothing', async () => {
     const page = await lab.page('#/sandbox');
     await page.getByRole('button', { name: 'Blank scenario' }).click();

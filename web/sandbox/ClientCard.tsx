@@ -1,4 +1,5 @@
 import type { ClientSpec, Scenario } from '../../sim/scenario/types.js';
+import { PauseFields, WorkTimeFields } from './DrawnFields.js';
 import { CheckField, NumField, SelectField, TextField } from './fields.js';
 import { ValueField } from './ValueField.js';
 import { spellOut } from './words.js';
@@ -17,6 +18,8 @@ const KNOWN_CLIENT = new Set([
   'ttlMs',
   'acquire',
   'workMs',
+  'workTime',
+  'pauseAfterAcquire',
   'refreshEveryMs',
   'checkRemaining',
   'writes',
@@ -58,7 +61,7 @@ export function ClientCard({
         <NumField label="Starts at (ms)" value={client.startMs} min={0} onChange={(v) => update(at('startMs'), v)} />
         <TextField label="Key" value={client.key} onChange={(v) => update(at('key'), v)} />
         <NumField label="TTL (ms)" value={client.ttlMs} min={0} onChange={(v) => update(at('ttlMs'), v)} />
-        <NumField label="Work per write (ms)" value={client.workMs} min={0} onChange={(v) => update(at('workMs'), v)} />
+        <WorkTimeFields client={client} replace={(c) => update(at(), c)} />
         <SelectField
           label="Acquire mode"
           value={client.acquire.mode}
@@ -106,6 +109,8 @@ export function ClientCard({
         <NumField label="Iterations" value={client.iterations} step="1" min={1} onChange={(v) => update(at('iterations'), v)} />
         <NumField label="Think between iterations (ms)" value={client.thinkMs} min={0} onChange={(v) => update(at('thinkMs'), v)} />
         <NumField label="Request timeout (ms)" value={client.requestTimeoutMs} min={0} onChange={(v) => update(at('requestTimeoutMs'), v)} />
+        {/* A client written as steps pauses where its steps say. */}
+        {client.steps === null && <PauseFields client={client} replace={(c) => update(at(), c)} />}
         {Object.entries(extra)
           .filter(([k]) => !KNOWN_CLIENT.has(k))
           .map(([k, v]) => (
