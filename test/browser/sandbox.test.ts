@@ -126,6 +126,39 @@ describeBrowser('the sandbox', () => {
     expect(lab.errors).toEqual([]);
   });
 
+  it('shows each client as the PHP it stands for, and a client written as steps by its steps alone', async () => {
+    const page = await lab.page('#/sandbox');
+    await page.getByTestId('sandbox-start').selectOption('finally-after-exception');
+    await page.getByRole('button', { name: 'Load', exact: true }).click();
+    const a = page.locator('[data-client-card="A"]');
+    // The lifecycle's settings would be refused beside steps, so they are not offered.
+    await expect.poll(() => a.getByLabel('Steps (JSON)').count()).toBe(1);
+    expect(await a.getByLabel('Iterations', { exact: true }).count()).toBe(0);
+    expect(await a.getByLabel('Acquire mode').count()).toBe(0);
+    const php = a.getByLabel('What A runs, as PHP');
+    expect(await php.isVisible()).toBe(true);
+    expect(await php.textContent()).toContain("throw new \\RuntimeException('the job failed halfway');\n    write();");
+    expect(await php.textContent()).toMatch(/\nsleep\(15\);$/);
+    const steps = a.getByLabel('Steps (JSON)');
+    await steps.fill((await steps.inputValue()).replace('"durationMs": 15000', '"durationMs": 2500'));
+    await expect.poll(() => php.textContent()).toMatch(/\nusleep\(2500000\);$/);
+    // Steps that are not a valid script yet leave the PHP until they are.
+    await steps.fill('[{"step": "sleep"}]');
+    await expect.poll(() => a.getByTestId('client-php').textContent()).toContain('Shown when the form is a valid scenario');
+
+    // A lifecycle client's PHP follows its form, folded away until asked for (the Sandbox opens on pause-past-expiry).
+    const fresh = await lab.page('#/sandbox');
+    const b = fresh.locator('[data-client-card="B"]');
+    await expect.poll(() => b.getByLabel('Iterations', { exact: true }).count()).toBe(1);
+    expect(await b.getByLabel('What B runs, as PHP').isVisible()).toBe(false);
+    await b.getByText('B as PHP').click();
+    await b.getByLabel('Iterations', { exact: true }).fill('3');
+    await expect.poll(() => b.getByLabel('What B runs, as PHP').textContent()).toMatch(/^for \(\$i = 0; \$i < 3; \$i\+\+\) \{\n/);
+    expect(await b.getByLabel('What B runs, as PHP').textContent()).toContain('if (!$lock->acquire()) continue; // tried 11 times, 2 s apart');
+    await screenshot(fresh, 'sandbox-php');
+    expect(lab.errors).toEqual([]);
+  });
+
   it('lists each problem with its path when the form is not valid, and runs nothing', async () => {
     const page = await lab.page('#/sandbox');
     await page.getByRole('button', { name: 'Blank scenario' }).click();

@@ -1,7 +1,11 @@
+import { useMemo } from 'react';
+import { InputError } from '../../sim/errors.js';
+import { normalizeScenario } from '../../sim/scenario/normalize.js';
+import { clientPhp } from '../../sim/scenario/steps-php.js';
 import type { ClientSpec, Scenario } from '../../sim/scenario/types.js';
 import { PauseFields, WorkTimeFields } from './DrawnFields.js';
 import { CheckField, NumField, SelectField, TextField } from './fields.js';
-import { ValueField } from './ValueField.js';
+import { JsonField, ValueField } from './ValueField.js';
 import { spellOut } from './words.js';
 
 const ACQUIRE_WORDS: Readonly<Record<string, string>> = {
@@ -27,7 +31,39 @@ const KNOWN_CLIENT = new Set([
   'iterations',
   'thinkMs',
   'requestTimeoutMs',
+  'steps',
 ]);
+
+/**
+ * What the client runs, as the PHP its steps (or its lifecycle settings)
+ * stand for: shown once the form is a valid scenario, since the PHP is
+ * written from the scenario the run would use.
+ */
+function ClientPhp({ scenario, index }: { scenario: Scenario; index: number }) {
+  const php = useMemo(() => {
+    try {
+      const valid = normalizeScenario(scenario, 'sandbox');
+      return clientPhp(valid, valid.clients[index]!);
+    } catch (err) {
+      if (err instanceof InputError) return null;
+      throw err;
+    }
+  }, [scenario, index]);
+  const { name, steps } = scenario.clients[index]!;
+  // Open for a client written as steps, whose JSON reads less easily than its PHP.
+  return (
+    <details className="client-php" data-testid="client-php" open={steps !== null}>
+      <summary>{name} as PHP</summary>
+      {php === null ? (
+        <p className="muted small">Shown when the form is a valid scenario: press Run to see what is wrong.</p>
+      ) : (
+        <pre className="mono" aria-label={`What ${name} runs, as PHP`}>
+          <code>{php}</code>
+        </pre>
+      )}
+    </details>
+  );
+}
 
 /** Every setting of one client's lock lifecycle, including the variants that teach mistakes. */
 export function ClientCard({
@@ -61,62 +97,73 @@ export function ClientCard({
         <NumField label="Starts at (ms)" value={client.startMs} min={0} onChange={(v) => update(at('startMs'), v)} />
         <TextField label="Key" value={client.key} onChange={(v) => update(at('key'), v)} />
         <NumField label="TTL (ms)" value={client.ttlMs} min={0} onChange={(v) => update(at('ttlMs'), v)} />
-        <WorkTimeFields client={client} replace={(c) => update(at(), c)} />
-        <SelectField
-          label="Acquire mode"
-          value={client.acquire.mode}
-          options={['try', 'blocking'] as const}
-          labelOf={(v) => (v === 'try' ? 'try, with retries' : 'blocking: wait for it')}
-          onChange={(v) => update(at('acquire', 'mode'), v)}
-        />
-        <SelectField
-          label="Acquire method"
-          value={client.acquire.method}
-          options={['atomic', 'exists-then-set'] as const}
-          labelOf={(v) => (v === 'atomic' ? 'one atomic request' : 'check, then set (the race)')}
-          onChange={(v) => update(at('acquire', 'method'), v)}
-        />
-        <NumField label="Retries" value={client.acquire.retries} step="1" min={0} onChange={(v) => update(at('acquire', 'retries'), v)} />
-        <NumField label="Retry delay (ms)" value={client.acquire.retryDelayMs} min={0} onChange={(v) => update(at('acquire', 'retryDelayMs'), v)} />
-        <NumField
-          label="Blocking wait timeout (ms)"
-          value={client.acquire.waitTimeoutMs}
-          nullable
-          onChange={(v) => update(at('acquire', 'waitTimeoutMs'), v)}
-        />
-        {Object.entries(acquire)
-          .filter(([k]) => !KNOWN_ACQUIRE.has(k))
-          .map(([k, v]) => (
-            <ValueField key={k} label={ACQUIRE_WORDS[k] ?? `Acquire: ${spellOut(k).toLowerCase()}`} value={v} onChange={(nv) => update(at('acquire', k), nv)} />
-          ))}
-        <NumField
-          label="Refresh every (ms)"
-          value={client.refreshEveryMs}
-          nullable
-          onChange={(v) => update(at('refreshEveryMs'), v)}
-          hint="empty: never refresh"
-        />
-        <CheckField label="Check remaining lifetime before writing" value={client.checkRemaining} onChange={(v) => update(at('checkRemaining'), v)} />
-        <NumField label="Writes per lock" value={client.writes} step="1" min={0} onChange={(v) => update(at('writes'), v)} />
-        <SelectField
-          label="Release method"
-          value={client.release.method}
-          options={['token-checked', 'plain-del'] as const}
-          labelOf={(v) => (v === 'token-checked' ? 'only if it still holds its token' : 'plain DEL, whoever holds it (the mistake)')}
-          onChange={(v) => update(at('release', 'method'), v)}
-        />
-        <CheckField label="Release in a finally block" value={client.release.inFinally} onChange={(v) => update(at('release', 'inFinally'), v)} />
-        <NumField label="Iterations" value={client.iterations} step="1" min={1} onChange={(v) => update(at('iterations'), v)} />
-        <NumField label="Think between iterations (ms)" value={client.thinkMs} min={0} onChange={(v) => update(at('thinkMs'), v)} />
+        {/* A client written as steps does what its steps say: the lifecycle's settings would be refused, so they are not offered. */}
+        {client.steps === null && (
+          <>
+            <WorkTimeFields client={client} replace={(c) => update(at(), c)} />
+            <SelectField
+              label="Acquire mode"
+              value={client.acquire.mode}
+              options={['try', 'blocking'] as const}
+              labelOf={(v) => (v === 'try' ? 'try, with retries' : 'blocking: wait for it')}
+              onChange={(v) => update(at('acquire', 'mode'), v)}
+            />
+            <SelectField
+              label="Acquire method"
+              value={client.acquire.method}
+              options={['atomic', 'exists-then-set'] as const}
+              labelOf={(v) => (v === 'atomic' ? 'one atomic request' : 'check, then set (the race)')}
+              onChange={(v) => update(at('acquire', 'method'), v)}
+            />
+            <NumField label="Retries" value={client.acquire.retries} step="1" min={0} onChange={(v) => update(at('acquire', 'retries'), v)} />
+            <NumField label="Retry delay (ms)" value={client.acquire.retryDelayMs} min={0} onChange={(v) => update(at('acquire', 'retryDelayMs'), v)} />
+            <NumField
+              label="Blocking wait timeout (ms)"
+              value={client.acquire.waitTimeoutMs}
+              nullable
+              onChange={(v) => update(at('acquire', 'waitTimeoutMs'), v)}
+            />
+            {Object.entries(acquire)
+              .filter(([k]) => !KNOWN_ACQUIRE.has(k))
+              .map(([k, v]) => (
+                <ValueField
+                  key={k}
+                  label={ACQUIRE_WORDS[k] ?? `Acquire: ${spellOut(k).toLowerCase()}`}
+                  value={v}
+                  onChange={(nv) => update(at('acquire', k), nv)}
+                />
+              ))}
+            <NumField
+              label="Refresh every (ms)"
+              value={client.refreshEveryMs}
+              nullable
+              onChange={(v) => update(at('refreshEveryMs'), v)}
+              hint="empty: never refresh"
+            />
+            <CheckField label="Check remaining lifetime before writing" value={client.checkRemaining} onChange={(v) => update(at('checkRemaining'), v)} />
+            <NumField label="Writes per lock" value={client.writes} step="1" min={0} onChange={(v) => update(at('writes'), v)} />
+            <SelectField
+              label="Release method"
+              value={client.release.method}
+              options={['token-checked', 'plain-del'] as const}
+              labelOf={(v) => (v === 'token-checked' ? 'only if it still holds its token' : 'plain DEL, whoever holds it (the mistake)')}
+              onChange={(v) => update(at('release', 'method'), v)}
+            />
+            <CheckField label="Release in a finally block" value={client.release.inFinally} onChange={(v) => update(at('release', 'inFinally'), v)} />
+            <NumField label="Iterations" value={client.iterations} step="1" min={1} onChange={(v) => update(at('iterations'), v)} />
+            <NumField label="Think between iterations (ms)" value={client.thinkMs} min={0} onChange={(v) => update(at('thinkMs'), v)} />
+          </>
+        )}
         <NumField label="Request timeout (ms)" value={client.requestTimeoutMs} min={0} onChange={(v) => update(at('requestTimeoutMs'), v)} />
-        {/* A client written as steps pauses where its steps say. */}
         {client.steps === null && <PauseFields client={client} replace={(c) => update(at(), c)} />}
         {Object.entries(extra)
           .filter(([k]) => !KNOWN_CLIENT.has(k))
           .map(([k, v]) => (
             <ValueField key={k} label={spellOut(k)} value={v} onChange={(nv) => update(at(k), nv)} />
           ))}
+        {client.steps !== null && <JsonField label="Steps" value={client.steps} onChange={(v) => update(at('steps'), v)} multiline />}
       </div>
+      <ClientPhp scenario={scenario} index={index} />
       <button type="button" className="small-button" onClick={remove} disabled={scenario.clients.length <= 1}>
         Remove client {client.name}
       </button>

@@ -74,8 +74,6 @@ export function WorkTimeFields({ client, replace }: { client: ClientSpec; replac
   const shape: Shape = client.workTime?.distribution ?? 'fixed';
   const { workTime: _drawn, ...plain } = client;
   const fixed = <NumField label="Work per write (ms)" value={client.workMs} min={0} onChange={(v) => replace({ ...client, workMs: v ?? 0 })} />;
-  // A client written as steps works where its steps say; only a lifecycle client draws its work time.
-  if (client.steps !== null) return fixed;
   return (
     <>
       <SelectField

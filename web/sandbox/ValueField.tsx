@@ -41,10 +41,25 @@ export function ValueField({
   return <JsonField label={label} value={value} onChange={onChange} />;
 }
 
-/** Edits any JSON value as text; text that is not JSON yet is flagged and kept out of the scenario until it is. */
-export function JsonField({ label, value, onChange }: { label: string; value: unknown; onChange: (v: unknown) => void }) {
+/**
+ * Edits any JSON value as text; text that is not JSON yet is flagged and
+ * kept out of the scenario until it is. `multiline`: a text area holding the
+ * JSON laid out over lines, for a value as long as a client's steps.
+ */
+export function JsonField({
+  label,
+  value,
+  onChange,
+  multiline = false,
+}: {
+  label: string;
+  value: unknown;
+  onChange: (v: unknown) => void;
+  multiline?: boolean;
+}) {
   const id = useId();
-  const [text, setText] = useState(JSON.stringify(value));
+  const show = (v: unknown): string => (multiline ? JSON.stringify(v, null, 2) : JSON.stringify(v));
+  const [text, setText] = useState(show(value));
   const [bad, setBad] = useState(false);
   // Follow the value when it changes from elsewhere, but not while it is the user's own text being typed.
   useEffect(() => {
@@ -55,30 +70,33 @@ export function JsonField({ label, value, onChange }: { label: string; value: un
         // The text is mid-edit; the value came from elsewhere, so show it.
       }
       setBad(false);
-      return JSON.stringify(value);
+      return show(value);
     });
+    // `show` changes only with `multiline`, which a field keeps.
   }, [value]);
+  const editing = {
+    value: text,
+    'aria-invalid': bad,
+    'aria-describedby': bad ? `${id}-err` : undefined,
+    onChange: (ev: { target: { value: string } }) => {
+      setText(ev.target.value);
+      try {
+        const parsed: unknown = JSON.parse(ev.target.value);
+        setBad(false);
+        onChange(parsed);
+      } catch {
+        setBad(true);
+      }
+    },
+  };
   return (
-    <div className="field">
+    <div className={multiline ? 'field field-wide' : 'field'}>
       <label htmlFor={id}>{label} (JSON)</label>
-      <input
-        id={id}
-        type="text"
-        className="mono"
-        value={text}
-        aria-invalid={bad}
-        aria-describedby={bad ? `${id}-err` : undefined}
-        onChange={(ev) => {
-          setText(ev.target.value);
-          try {
-            const parsed: unknown = JSON.parse(ev.target.value);
-            setBad(false);
-            onChange(parsed);
-          } catch {
-            setBad(true);
-          }
-        }}
-      />
+      {multiline ? (
+        <textarea id={id} className="mono" rows={Math.min(18, text.split('\n').length + 1)} spellCheck={false} {...editing} />
+      ) : (
+        <input id={id} type="text" className="mono" {...editing} />
+      )}
       {bad && (
         <small id={`${id}-err`} className="warn">
           not JSON yet

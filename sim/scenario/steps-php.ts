@@ -1,0 +1,179 @@
+import { shorthandSteps } from '../clients/shorthand.js';
+import { storeKind } from '../stores/registry.js';
+import type { Distribution } from '../kernel/dist.js';
+import type { AcquireStep, Condition, Step } from './steps.js';
+import type { ClientSpec, Scenario } from './types.js';
+
+/*
+ * A client's steps written out as the PHP script they stand for, in the
+ * style of docs/scenarios.md: Symfony Lock's calls, `work()` and `write()`
+ * for the critical section, and comments for what PHP cannot say (retries,
+ * a wait's limit, a drawn duration). A client given by lifecycle fields is
+ * written from the steps those fields stand for.
+ */
+
+const INDENT = '    ';
+const LOOP_VARS = ['$i', '$j', '$k', '$l', '$m'];
+
+/** Seconds, as PHP's Symfony calls take them: 30, 1.5, 0.2. */
+function seconds(ms: number): string {
+  return String(Number((ms / 1000).toFixed(6)));
+}
+
+function quote(text: string): string {
+  return `'${text.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
+}
+
+function condition(c: Condition): string {
+  if ('isExpired' in c) return c.isExpired ? '$lock->isExpired()' : '!$lock->isExpired()';
+  if ('isAcquired' in c) return c.isAcquired ? '$lock->isAcquired()' : '!$lock->isAcquired()';
+  return `$lock->getRemainingLifetime() < ${seconds(c.remainingLifetimeBelowMs)}`;
+}
+
+function acquireLines(s: AcquireStep, c: Context): string[] {
+  const call = `$lock->${s.step}(${s.blocking ? 'true' : ''})`;
+  const notes: string[] = [];
+  if (s.method === 'exists-then-set') notes.push('GET, then SET if it looked free: the race');
+  if (s.retries > 0) notes.push(`tried ${s.retries + 1} times, ${seconds(s.retryDelayMs)} s apart`);
+  if (s.blocking && s.waitTimeoutMs !== null) notes.push(`gives up after ${seconds(s.waitTimeoutMs)} s`);
+  const note = notes.length === 0 ? '' : ` // ${notes.join('; ')}`;
+  if (s.onFailure === 'ignore') return [`${call};${note}`];
+  // PHP cannot leave a finally block with continue: the next pass is said in words there.
+  if (s.onFailure === 'next-iteration' && c.inFinally && !c.continueEnds) return [`${call}; // on failure, on with the next pass${note.replace(' //', ';')}`];
+  return [`if (!${call}) ${s.onFailure === 'return' || c.continueEnds ? 'return' : 'continue'};${note}`];
+}
+
+interface Context {
+  readonly key: string;
+  readonly ttlMs: number;
+  readonly autoRelease: boolean;
+  /** How many loops enclose these steps: names the next loop's variable. */
+  readonly depth: number;
+  /** The steps are the script's last pass with no loop around it, so going on with the next pass ends the script: `return`. */
+  readonly continueEnds: boolean;
+  /** The steps run in a finally block of the enclosing loop's pass. */
+  readonly inFinally: boolean;
+}
+
+function createLock(c: Context): string {
+  return `$lock = $factory->createLock(${quote(c.key)}, ${seconds(c.ttlMs)}${c.autoRelease ? '' : ', autoRelease: false'});`;
+}
+
+/** Lines of nested code, four spaces further in. */
+function ind(lines: readonly string[]): string[] {
+  return lines.map((l) => INDENT + l);
+}
+
+function lines(steps: readonly Step[], c: Context): string[] {
+  return steps.flatMap((s) => stepLines(s, c));
+}
+
+/** A drawn duration in words: "exponential, mean 2 s". */
+function drawn(d: Distribution): string {
+  switch (d.distribution) {
+    case 'fixed':
+      return `${seconds(d.ms)} s`;
+    case 'exponential':
+      return `exponential, mean ${seconds(d.meanMs)} s`;
+    case 'uniform':
+      return `uniform, ${seconds(d.minMs)} to ${seconds(d.maxMs)} s`;
+    case 'long-tail':
+      return `long tail, ${seconds(d.minMs)} to ${seconds(d.maxMs)} s`;
+  }
+}
+
+function stepLines(s: Step, c: Context): string[] {
+  switch (s.step) {
+    case 'acquire':
+    case 'acquireRead':
+      return acquireLines(s, c);
+    case 'refresh':
+      return [`$lock->refresh(${s.ttlMs === null ? '' : seconds(s.ttlMs)});`];
+    case 'isAcquired':
+    case 'getRemainingLifetime':
+    case 'isExpired':
+      return [`$lock->${s.step}();`];
+    case 'work': {
+      const notes = [
+        ...(s.time === undefined ? [] : [`${drawn(s.time)}, drawn afresh each time`]),
+        ...(s.refreshEveryMs === null ? [] : [`calling $lock->refresh() every ${seconds(s.refreshEveryMs)} s`]),
+      ];
+      return [`work(${s.time === undefined ? seconds(s.durationMs) : '…'});${notes.length === 0 ? '' : ` // ${notes.join('; ')}`}`];
+    }
+    case 'sleep':
+      return [sleep(s.durationMs)];
+    case 'write':
+      return ['write();'];
+    case 'release':
+      return s.method === 'plain-del' ? [`$redis->del(${quote(c.key)}); // a plain DEL, whoever holds the key`] : ['$lock->release();'];
+    case 'throw':
+      return [`throw new \\RuntimeException(${quote(s.message)});`];
+    case 'stall':
+      return [`if (mt_rand() / mt_getrandmax() < ${s.probability}) gc_pause(); // ${drawn(s.duration)}`];
+    case 'if':
+      return [`if (${condition(s.condition)}) {`, ...ind(lines(s.then, c)), ...(s.else.length > 0 ? ['} else {', ...ind(lines(s.else, c))] : []), '}'];
+    case 'fork':
+      return ['if (pcntl_fork() === 0) {', ...ind(lines(s.steps, c)), `${INDENT}exit(0);`, '}'];
+    case 'repeat':
+      return repeatLines(s, { ...c, continueEnds: false });
+  }
+}
+
+function sleep(ms: number): string {
+  return ms % 1000 === 0 ? `sleep(${ms / 1000});` : `usleep(${Math.round(ms * 1000)});`;
+}
+
+/** Whether `steps` go on with their repeat's next pass themselves (a nested repeat's passes are its own). */
+function continues(steps: readonly Step[]): boolean {
+  return steps.some(
+    (s) =>
+      ((s.step === 'acquire' || s.step === 'acquireRead') && s.onFailure === 'next-iteration') || (s.step === 'if' && (continues(s.then) || continues(s.else))),
+  );
+}
+
+/**
+ * A repeat: a for loop, or a single pass written as a block when it needs no
+ * loop (one pass whose `continue`, if any, can be a `return`). `thinkMs`: the
+ * sleep a shorthand client takes before every pass but the first.
+ */
+function repeatLines(s: Extract<Step, { step: 'repeat' }>, c: Context, thinkMs = 0): string[] {
+  const loop = s.times > 1 || (continues(s.steps) && !c.continueEnds);
+  const v = LOOP_VARS[c.depth] ?? `$i${c.depth}`;
+  const inner: Context = { ...c, depth: c.depth + (loop ? 1 : 0), continueEnds: !loop && c.continueEnds, inFinally: !loop && c.inFinally };
+  // A pass: a fresh Lock object first when asked, then the steps, in try/catch/finally as asked.
+  let body = lines(s.steps, inner);
+  if (s.finally.length > 0) body = ['try {', ...ind(body), '} finally {', ...ind(lines(s.finally, { ...inner, inFinally: true })), '}'];
+  if (s.catch) body = ['try {', ...ind(body), '} catch (\\Throwable $e) {', `${INDENT}// logged${loop ? '; on with the next pass' : ''}`, '}'];
+  if (s.newLock) body = [createLock(c), ...body];
+  if (thinkMs > 0) body = [`if (${v} > 0) ${sleep(thinkMs)}`, ...body];
+  if (!loop) return body;
+  return [`for (${v} = 0; ${v} < ${s.times}; ${v}++) {`, ...ind(body), '}'];
+}
+
+/**
+ * A shorthand client of several iterations is a first pass and then the
+ * rest, each after a sleep (sim/clients/shorthand.ts): one loop, as its PHP
+ * would be written.
+ */
+function asOneLoop(steps: readonly Step[]): { loop: Extract<Step, { step: 'repeat' }>; thinkMs: number } | null {
+  const [first, rest] = steps;
+  if (steps.length !== 2 || first?.step !== 'repeat' || rest?.step !== 'repeat') return null;
+  const [think, ...body] = rest.steps;
+  if (think?.step !== 'sleep' || JSON.stringify(body) !== JSON.stringify(first.steps)) return null;
+  if (first.catch !== rest.catch || first.newLock !== rest.newLock || JSON.stringify(first.finally) !== JSON.stringify(rest.finally)) return null;
+  return { loop: { ...first, times: first.times + rest.times }, thinkMs: think.durationMs };
+}
+
+/** What `client` runs in `scenario`, as PHP: one line per call, nested blocks indented by four spaces. */
+export function clientPhp(scenario: Scenario, client: ClientSpec): string {
+  const kind = storeKind(scenario.store.kind);
+  const steps = client.steps ?? (kind === undefined ? [] : shorthandSteps(client, kind.capabilities));
+  const c: Context = { key: client.key, ttlMs: client.ttlMs, autoRelease: client.autoRelease, depth: 0, continueEnds: false, inFinally: false };
+  const merged = client.steps === null ? asOneLoop(steps) : null;
+  const body = merged
+    ? repeatLines(merged.loop, c, merged.thinkMs)
+    : steps.flatMap((s, i) => (s.step === 'repeat' ? repeatLines(s, { ...c, continueEnds: i === steps.length - 1 }) : stepLines(s, c)));
+  // A shorthand client makes a new Lock object for each pass; a script written as steps starts with one.
+  const opensWithLock = (merged?.loop ?? steps[0])?.step === 'repeat' && (merged?.loop ?? (steps[0] as Extract<Step, { step: 'repeat' }>)).newLock;
+  return [...(opensWithLock ? [] : [createLock(c)]), ...body].join('\n');
+}

@@ -1,0 +1,72 @@
+import { describe, expect, it } from 'vitest';
+import { normalizeScenario } from '../sim/scenario/normalize.js';
+import { applyOverrides } from '../sim/scenario/set.js';
+import { clientPhp } from '../sim/scenario/steps-php.js';
+import type { Scenario } from '../sim/scenario/types.js';
+import { BUILTIN_SCENARIOS } from '../sim/scenarios/index.js';
+
+/* A client's steps, written out as the PHP they stand for (the Sandbox shows it beside each client). */
+
+const builtin = (name: string): Scenario => normalizeScenario(BUILTIN_SCENARIOS[name], name);
+const php = (s: Scenario, client: string): string =>
+  clientPhp(
+    s,
+    s.clients.find((c) => c.name === client)!,
+  );
+
+describe('a client as PHP', () => {
+  it('a shorthand worker of many jobs is one loop: a sleep between passes, a new Lock object for each, a drawn work time and a random GC pause', () => {
+    expect(php(builtin('random-gc-pauses'), 'A')).toBe(
+      [
+        'for ($i = 0; $i < 20; $i++) {',
+        '    if ($i > 0) usleep(500000);',
+        "    $lock = $factory->createLock('job', 30);",
+        '    try {',
+        '        if (!$lock->acquire(true)) continue;',
+        '        if (mt_rand() / mt_getrandmax() < 0.01) gc_pause(); // long tail, 0.05 to 60 s',
+        '        try {',
+        '            work(…); // exponential, mean 2 s, drawn afresh each time',
+        '            write();',
+        '        } finally {',
+        '            $lock->release();',
+        '        }',
+        '    } catch (\\Throwable $e) {',
+        '        // logged; on with the next pass',
+        '    }',
+        '}',
+      ].join('\n'),
+    );
+  });
+
+  it('a script of steps keeps its shape: a pass that catches, then a sleep', () => {
+    expect(php(builtin('finally-after-exception'), 'A')).toBe(
+      [
+        "$lock = $factory->createLock('job', 10);",
+        'try {',
+        '    if (!$lock->acquire()) return;',
+        '    work(0.5);',
+        "    throw new \\RuntimeException('the job failed halfway');",
+        '    write();',
+        '    $lock->release();',
+        '} catch (\\Throwable $e) {',
+        '    // logged',
+        '}',
+        'sleep(15);',
+      ].join('\n'),
+    );
+  });
+
+  it('says a single job’s failed acquire ends the script, and names retries, waits, forks, plain DELs and autoRelease', () => {
+    const pause = php(builtin('pause-past-expiry'), 'B');
+    expect(pause).toContain('if (!$lock->acquire()) return; // tried 11 times, 2 s apart');
+    expect(pause).not.toContain('continue');
+    expect(php(builtin('lock-expired-on-acquire'), 'B')).toMatch(/acquire\(true\)\) return; \/\/ gives up after \d+ s/);
+    expect(php(builtin('release-by-plain-del'), 'A')).toContain("$redis->del('job'); // a plain DEL, whoever holds the key");
+    const fork = applyOverrides(builtin('auto-release-fork'), [{ path: 'clients.A.autoRelease', value: false }]);
+    expect(php(fork, 'A')).toMatch(/^\$lock = \$factory->createLock\('job', 30, autoRelease: false\);\n/);
+    expect(php(fork, 'A')).toContain('if (pcntl_fork() === 0) {\n        work(0.2);\n        exit(0);\n    }');
+    expect(php(builtin('remaining-lifetime-refresh'), 'A')).toContain(
+      '    for ($i = 0; $i < 8; $i++) {\n        if ($lock->getRemainingLifetime() < 1.5) {\n            if ($lock->isExpired()) {',
+    );
+  });
+});
