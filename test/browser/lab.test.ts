@@ -50,6 +50,26 @@ describeBrowser('the lab replays pause-past-expiry', () => {
     expect(lab.errors).toEqual([]);
   });
 
+  it('shows the code behind the run: each client as the PHP it stands for, following a change of setting', async () => {
+    const page = await lab.page('#/lab?s=release-by-plain-del');
+    await ready(page);
+    const code = page.getByTestId('clients-code');
+    const a = code.getByRole('region', { name: "A's code" });
+    expect(await a.isVisible()).toBe(false);
+    await code.getByText('What the clients run, as PHP').click();
+    // A's mistake is there to read: its finally deletes the key whoever holds it.
+    expect(await a.locator('pre').textContent()).toContain("} finally {\n        $redis->del('job'); // a plain DEL, whoever holds the key\n    }");
+    expect(await code.getByRole('region', { name: "B's code" }).locator('pre').textContent()).toContain('$lock->release();');
+    expect(await code.locator('section').count()).toBe(3);
+    await screenshot(page, 'lab-clients-code');
+    // Another run's clients replace them.
+    await page.getByTestId('scenario-select').selectOption('auto-release-fork');
+    await ready(page);
+    await expect.poll(() => code.locator('section').count()).toBe(2);
+    expect(await code.getByRole('region', { name: "A's code" }).locator('pre').textContent()).toContain('if (pcntl_fork() === 0) {');
+    expect(lab.errors).toEqual([]);
+  });
+
   it('says above the verdict when a run stopped at its budget, which budget and which field lets it go on', async () => {
     const page = await lab.page('#/lab?s=pause-past-expiry&set=budget.maxEvents%3D20');
     await ready(page);

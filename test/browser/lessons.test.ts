@@ -230,6 +230,20 @@ describeBrowser('a learner goes through lesson 4', () => {
     await page.close();
   });
 
+  it('shows a story\'s clients as PHP, and the code changes with a "try this"', async () => {
+    const page = await lab.page('#/lesson/06-releasing-safely');
+    await page.getByTestId('play-story-plain-del').click();
+    await page.getByTestId('stage').waitFor();
+    const code = page.getByTestId('clients-code');
+    await code.getByText('What the clients run, as PHP').click();
+    const a = code.getByRole('region', { name: "A's code" }).locator('pre');
+    await expect.poll(() => a.textContent()).toContain("$redis->del('job'); // a plain DEL, whoever holds the key");
+    await page.getByTestId('try-token-checked').click();
+    await expect.poll(() => a.textContent()).not.toContain('$redis->del');
+    expect(await a.textContent()).toContain('} finally {\n        $lock->release();\n    }');
+    expect(lab.errors).toEqual([]);
+  });
+
   it('resumes a returning learner where they left off', async () => {
     const page = await lab.page(`${LESSON4}?at=step-what-a-lease-buys`);
     await page.locator('#step-what-a-lease-buys').waitFor();

@@ -1,3 +1,4 @@
+import { ClientsCode } from '../components/ClientsCode.js';
 import { SidePanel } from '../components/SidePanel.js';
 import { Transport } from '../components/Transport.js';
 import { VerdictView } from '../components/VerdictView.js';
@@ -37,6 +38,7 @@ export function Stage({
         <Transport trace={primary} />
         {children}
         {verdict && <VerdictView trace={primary} />}
+        <ClientsCode scenario={primary.doc.scenario} />
       </div>
       <div className={curtain ? 'curtained' : undefined}>
         <SidePanel trace={primary} />

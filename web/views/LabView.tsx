@@ -1,6 +1,7 @@
 import { useEffect, useMemo, useState } from 'react';
 import { serializeChromeTrace } from '../../sim/export/chrome.js';
 import { BUILTIN_NAMES } from '../../sim/scenarios/index.js';
+import { ClientsCode } from '../components/ClientsCode.js';
 import { EventLog } from '../components/EventLog.js';
 import { download, FilePicker } from '../components/FilePicker.js';
 import { SidePanel } from '../components/SidePanel.js';
@@ -161,6 +162,7 @@ export function LabView() {
           <Legend traces={unfenced === null ? [trace] : [trace, unfenced]} />
           <Transport trace={trace} />
           <VerdictView trace={trace} />
+          <ClientsCode scenario={trace.doc.scenario} />
           {unfenced !== null && <PairNote unfenced={unfenced} />}
           {unfenced === null && canPair(trace) && trace.doc.events.length > PAIR_AUTO_EVENTS && pairAsked !== trace.id && (
             <p className="pair-note">

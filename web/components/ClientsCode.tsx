@@ -1,0 +1,32 @@
+import { useMemo } from 'react';
+import { clientPhp } from '../../sim/scenario/steps-php.js';
+import type { Scenario } from '../../sim/scenario/types.js';
+
+/**
+ * What each client of the run does, as the PHP its steps (or lifecycle
+ * settings) stand for: the code behind the timeline, folded away until asked
+ * for.
+ */
+export function ClientsCode({ scenario }: { scenario: Scenario }) {
+  const code = useMemo(() => scenario.clients.map((c) => ({ name: c.name, machine: c.machine, php: clientPhp(scenario, c) })), [scenario]);
+  return (
+    <details className="card clients-code" data-testid="clients-code">
+      <summary>What the clients run, as PHP</summary>
+      <p className="muted small">
+        Symfony Lock&rsquo;s calls, with <code>work()</code> for the time in the critical section and <code>write()</code> for the write to the resource.
+      </p>
+      <div className="clients-code-grid">
+        {code.map((c) => (
+          <section key={c.name} aria-label={`${c.name}'s code`}>
+            <h3>
+              {c.name} <span className="muted">on {c.machine}</span>
+            </h3>
+            <pre className="mono">
+              <code>{c.php}</code>
+            </pre>
+          </section>
+        ))}
+      </div>
+    </details>
+  );
+}
