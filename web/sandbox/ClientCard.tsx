@@ -1,6 +1,5 @@
-import { useMemo } from 'react';
+import { useEffect, useState } from 'react';
 import { InputError } from '../../sim/errors.js';
-import { normalizeScenario } from '../../sim/scenario/normalize.js';
 import { clientPhp } from '../../sim/scenario/steps-php.js';
 import type { ClientSpec, Scenario } from '../../sim/scenario/types.js';
 import { PauseFields, WorkTimeFields } from './DrawnFields.js';
@@ -37,24 +36,34 @@ const KNOWN_CLIENT = new Set([
 /**
  * What the client runs, as the PHP its steps (or its lifecycle settings)
  * stand for: shown once the form is a valid scenario, since the PHP is
- * written from the scenario the run would use.
+ * written from the scenario the run would use. The check loads with the
+ * first card, not with the page: the lab's first screen does without it.
  */
 function ClientPhp({ scenario, index }: { scenario: Scenario; index: number }) {
-  const php = useMemo(() => {
-    try {
-      const valid = normalizeScenario(scenario, 'sandbox');
-      return clientPhp(valid, valid.clients[index]!);
-    } catch (err) {
-      if (err instanceof InputError) return null;
-      throw err;
-    }
+  // undefined: still checking; null: the form is not a valid scenario yet.
+  const [php, setPhp] = useState<string | null | undefined>(undefined);
+  useEffect(() => {
+    let live = true;
+    void import('../../sim/scenario/normalize.js').then(({ normalizeScenario }) => {
+      if (!live) return;
+      try {
+        const valid = normalizeScenario(scenario, 'sandbox');
+        setPhp(clientPhp(valid, valid.clients[index]!));
+      } catch (err) {
+        if (!(err instanceof InputError)) throw err;
+        setPhp(null);
+      }
+    });
+    return () => {
+      live = false;
+    };
   }, [scenario, index]);
   const { name, steps } = scenario.clients[index]!;
   // Open for a client written as steps, whose JSON reads less easily than its PHP.
   return (
     <details className="client-php" data-testid="client-php" open={steps !== null}>
       <summary>{name} as PHP</summary>
-      {php === null ? (
+      {php === undefined ? null : php === null ? (
         <p className="muted small">Shown when the form is a valid scenario: press Run to see what is wrong.</p>
       ) : (
         <pre className="mono" aria-label={`What ${name} runs, as PHP`}>
