@@ -4,6 +4,7 @@ import { applyOverrides } from '../sim/scenario/set.js';
 import { clientPhp } from '../sim/scenario/steps-php.js';
 import type { Scenario } from '../sim/scenario/types.js';
 import { BUILTIN_SCENARIOS } from '../sim/scenarios/index.js';
+import { cli } from './support/cli.js';
 
 /* A client's steps, written out as the PHP they stand for (the Sandbox shows it beside each client). */
 
@@ -68,5 +69,25 @@ describe('a client as PHP', () => {
     expect(php(builtin('remaining-lifetime-refresh'), 'A')).toContain(
       '    for ($i = 0; $i < 8; $i++) {\n        if ($lock->getRemainingLifetime() < 1.5) {\n            if ($lock->isExpired()) {',
     );
+  });
+});
+
+describe('locklab run --code', () => {
+  it('prints each client as PHP above the timeline, and is refused with --json', async () => {
+    const r = await cli('run', 'release-by-plain-del', '--code');
+    expect(r.code).toBe(0);
+    const [code, timeline] = r.out.split('\nrelease-by-plain-del · seed 5');
+    expect(code).toMatch(/^What the clients run, as PHP:\n\nA on app1\n {2}\$lock = \$factory->createLock\('job', 2\);\n/);
+    expect(code).toContain("      } finally {\n          $redis->del('job'); // a plain DEL, whoever holds the key\n      }");
+    expect(code).toContain('\n\nC on app3\n');
+    expect(timeline).toContain('A@app1       starts');
+    const refused = await cli('run', 'release-by-plain-del', '--code', '--json');
+    expect(refused).toMatchObject({ code: 2, out: '' });
+    expect(refused.err).toBe("locklab: --code: prints the clients' code above the timeline, which --json does not print\n");
+  });
+
+  it('a plain delete on Memcached is its delete', () => {
+    const s = applyOverrides(builtin('memcached-restart'), [{ path: 'clients.A.release.method', value: 'plain-del' }]);
+    expect(php(s, 'A')).toContain("$memcached->delete('job'); // a plain delete, whoever holds the key");
   });
 });

@@ -158,12 +158,14 @@ export async function main(argv: readonly string[], io: Io = processIo): Promise
     .option('--out <file>', 'also write the trace to this file (a regular file, written whole or not at all); *.jsonl is JSON Lines, streamed', parseOutFile)
     .option('--head <n>', 'print only the first n events of the timeline (then the run keeps no trace)', parseCount)
     .option('--tail <n>', 'print only the last n events of the timeline (then the run keeps no trace)', parseCount)
+    .option('--code', "first print what each client runs, as the PHP (Symfony Lock's calls) its settings or steps stand for")
     .addOption(failOn)
     .addHelpText(
       'after',
       `
 Examples:
   locklab run pause-past-expiry
+  locklab run pause-past-expiry --code
   locklab run pause-past-expiry --set resource.fencing=true
   locklab run my-scenario.json --seed 42 --json > trace.json
   locklab run long.json --out trace.jsonl --head 20 --tail 20

@@ -4,6 +4,7 @@ import { reproduceCommand } from '../reproduce.js';
 import { runJob } from '../run.js';
 import { grouped, LIMITS, limitText } from '../scenario/limits.js';
 import type { Override } from '../scenario/set.js';
+import { clientPhp } from '../scenario/steps-php.js';
 import type { Scenario } from '../scenario/types.js';
 import { traceTextPieces } from '../trace/io.js';
 import { JsonlWriter, jsonlHead, jsonlTail } from '../trace/jsonl.js';
@@ -22,6 +23,7 @@ export interface RunOptions {
   head?: number;
   tail?: number;
   failOn?: string;
+  code?: boolean;
 }
 
 /** Output streams, as main.ts defines them. */
@@ -80,6 +82,18 @@ function writeTraceText(doc: TraceDocument, events: KeptTrace, ref: string, caps
   for (const p of held ?? traceTextPieces(doc, events)) write(p);
 }
 
+/** What each client runs, as PHP, under its name and machine, for `--code`. */
+export function formatCode(scenario: Scenario, c: Colors): string {
+  const blocks = scenario.clients.map((client) => {
+    const code = clientPhp(scenario, client)
+      .split('\n')
+      .map((line) => `  ${line}`)
+      .join('\n');
+    return `${c.bold(client.name)} ${c.dim(`on ${client.machine}`)}\n${code}`;
+  });
+  return [c.bold('What the clients run, as PHP:'), ...blocks].join('\n\n');
+}
+
 /**
  * `locklab run`. A run keeps its whole trace only when what it prints needs
  * it (the trace document, or a timeline of every event); then it is held to
@@ -98,6 +112,8 @@ export function runCommand(
 ): { end: RunEnd; outcome: TraceDocument['verdict']['outcome'] } {
   if (opts.stream === true && opts.json !== true)
     throw new InputError('--stream', [{ path: '', message: 'goes with --json: it prints the trace as JSON Lines' }]);
+  if (opts.code === true && opts.json === true)
+    throw new InputError('--code', [{ path: '', message: "prints the clients' code above the timeline, which --json does not print" }]);
   const windowed = opts.head !== undefined || opts.tail !== undefined;
   if (windowed && opts.json === true)
     throw new InputError(opts.head !== undefined ? '--head' : '--tail', [{ path: '', message: 'shapes the timeline, which --json does not print' }]);
@@ -164,6 +180,7 @@ export function runCommand(
     } else {
       const run = { scenario, seed, source: 'sim' as const, verdict: r.verdict };
       // A kept trace is printed from its columns, a few thousand lines at a time, never as one string.
+      if (opts.code === true) io.out(`${formatCode(scenario, c)}\n\n`);
       let written = 0;
       writeTimeline(run, c, window ?? { head: kept!, tail: [], elided: 0, total: kept!.length }, (piece) => io.out(written++ === 0 ? piece : `\n${piece}`));
       io.out(`\n\n${formatVerdict(run, c)}\n${formatStop(end, c)}\n`);

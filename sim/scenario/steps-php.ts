@@ -51,6 +51,8 @@ interface Context {
   readonly depth: number;
   /** The steps are the script's last pass with no loop around it, so going on with the next pass ends the script: `return`. */
   readonly continueEnds: boolean;
+  /** A release by a plain delete of the key, in the store's own client (Redis or Memcached: the stores that have one). */
+  readonly plainDelete: string;
   /** The steps run in a finally block of the enclosing loop's pass. */
   readonly inFinally: boolean;
 }
@@ -105,7 +107,7 @@ function stepLines(s: Step, c: Context): string[] {
     case 'write':
       return ['write();'];
     case 'release':
-      return s.method === 'plain-del' ? [`$redis->del(${quote(c.key)}); // a plain DEL, whoever holds the key`] : ['$lock->release();'];
+      return s.method === 'plain-del' ? [c.plainDelete] : ['$lock->release();'];
     case 'throw':
       return [`throw new \\RuntimeException(${quote(s.message)});`];
     case 'stall':
@@ -168,7 +170,11 @@ function asOneLoop(steps: readonly Step[]): { loop: Extract<Step, { step: 'repea
 export function clientPhp(scenario: Scenario, client: ClientSpec): string {
   const kind = storeKind(scenario.store.kind);
   const steps = client.steps ?? (kind === undefined ? [] : shorthandSteps(client, kind.capabilities));
-  const c: Context = { key: client.key, ttlMs: client.ttlMs, autoRelease: client.autoRelease, depth: 0, continueEnds: false, inFinally: false };
+  const plainDelete =
+    scenario.store.kind === 'memcached'
+      ? `$memcached->delete(${quote(client.key)}); // a plain delete, whoever holds the key`
+      : `$redis->del(${quote(client.key)}); // a plain DEL, whoever holds the key`;
+  const c: Context = { key: client.key, ttlMs: client.ttlMs, autoRelease: client.autoRelease, depth: 0, continueEnds: false, inFinally: false, plainDelete };
   const merged = client.steps === null ? asOneLoop(steps) : null;
   const body = merged
     ? repeatLines(merged.loop, c, merged.thinkMs)
