@@ -180,6 +180,7 @@ export function clientPhp(scenario: Scenario, client: ClientSpec): string {
     ? repeatLines(merged.loop, c, merged.thinkMs)
     : steps.flatMap((s, i) => (s.step === 'repeat' ? repeatLines(s, { ...c, continueEnds: i === steps.length - 1 }) : stepLines(s, c)));
   // A shorthand client makes a new Lock object for each pass; a script written as steps starts with one.
-  const opensWithLock = (merged?.loop ?? steps[0])?.step === 'repeat' && (merged?.loop ?? (steps[0] as Extract<Step, { step: 'repeat' }>)).newLock;
+  const first = merged?.loop ?? steps[0];
+  const opensWithLock = first?.step === 'repeat' && first.newLock;
   return [...(opensWithLock ? [] : [createLock(c)]), ...body].join('\n');
 }
