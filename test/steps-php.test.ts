@@ -86,6 +86,20 @@ describe('locklab run --code', () => {
     expect(refused.err).toBe("locklab: --code: prints the clients' code above the timeline, which --json does not print\n");
   });
 
+  it('says so above the code when the store is not one of Symfony’s', async () => {
+    const r = await cli('run', 'redlock-clock-jump', '--code');
+    expect(r.out).toMatch(
+      /^What the clients run, as PHP:\nThe store is Redlock \(node-redlock\), not one of Symfony's: read the calls as what its client does \(take the lock, refresh it, release it\)\.\n\nclient1 on app1\n/,
+    );
+    expect((await cli('run', 'pause-past-expiry', '--code')).out).toMatch(/^What the clients run, as PHP:\n\nA on app1\n/);
+  });
+
+  it('look-then-set is written by hand: a GET, then a SET another client can beat', () => {
+    expect(php(builtin('exists-then-set-race'), 'A')).toContain(
+      "    if ($redis->get('job') !== false) return; // GET first…\n    $redis->set('job', $token, ['px' => 10000]); // …then SET: another client can SET in between\n",
+    );
+  });
+
   it('a plain delete on Memcached is its delete', () => {
     const s = applyOverrides(builtin('memcached-restart'), [{ path: 'clients.A.release.method', value: 'plain-del' }]);
     expect(php(s, 'A')).toContain("$memcached->delete('job'); // a plain delete, whoever holds the key");

@@ -4,7 +4,7 @@ import { reproduceCommand } from '../reproduce.js';
 import { runJob } from '../run.js';
 import { grouped, LIMITS, limitText } from '../scenario/limits.js';
 import type { Override } from '../scenario/set.js';
-import { clientPhp } from '../scenario/steps-php.js';
+import { clientPhp, codeNote } from '../scenario/steps-php.js';
 import type { Scenario } from '../scenario/types.js';
 import { traceTextPieces } from '../trace/io.js';
 import { JsonlWriter, jsonlHead, jsonlTail } from '../trace/jsonl.js';
@@ -91,7 +91,8 @@ export function formatCode(scenario: Scenario, c: Colors): string {
       .join('\n');
     return `${c.bold(client.name)} ${c.dim(`on ${client.machine}`)}\n${code}`;
   });
-  return [c.bold('What the clients run, as PHP:'), ...blocks].join('\n\n');
+  const note = codeNote(scenario);
+  return [c.bold('What the clients run, as PHP:') + (note === null ? '' : `\n${c.dim(note)}`), ...blocks].join('\n\n');
 }
 
 /**

@@ -31,16 +31,24 @@ function condition(c: Condition): string {
 }
 
 function acquireLines(s: AcquireStep, c: Context): string[] {
-  const call = `$lock->${s.step}(${s.blocking ? 'true' : ''})`;
   const notes: string[] = [];
-  if (s.method === 'exists-then-set') notes.push('GET, then SET if it looked free: the race');
   if (s.retries > 0) notes.push(`tried ${s.retries + 1} times, ${seconds(s.retryDelayMs)} s apart`);
   if (s.blocking && s.waitTimeoutMs !== null) notes.push(`gives up after ${seconds(s.waitTimeoutMs)} s`);
   const note = notes.length === 0 ? '' : ` // ${notes.join('; ')}`;
+  // PHP cannot leave a finally block with continue: there the next pass is said in words.
+  const inWords = s.onFailure === 'next-iteration' && c.inFinally && !c.continueEnds;
+  const fail = s.onFailure === 'return' || c.continueEnds ? 'return' : 'continue';
+  if (s.method === 'exists-then-set') {
+    // Look-then-set is no Symfony call: it is written by hand, against the store's own client.
+    const race = 'another client can SET in between';
+    if (s.onFailure === 'ignore' || inWords)
+      return [`if (${c.look} === false) ${c.set}; // GET, then SET if it looked free: ${race}${note.replace(' //', ';')}`];
+    return [`if (${c.look} !== false) ${fail}; // GET first${note.replace(' //', ';')}…`, `${c.set}; // …then SET: ${race}`];
+  }
+  const call = `$lock->${s.step}(${s.blocking ? 'true' : ''})`;
   if (s.onFailure === 'ignore') return [`${call};${note}`];
-  // PHP cannot leave a finally block with continue: the next pass is said in words there.
-  if (s.onFailure === 'next-iteration' && c.inFinally && !c.continueEnds) return [`${call}; // on failure, on with the next pass${note.replace(' //', ';')}`];
-  return [`if (!${call}) ${s.onFailure === 'return' || c.continueEnds ? 'return' : 'continue'};${note}`];
+  if (inWords) return [`${call}; // on failure, on with the next pass${note.replace(' //', ';')}`];
+  return [`if (!${call}) ${fail};${note}`];
 }
 
 interface Context {
@@ -53,6 +61,9 @@ interface Context {
   readonly continueEnds: boolean;
   /** A release by a plain delete of the key, in the store's own client (Redis or Memcached: the stores that have one). */
   readonly plainDelete: string;
+  /** A hand-written acquire: GET the key (`look`), then SET it (`set`) if it looked free. */
+  readonly look: string;
+  readonly set: string;
   /** The steps run in a finally block of the enclosing loop's pass. */
   readonly inFinally: boolean;
 }
@@ -170,11 +181,25 @@ function asOneLoop(steps: readonly Step[]): { loop: Extract<Step, { step: 'repea
 export function clientPhp(scenario: Scenario, client: ClientSpec): string {
   const kind = storeKind(scenario.store.kind);
   const steps = client.steps ?? (kind === undefined ? [] : shorthandSteps(client, kind.capabilities));
-  const plainDelete =
-    scenario.store.kind === 'memcached'
-      ? `$memcached->delete(${quote(client.key)}); // a plain delete, whoever holds the key`
-      : `$redis->del(${quote(client.key)}); // a plain DEL, whoever holds the key`;
-  const c: Context = { key: client.key, ttlMs: client.ttlMs, autoRelease: client.autoRelease, depth: 0, continueEnds: false, inFinally: false, plainDelete };
+  const key = quote(client.key);
+  // Only Redis and Memcached have the plain commands these mistakes need (sim/stores: plainGetSet).
+  const memcached = scenario.store.kind === 'memcached';
+  const plainDelete = memcached
+    ? `$memcached->delete(${key}); // a plain delete, whoever holds the key`
+    : `$redis->del(${key}); // a plain DEL, whoever holds the key`;
+  const look = memcached ? `$memcached->get(${key})` : `$redis->get(${key})`;
+  const set = memcached ? `$memcached->set(${key}, $token, ${seconds(client.ttlMs)})` : `$redis->set(${key}, $token, ['px' => ${client.ttlMs}])`;
+  const c: Context = {
+    key: client.key,
+    ttlMs: client.ttlMs,
+    autoRelease: client.autoRelease,
+    depth: 0,
+    continueEnds: false,
+    inFinally: false,
+    plainDelete,
+    look,
+    set,
+  };
   const merged = client.steps === null ? asOneLoop(steps) : null;
   const body = merged
     ? repeatLines(merged.loop, c, merged.thinkMs)
@@ -183,4 +208,20 @@ export function clientPhp(scenario: Scenario, client: ClientSpec): string {
   const first = merged?.loop ?? steps[0];
   const opensWithLock = first?.step === 'repeat' && first.newLock;
   return [...(opensWithLock ? [] : [createLock(c)]), ...body].join('\n');
+}
+
+/** The stores Locklab models that are not Symfony Lock's, and what they are. */
+const NOT_SYMFONY: Readonly<Record<string, string>> = {
+  redlock: 'Redlock (node-redlock)',
+  etcd: "etcd's concurrency Mutex",
+  'zookeeper-recipe': 'the ZooKeeper lock recipe',
+  'lock-row': 'a hand-written lock table',
+};
+
+/** What to say above the PHP of a scenario whose store is not one of Symfony's: the calls then name what its client does. */
+export function codeNote(scenario: Scenario): string | null {
+  const other = NOT_SYMFONY[scenario.store.kind];
+  return other === undefined
+    ? null
+    : `The store is ${other}, not one of Symfony's: read the calls as what its client does (take the lock, refresh it, release it).`;
 }

@@ -56,8 +56,9 @@ describeReal('a client as PHP compiles with php -l', () => {
           blocking: fc.boolean(),
           retries: fc.nat(3),
           onFailure: fc.constantFrom<AcquireOnFailure>(...(inLoop ? (['return', 'next-iteration', 'ignore'] as const) : (['return', 'ignore'] as const))),
+          method: fc.constantFrom<'atomic' | 'exists-then-set'>('atomic', 'exists-then-set'),
         })
-        .map((a): Step => ({ step: 'acquire', native: false, retryDelayMs: 100, waitTimeoutMs: null, method: 'atomic', ...a }));
+        .map((a): Step => ({ step: 'acquire', native: false, retryDelayMs: 100, waitTimeoutMs: null, ...a }));
     const steps = (depth: number, inLoop: boolean): fc.Arbitrary<Step[]> => {
       const one: fc.Arbitrary<Step>[] = [leaf, acquire(inLoop)];
       if (depth > 0)

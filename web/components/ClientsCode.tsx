@@ -1,5 +1,5 @@
 import { useMemo } from 'react';
-import { clientPhp } from '../../sim/scenario/steps-php.js';
+import { clientPhp, codeNote } from '../../sim/scenario/steps-php.js';
 import type { Scenario } from '../../sim/scenario/types.js';
 
 /**
@@ -8,12 +8,14 @@ import type { Scenario } from '../../sim/scenario/types.js';
  * for.
  */
 export function ClientsCode({ scenario }: { scenario: Scenario }) {
+  const note = codeNote(scenario);
   const code = useMemo(() => scenario.clients.map((c) => ({ name: c.name, machine: c.machine, php: clientPhp(scenario, c) })), [scenario]);
   return (
     <details className="card clients-code" data-testid="clients-code">
       <summary>What the clients run, as PHP</summary>
       <p className="muted small">
         Symfony Lock&rsquo;s calls, with <code>work()</code> for the time in the critical section and <code>write()</code> for the write to the resource.
+        {note !== null && ` ${note}`}
       </p>
       <div className="clients-code-grid">
         {code.map((c) => (
