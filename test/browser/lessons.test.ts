@@ -145,17 +145,23 @@ describeBrowser('a learner goes through lesson 4', () => {
     expect(await ch.locator('figure.timeline').count()).toBe(2);
     await shotOf(ch, 'lesson-4-challenge');
 
-    await expect.poll(() => page.getByTestId('lesson-status').textContent()).toBe('5/5 questions (5 right) · 1/1 stories · 1/2 challenges · ✓ finished');
+    await expect
+      .poll(() => page.getByTestId('lesson-status').textContent())
+      .toBe('5/5 questions (5 right) · 1/1 stories (2 of 2 guesses right) · 1/2 challenges · ✓ finished');
     await page.reload();
     await expect
       .poll(() => page.getByTestId('lesson-status').textContent(), { timeout: 15_000 })
-      .toBe('5/5 questions (5 right) · 1/1 stories · 1/2 challenges · ✓ finished');
+      .toBe('5/5 questions (5 right) · 1/1 stories (2 of 2 guesses right) · 1/2 challenges · ✓ finished');
     expect(await page.locator('section[data-question="gc-danger"] fieldset').getAttribute('data-right')).toBe('true');
     expect(await page.locator('section[data-challenge="break-it"]').getAttribute('data-solved')).toBe('true');
     // The outline marks the solved challenge, and only it.
     expect(await page.locator('nav [aria-label="Questions and challenges"] [aria-label="solved"]').count()).toBe(1);
     await page.goto(`${lab.url}#/lessons`);
     await expect.poll(() => page.locator('.lesson-card[data-lesson="pause-past-expiry"]').getAttribute('data-finished')).toBe('true');
+    // The story's questions count on the course page too.
+    expect(await page.locator('.lesson-card[data-lesson="pause-past-expiry"] .lesson-status').textContent()).toContain(
+      '1/1 stories played (2 of 2 guesses right)',
+    );
     expect(lab.errors).toEqual([]);
     await page.close();
   });

@@ -9,7 +9,7 @@ import { useProgress } from './progress.js';
 import { QuestionEmbed, questionAnchor } from './QuestionEmbed.js';
 import { questionsInPageOrder } from './order.js';
 import { useLessonRoute } from './route.js';
-import { statusOf } from './status.js';
+import { guessesText, statusOf } from './status.js';
 import { isRight } from './answers.js';
 import { StoryEmbed } from './StoryEmbed.js';
 import type { LabLesson } from './types.js';
@@ -138,7 +138,7 @@ function LessonBody({ lesson }: { lesson: LabLesson }) {
         </ol>
         <p className="muted small" data-testid="lesson-status">
           {status.answered}/{status.questions} questions{status.answered > 0 ? ` (${status.right} right)` : ''} · {status.storiesDone}/{status.stories} stories
-          · {status.solved}/{status.challenges} challenges
+          {guessesText(status)} · {status.solved}/{status.challenges} challenges
           {status.finished ? ' · ✓ finished' : ''}
         </p>
         <ul className="anchors muted small" aria-label="Questions and challenges">

@@ -4,6 +4,7 @@ import type { Plugin } from 'vite';
 import { loadLessons, LESSONS_DIR, readCourse } from '../../sim/cli/lessons.js';
 import { CLAIMS_FILE, parseClaims } from '../../sim/lessons/course.js';
 import { formatProblem } from '../../sim/lessons/load.js';
+import { storyAskKey } from '../../sim/lessons/option-order.js';
 import { countsOf, parseLesson } from '../../sim/lessons/parse.js';
 import type { Lesson } from '../../sim/lessons/types.js';
 import { rightOf } from './answers.js';
@@ -47,6 +48,9 @@ export function summaryOf(l: Lesson): LessonSummary {
     questions: l.quiz.map((q) => q.id),
     rightAnswers: Object.fromEntries(l.quiz.map((q) => [q.id, rightOf(q.options)])),
     stories: l.stories.map((s) => ({ id: s.id, lastStop: s.stops[s.stops.length - 1]!.id })),
+    asks: Object.fromEntries(
+      l.stories.flatMap((s) => s.stops.flatMap((stop) => (stop.ask === undefined ? [] : [[storyAskKey(s.id, stop.id), rightOf(stop.ask.options)]]))),
+    ),
     challenges: l.challenges.map((c) => c.id),
   };
 }

@@ -2,6 +2,11 @@ import { matches } from './answers.js';
 import type { Progress } from './progress.js';
 import type { LessonSummary } from './types.js';
 
+/** The stories' questions answered, in words for a status line: " (2 of 3 guesses right)", or nothing before the first. */
+export function guessesText(s: Pick<LessonStatus, 'guessed' | 'guessedRight'>): string {
+  return s.guessed === 0 ? '' : ` (${s.guessedRight} of ${s.guessed} ${s.guessed === 1 ? 'guess' : 'guesses'} right)`;
+}
+
 /** How far a learner got in a lesson, from their stored progress. */
 export interface LessonStatus {
   readonly answered: number;
@@ -10,6 +15,9 @@ export interface LessonStatus {
   readonly questions: number;
   readonly storiesDone: number;
   readonly stories: number;
+  /** The questions the stories ask before a stop that were answered, and how many of them right. */
+  readonly guessed: number;
+  readonly guessedRight: number;
   readonly solved: number;
   readonly challenges: number;
   /** Every question answered and every story played to its last stop. */
@@ -23,6 +31,8 @@ export function statusOf(l: LessonSummary, p: Pick<Progress, 'answers' | 'stops'
   const answered = l.questions.filter((q) => answers[q] !== undefined).length;
   const right = l.questions.filter((q) => answers[q] !== undefined && matches(l.rightAnswers[q] ?? [], answers[q]!)).length;
   const storiesDone = l.stories.filter((s) => stops.includes(`${s.id}/${s.lastStop}`)).length;
+  const guesses = Object.entries(l.asks).filter(([key]) => answers[key] !== undefined);
+  const guessedRight = guesses.filter(([key, right]) => matches(right, answers[key]!)).length;
   const solved = l.challenges.filter((c) => (p.solved[l.id] ?? []).includes(c)).length;
   return {
     answered,
@@ -30,9 +40,11 @@ export function statusOf(l: LessonSummary, p: Pick<Progress, 'answers' | 'stops'
     questions: l.questions.length,
     storiesDone,
     stories: l.stories.length,
+    guessed: guesses.length,
+    guessedRight,
     solved,
     challenges: l.challenges.length,
     finished: answered === l.questions.length && storiesDone === l.stories.length,
-    started: answered > 0 || stops.length > 0 || solved > 0,
+    started: answered > 0 || guesses.length > 0 || stops.length > 0 || solved > 0,
   };
 }

@@ -8,6 +8,8 @@ export interface LessonSummary extends LessonMeta {
   /** Each question's right options, by written index: what the course page counts a learner's answers right by. */
   readonly rightAnswers: Readonly<Record<string, readonly number[]>>;
   readonly stories: readonly { readonly id: string; readonly lastStop: string }[];
+  /** The right options of each question a story asks before a stop, by its progress key (`storyAskKey`). */
+  readonly asks: Readonly<Record<string, readonly number[]>>;
   readonly challenges: readonly string[];
 }
 

@@ -1,0 +1,31 @@
+import { describe, expect, it } from 'vitest';
+import { loadLessons } from '../../sim/cli/lessons.js';
+import { storyAskKey } from '../../sim/lessons/option-order.js';
+import { summaryOf } from '../../web/lessons/plugin.js';
+import { guessesText, statusOf } from '../../web/lessons/status.js';
+
+/* A lesson's status counts the questions its stories ask before a stop, apart from its quiz. */
+
+describe("a lesson's status", () => {
+  const lesson = loadLessons(undefined, false).lessons.find((l) => l.id === 'pause-past-expiry')!;
+  const summary = summaryOf(lesson);
+
+  it('lists each story question with its right options, by its progress key', () => {
+    expect(summary.asks).toEqual({ [storyAskKey('gc-pause', 'a-pauses')]: [0], [storyAskKey('gc-pause', 'a-wakes')]: [0] });
+  });
+
+  it('counts the story questions answered and those answered right, and says nothing before the first', () => {
+    const none = statusOf(summary, { answers: {}, stops: {}, solved: {} });
+    expect([none.guessed, none.guessedRight, guessesText(none)]).toEqual([0, 0, '']);
+    const one = statusOf(summary, { answers: { [lesson.id]: { [storyAskKey('gc-pause', 'a-pauses')]: [0] } }, stops: {}, solved: {} });
+    expect(guessesText(one)).toBe(' (1 of 1 guess right)');
+    const two = statusOf(summary, {
+      answers: { [lesson.id]: { [storyAskKey('gc-pause', 'a-pauses')]: [0], [storyAskKey('gc-pause', 'a-wakes')]: [2] } },
+      stops: {},
+      solved: {},
+    });
+    expect(guessesText(two)).toBe(' (1 of 2 guesses right)');
+    // A story's answers are no quiz answers, but the lesson is started.
+    expect([two.answered, two.started]).toEqual([0, true]);
+  });
+});
