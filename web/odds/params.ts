@@ -47,8 +47,10 @@ function ordinal(n: number): string {
  * client's TTL, work time (its drawn work time's mean or longest value, or
  * each work step of a client written as steps), refresh interval, chance of
  * a random GC pause and that pause's length, each fault's size, each
- * machine's clock offset, the network's latency and fencing. Only fields the
- * run uses are offered, so no choice draws a flat line. Any other numeric or
+ * machine's clock offset, the network's latency and fencing. A field the run
+ * never reads is not offered, since its line could only be flat: a TTL on a
+ * store whose locks never expire, workMs beside a drawn work time, the
+ * network of a store on the clients' own machines. Any other numeric or
  * boolean path can still be typed in.
  */
 export function paramChoices(s: Scenario): ParamChoice[] {
