@@ -8,7 +8,16 @@ import { checkWith } from './schema-issues.js';
 import * as precompiled from './validators.generated.js';
 import { scenarioSchema, storeDefinition } from './schema.js';
 import { checkSteps, forEachStep, normalizeSteps } from './steps.js';
-import { GENERIC_FAULTS, type ClientSpec, type FaultSpec, type LatencyDistribution, type MachineSpec, type Scenario, type StoreSpecBase } from './types.js';
+import {
+  GENERIC_FAULTS,
+  WORK_MS_DEFAULT,
+  type ClientSpec,
+  type FaultSpec,
+  type LatencyDistribution,
+  type MachineSpec,
+  type Scenario,
+  type StoreSpecBase,
+} from './types.js';
 
 let checkShape: ((data: unknown) => InputIssue[]) | undefined;
 
@@ -234,8 +243,6 @@ function checkReferences(s: Scenario): InputIssue[] {
 }
 
 /** The lifecycle fields of a client and their defaults: with `steps` they must keep them, since the steps replace them. */
-const WORK_MS_DEFAULT = 100;
-
 /** The field that sets a drawn work time's length: its mean, its longest, or its one value. */
 export function workTimeField(d: Distribution, at: string): string {
   return `${at}.workTime.${d.distribution === 'exponential' ? 'meanMs' : d.distribution === 'fixed' ? 'ms' : 'maxMs'}`;

@@ -125,4 +125,7 @@ export type FaultSpec =
 export type FaultKind = FaultSpec['kind'];
 
 /** Faults every store accepts; the rest must be listed in the store kind's `faults`. */
+/** A client's work time when it gives none (`workMs`); a client that draws its work time (`workTime`) keeps this one, unused. */
+export const WORK_MS_DEFAULT = 100;
+
 export const GENERIC_FAULTS: readonly FaultKind[] = ['pause', 'crash', 'partition', 'clock-jump', 'clock-drift', 'latency-spike'];

@@ -1,5 +1,5 @@
 import type { Distribution } from '../../sim/kernel/dist.js';
-import type { ClientSpec } from '../../sim/scenario/types.js';
+import { WORK_MS_DEFAULT, type ClientSpec } from '../../sim/scenario/types.js';
 import { CheckField, NumField, SelectField } from './fields.js';
 
 /*
@@ -17,11 +17,8 @@ const SHAPE_WORDS: Readonly<Record<Shape, string>> = {
   'long-tail': 'long tail (mostly short)',
 };
 
-/** The workMs a client without workTime must keep: a workMs beside workTime is refused (it would go unused). */
-const WORK_MS_DEFAULT = 100;
-
 /** A distribution of `shape` whose typical value is about `ms`. */
-export function reshape(shape: Shape, ms: number): Distribution {
+function reshape(shape: Shape, ms: number): Distribution {
   const round = (v: number) => Math.round(v);
   switch (shape) {
     case 'fixed':
