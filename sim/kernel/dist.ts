@@ -57,6 +57,11 @@ export function drawUs(rng: Rng, d: Distribution): number {
   }
 }
 
+/** The field that sets how long a distribution's draws are, to vary or to change: an exponential's mean, a range's longest value, a fixed one's value. */
+export function sizeField(d: Distribution): 'meanMs' | 'ms' | 'maxMs' {
+  return d.distribution === 'exponential' ? 'meanMs' : d.distribution === 'fixed' ? 'ms' : 'maxMs';
+}
+
 /** The mean of a distribution, in milliseconds (what a summary or a sweep axis shows). */
 export function meanMs(d: Distribution): number {
   switch (d.distribution) {

@@ -1,4 +1,4 @@
-import type { Distribution } from '../kernel/dist.js';
+import { sizeField, type Distribution } from '../kernel/dist.js';
 import { InputError, show, type InputIssue } from '../errors.js';
 import { checkJsonValue } from '../json.js';
 import { storeKind } from '../stores/registry.js';
@@ -243,11 +243,6 @@ function checkReferences(s: Scenario): InputIssue[] {
 }
 
 /** The lifecycle fields of a client and their defaults: with `steps` they must keep them, since the steps replace them. */
-/** The field that sets a drawn work time's length: its mean, its longest, or its one value. */
-export function workTimeField(d: Distribution, at: string): string {
-  return `${at}.workTime.${d.distribution === 'exponential' ? 'meanMs' : d.distribution === 'fixed' ? 'ms' : 'maxMs'}`;
-}
-
 const LIFECYCLE_DEFAULTS: ReadonlyArray<[keyof ClientSpec, unknown]> = [
   ['acquire', { mode: 'try', shared: false, poll: true, method: 'atomic', retries: 0, retryDelayMs: 100, waitTimeoutMs: null }],
   ['workMs', WORK_MS_DEFAULT],
@@ -277,7 +272,7 @@ function checkClientForm(c: ClientSpec, at: string, issues: InputIssue[]): void 
   if (c.workTime !== undefined && c.workMs !== WORK_MS_DEFAULT)
     issues.push({
       path: `${at}.workMs`,
-      message: `${c.name}'s work time is drawn from workTime, so workMs is not used: change workTime instead (${workTimeField(c.workTime, at)})`,
+      message: `${c.name}'s work time is drawn from workTime, so workMs is not used: change workTime instead (${at}.workTime.${sizeField(c.workTime)})`,
     });
   if (c.steps === null) return;
   for (const [field, fallback] of LIFECYCLE_DEFAULTS) {

@@ -1,4 +1,4 @@
-import type { Distribution } from '../../sim/kernel/dist.js';
+import { sizeField, type Distribution } from '../../sim/kernel/dist.js';
 import { forEachStep } from '../../sim/scenario/steps.js';
 import { storeKind } from '../../sim/stores/registry.js';
 import { STORE_FIELDS } from '../sandbox/words.js';
@@ -28,11 +28,15 @@ const STORE_SETTINGS: ReadonlyArray<{ field: string; when?: (s: Scenario) => boo
   { field: 'memoryBytes', when: (s) => s.faults.some((f) => f.kind === 'memory-pressure') },
 ];
 
-/** The field of a drawn duration a sweep varies, and the word for it: an exponential's mean, a range's longest value, a fixed one's value. */
+/** The field of a drawn duration a sweep varies, and the word for it: "mean ", "longest ", or none for a fixed one. */
 function drawnField(d: Distribution): { field: string; word: string } {
-  if (d.distribution === 'exponential') return { field: 'meanMs', word: 'mean ' };
-  if (d.distribution === 'fixed') return { field: 'ms', word: '' };
-  return { field: 'maxMs', word: 'longest ' };
+  const field = sizeField(d);
+  return { field, word: field === 'meanMs' ? 'mean ' : field === 'maxMs' ? 'longest ' : '' };
+}
+
+/** The value of the field `drawnField` names. */
+function fieldOf(d: Distribution): number {
+  return d.distribution === 'exponential' ? d.meanMs : d.distribution === 'fixed' ? d.ms : d.maxMs;
 }
 
 /** 1st, 2nd, 3rd, 4th… */
@@ -178,11 +182,6 @@ function boundsOf(path: string): Bounds | undefined {
   if (field === 'probability' || field === 'loss') return { min: 0, max: 1 };
   if (field === 'driftFactor') return { min: 0, max: 0.5 };
   return { min: 0, max: Number.POSITIVE_INFINITY };
-}
-
-/** The value of the field `drawnField` names. */
-function fieldOf(d: Distribution): number {
-  return d.distribution === 'exponential' ? d.meanMs : d.distribution === 'fixed' ? d.ms : d.maxMs;
 }
 
 /** A round step near (to - from) / 10: 1, 2 or 5 times a power of ten. */

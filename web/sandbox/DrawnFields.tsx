@@ -1,4 +1,4 @@
-import type { Distribution } from '../../sim/kernel/dist.js';
+import { meanMs, type Distribution } from '../../sim/kernel/dist.js';
 import { WORK_MS_DEFAULT, type ClientSpec } from '../../sim/scenario/types.js';
 import { CheckField, NumField, SelectField } from './fields.js';
 
@@ -30,20 +30,6 @@ function reshape(shape: Shape, ms: number): Distribution {
     case 'long-tail':
       // A long tail's mean is its least plus a fifth of its range: keep about `ms` as the mean, from a tenth of it.
       return { distribution: 'long-tail', minMs: round(ms / 10), maxMs: round(ms / 10 + 4.5 * ms) };
-  }
-}
-
-/** About what a duration drawn from `d` comes to: its value, its mean. */
-function typical(d: Distribution): number {
-  switch (d.distribution) {
-    case 'fixed':
-      return d.ms;
-    case 'exponential':
-      return d.meanMs;
-    case 'uniform':
-      return (d.minMs + d.maxMs) / 2;
-    case 'long-tail':
-      return d.minMs + (d.maxMs - d.minMs) / 5;
   }
 }
 
@@ -79,7 +65,7 @@ export function WorkTimeFields({ client, replace }: { client: ClientSpec; replac
         options={SHAPES}
         labelOf={(s) => SHAPE_WORDS[s]}
         onChange={(next) => {
-          const now = client.workTime === undefined ? client.workMs : typical(client.workTime);
+          const now = client.workTime === undefined ? client.workMs : meanMs(client.workTime);
           // The same every time is workMs, as a scenario file writes it; a drawn one is workTime, beside the default workMs.
           if (next === 'fixed') replace({ ...plain, workMs: Math.round(now) });
           else replace({ ...plain, workMs: WORK_MS_DEFAULT, workTime: reshape(next, now) });
@@ -116,7 +102,7 @@ export function PauseFields({ client, replace }: { client: ClientSpec; replace: 
             value={p.duration.distribution}
             options={SHAPES}
             labelOf={(s) => SHAPE_WORDS[s]}
-            onChange={(next) => replace({ ...client, pauseAfterAcquire: { ...p, duration: reshape(next, typical(p.duration)) } })}
+            onChange={(next) => replace({ ...client, pauseAfterAcquire: { ...p, duration: reshape(next, meanMs(p.duration)) } })}
           />
           <ShapeNumbers what="Pause" d={p.duration} onChange={(d) => replace({ ...client, pauseAfterAcquire: { ...p, duration: d } })} />
         </>
