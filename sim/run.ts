@@ -2,6 +2,8 @@ import { boundedFor, Checker } from './check/checker.js';
 import type { IntervalTracker } from './check/intervals.js';
 import type { Verdict } from './check/verdict.js';
 import { Client } from './clients/lifecycle.js';
+import { shorthandStepsOf } from './clients/shorthand.js';
+import { StepPaths, type StepMarker } from './clients/step-marks.js';
 import type { Scenario } from './scenario/types.js';
 import { storeKind } from './stores/registry.js';
 import { msToUs } from './time.js';
@@ -33,6 +35,8 @@ export interface JobWants {
    * per client. `intervals` then lists nothing but what is open.
    */
   readonly bounded?: boolean;
+  /** Collects which step each process runs, event by event, beside the trace (the lab's code panel follows the playhead with it). */
+  readonly marks?: StepMarker;
 }
 
 /** The result of one run: its fingerprint, its verdict, why it stopped, and its events when they were wanted. */
@@ -90,6 +94,11 @@ export function runJob(scenario: Scenario, seed: number = scenario.seed, want: J
   for (const spec of scenario.clients) {
     const process = world.addProcess(spec.name, world.machine(spec.machine));
     const client = new Client(process.runtime(), spec, kind.driver(scenario.store, spec, scenario), kind.capabilities, resource);
+    const marker = want.marks;
+    if (marker !== undefined) {
+      const paths = new StepPaths(spec.steps ?? shorthandStepsOf(spec, kind.capabilities));
+      client.onStep = (c, step, phase) => marker.mark(c.name, paths.at(step, phase), world.trace.count);
+    }
     process.onResume = () => client.resumed();
     world.kernel.at(msToUs(spec.startMs), () => process.start(client.main()));
     clients.set(spec.name, { client, process });
@@ -133,7 +142,7 @@ class Job implements JobResult {
  * Runs a (normalized) scenario with a seed and returns its trace, judged.
  * The same scenario and seed always give the same trace, byte for byte.
  */
-export function runScenario(scenario: Scenario, seed: number = scenario.seed): TraceDocument {
-  const r = runJob(scenario, seed, { trace: true, hash: false });
+export function runScenario(scenario: Scenario, seed: number = scenario.seed, marks?: StepMarker): TraceDocument {
+  const r = runJob(scenario, seed, marks === undefined ? { trace: true, hash: false } : { trace: true, hash: false, marks });
   return { schema: TRACE_SCHEMA, source: 'sim', scenario, seed, stop: r.stop, events: r.events as TraceEvent[], verdict: r.verdict };
 }

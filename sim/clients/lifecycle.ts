@@ -10,6 +10,15 @@ import { StepRunner } from './script.js';
 import { shorthandStepsOf } from './shorthand.js';
 import type { Step } from '../scenario/steps.js';
 
+/**
+ * Where a script is, for its step marks: `start`, a step starts; `new-lock`,
+ * a repeat's pass makes a new Lock object (its `$lock = ...` line, where the
+ * last one is destroyed); `exit`, a script's steps are over and destructors
+ * run (with the fork whose child it is, or null for the main script); `gone`,
+ * the process has ended (null).
+ */
+export type StepPhase = 'start' | 'new-lock' | 'exit' | 'gone';
+
 /** Symfony's Lock::acquire(true) polls a non-blocking store about every 100 ms, ±10 ms. */
 export const POLL_INTERVAL_US = 100 * US_PER_MS;
 export const POLL_JITTER_US = 10 * US_PER_MS;
@@ -39,6 +48,8 @@ export class Client implements ClientIo {
   private rngStream: Rng | undefined;
   private workRng: Rng | undefined;
   readonly requestTimeoutUs: number;
+  /** Told where the script is as it goes: set only when a run is asked for its step marks (sim/clients/step-marks.ts). */
+  declare onStep: ((client: Client, step: Step | null, phase: StepPhase) => void) | undefined;
 
   /**
    * Start it by running `main()` in a process of `rt`. A forked child is a
@@ -141,6 +152,7 @@ export class Client implements ClientIo {
   crashed(): void {
     this.believes = false;
     this.emit('process.crash');
+    this.onStep?.(this, null, 'gone');
   }
 
   /** A deploy changed this client's store settings. */
@@ -197,11 +209,13 @@ export class Client implements ClientIo {
 
   /** A forked child of this client, on the child's runtime, with a copy of the Lock object and the store library. */
   child(rt: Runtime, driver: LockDriver, inherited: { lock: LockState | undefined; believes: boolean; locks: number }): Client {
-    return new Client(rt, this.spec, driver, this.capabilities, this.resource, inherited);
+    const child = new Client(rt, this.spec, driver, this.capabilities, this.resource, inherited);
+    if (this.onStep !== undefined) child.onStep = this.onStep;
+    return child;
   }
 
   /** A forked child's script: its steps, then it exits and its copy of the Lock is destroyed (it keeps its parent's connections open). */
-  forked(steps: readonly Step[]): Steps<void> {
-    return new StepRunner(this).script(steps, 'child exit', false, () => this.emit('client.start'));
+  forked(fork: Extract<Step, { step: 'fork' }>): Steps<void> {
+    return new StepRunner(this).script(fork.steps, 'child exit', false, () => this.emit('client.start'), fork);
   }
 }

@@ -61,7 +61,7 @@ export class StepRunner {
    * main process — the store's connection objects go too. `started` is what
    * the process does before its first step.
    */
-  *script(steps: readonly Step[], why: string, closeConnections: boolean, started: () => void): Steps<void> {
+  *script(steps: readonly Step[], why: string, closeConnections: boolean, started: () => void, fork: Step | null = null): Steps<void> {
     started();
     let uncaught: ScriptException | undefined;
     try {
@@ -71,6 +71,7 @@ export class StepRunner {
       uncaught = e;
       this.skipped(e);
     }
+    this.c.onStep?.(this.c, fork, 'exit');
     try {
       yield* guarded(this.destroy(why));
     } catch (e) {
@@ -81,6 +82,7 @@ export class StepRunner {
     // The process is over: whatever it still believed ends with it.
     this.c.believes = false;
     this.c.emit('client.done', uncaught === undefined ? {} : { reason: `uncaught ${uncaught.thrown}: ${uncaught.message}` });
+    this.c.onStep?.(this.c, null, 'gone');
   }
 
   /**
@@ -91,8 +93,10 @@ export class StepRunner {
    */
   private *block(steps: readonly Step[]): Steps<Flow> {
     // An index, not for-of: the array iterator would live across every yield, an object made per block run.
+    const onStep = this.c.onStep;
     for (let i = 0; i < steps.length; i++) {
       const s = steps[i]!;
+      if (onStep !== undefined) onStep(this.c, s, 'start');
       switch (s.step) {
         case 'acquire':
         case 'acquireRead':
@@ -150,7 +154,7 @@ export class StepRunner {
           continue;
         }
         case 'fork':
-          this.fork(s.steps);
+          this.fork(s);
           continue;
       }
     }
@@ -403,7 +407,10 @@ export class StepRunner {
 
   private *repeat(s: Extract<Step, { step: 'repeat' }>): Steps<Flow> {
     for (let pass = 0; pass < s.times; pass++) {
-      if (s.newLock) yield* this.replaceLock();
+      if (s.newLock) {
+        this.c.onStep?.(this.c, s, 'new-lock');
+        yield* this.replaceLock();
+      }
       let flow: Flow = 'normal';
       let thrown: ScriptException | undefined;
       try {
@@ -453,7 +460,7 @@ export class StepRunner {
   }
 
   /** pcntl_fork(): the child gets a copy of this process, the Lock object with it, and destroys its copy when it exits. */
-  private fork(steps: readonly Step[]): void {
+  private fork(s: Extract<Step, { step: 'fork' }>): void {
     const c = this.c;
     const fork = c.rt.fork;
     if (fork === undefined) throw this.raise('exception.unsupported', 'fork', ['Error'], 'Call to undefined function pcntl_fork(): this runtime cannot fork');
@@ -462,7 +469,7 @@ export class StepRunner {
     c.emit('process.fork', { owner: lock?.owner, data: { child: name } });
     const inherited = { lock: lock?.copy(), believes: c.believes, locks: c.locks };
     const driver = c.driver.fork?.() ?? c.driver;
-    fork.call(c.rt, name, (rt) => c.child(rt, driver, inherited).forked(steps));
+    fork.call(c.rt, name, (rt) => c.child(rt, driver, inherited).forked(s));
   }
 
   /** An exception is leaving the script's care (caught by a loop, or uncaught) while the lock is still marked acquired. */

@@ -68,17 +68,38 @@ interface Context {
   readonly inFinally: boolean;
 }
 
+/**
+ * A line of the PHP, and the step whose start puts a process on it: its
+ * place in the client's script (see StepPaths in sim/clients/step-marks.ts),
+ * or null for a line no step starts on (a closing brace, a catch).
+ */
+export interface PhpLine {
+  readonly text: string;
+  readonly path: string | null;
+}
+
+function plain(texts: readonly string[]): PhpLine[] {
+  return texts.map((text) => ({ text, path: null }));
+}
+
+/** The step at `path` starts on the first of its lines, unless a step nested in it already starts there. */
+function startsAt(out: PhpLine[], path: string): PhpLine[] {
+  const [first, ...rest] = out;
+  return first === undefined || first.path !== null ? out : [{ text: first.text, path }, ...rest];
+}
+
 function createLock(c: Context): string {
   return `$lock = $factory->createLock(${quote(c.key)}, ${seconds(c.ttlMs)}${c.autoRelease ? '' : ', autoRelease: false'});`;
 }
 
 /** Lines of nested code, four spaces further in. */
-function ind(lines: readonly string[]): string[] {
-  return lines.map((l) => INDENT + l);
+function ind(lines: readonly PhpLine[]): PhpLine[] {
+  return lines.map((l) => ({ text: INDENT + l.text, path: l.path }));
 }
 
-function lines(steps: readonly Step[], c: Context): string[] {
-  return steps.flatMap((s) => stepLines(s, c));
+/** The lines of a block of steps whose places start with `at` ("" for the script, "0.s." for the steps of the script's first repeat). */
+function lines(steps: readonly Step[], c: Context, at: string): PhpLine[] {
+  return steps.flatMap((s, i) => stepLines(s, c, `${at}${i}`));
 }
 
 /** A drawn duration in words: "exponential, mean 2 s". */
@@ -95,7 +116,32 @@ function drawn(d: Distribution): string {
   }
 }
 
-function stepLines(s: Step, c: Context): string[] {
+function stepLines(s: Step, c: Context, path: string): PhpLine[] {
+  return startsAt(s.step === 'if' || s.step === 'fork' || s.step === 'repeat' ? blockLines(s, c, path) : plain(leafLines(s, c)), path);
+}
+
+function blockLines(s: Extract<Step, { step: 'if' | 'fork' | 'repeat' }>, c: Context, path: string): PhpLine[] {
+  switch (s.step) {
+    case 'if':
+      return [
+        ...plain([`if (${condition(s.condition)}) {`]),
+        ...ind(lines(s.then, c, `${path}.t.`)),
+        ...(s.else.length > 0 ? [...plain(['} else {']), ...ind(lines(s.else, c, `${path}.e.`))] : []),
+        ...plain(['}']),
+      ];
+    case 'fork':
+      return [
+        ...plain(['if (pcntl_fork() === 0) {']),
+        ...ind(lines(s.steps, c, `${path}.k.`)),
+        { text: `${INDENT}exit(0);`, path: `${path}.exit` },
+        ...plain(['}']),
+      ];
+    case 'repeat':
+      return repeatLines(s, { ...c, continueEnds: false }, path);
+  }
+}
+
+function leafLines(s: Exclude<Step, { step: 'if' | 'fork' | 'repeat' }>, c: Context): string[] {
   switch (s.step) {
     case 'acquire':
     case 'acquireRead':
@@ -123,12 +169,6 @@ function stepLines(s: Step, c: Context): string[] {
       return [`throw new \\RuntimeException(${quote(s.message)});`];
     case 'stall':
       return [`if (mt_rand() / mt_getrandmax() < ${s.probability}) gc_pause(); // ${drawn(s.duration)}`];
-    case 'if':
-      return [`if (${condition(s.condition)}) {`, ...ind(lines(s.then, c)), ...(s.else.length > 0 ? ['} else {', ...ind(lines(s.else, c))] : []), '}'];
-    case 'fork':
-      return ['if (pcntl_fork() === 0) {', ...ind(lines(s.steps, c)), `${INDENT}exit(0);`, '}'];
-    case 'repeat':
-      return repeatLines(s, { ...c, continueEnds: false });
   }
 }
 
@@ -149,18 +189,26 @@ function continues(steps: readonly Step[]): boolean {
  * loop (one pass whose `continue`, if any, can be a `return`). `thinkMs`: the
  * sleep a shorthand client takes before every pass but the first.
  */
-function repeatLines(s: Extract<Step, { step: 'repeat' }>, c: Context, thinkMs = 0): string[] {
+function repeatLines(s: Extract<Step, { step: 'repeat' }>, c: Context, path: string, think?: { ms: number; path: string }): PhpLine[] {
   const loop = s.times > 1 || (continues(s.steps) && !c.continueEnds);
   const v = LOOP_VARS[c.depth] ?? `$i${c.depth}`;
   const inner: Context = { ...c, depth: c.depth + (loop ? 1 : 0), continueEnds: !loop && c.continueEnds, inFinally: !loop && c.inFinally };
   // A pass: a fresh Lock object first when asked, then the steps, in try/catch/finally as asked.
-  let body = lines(s.steps, inner);
-  if (s.finally.length > 0) body = ['try {', ...ind(body), '} finally {', ...ind(lines(s.finally, { ...inner, inFinally: true })), '}'];
-  if (s.catch) body = ['try {', ...ind(body), '} catch (\\Throwable $e) {', `${INDENT}// logged${loop ? '; on with the next pass' : ''}`, '}'];
-  if (s.newLock) body = [createLock(c), ...body];
-  if (thinkMs > 0) body = [`if (${v} > 0) ${sleep(thinkMs)}`, ...body];
+  let body = lines(s.steps, inner, `${path}.s.`);
+  if (s.finally.length > 0)
+    body = [
+      ...plain(['try {']),
+      ...ind(body),
+      ...plain(['} finally {']),
+      ...ind(lines(s.finally, { ...inner, inFinally: true }, `${path}.f.`)),
+      ...plain(['}']),
+    ];
+  if (s.catch)
+    body = [...plain(['try {']), ...ind(body), ...plain(['} catch (\\Throwable $e) {', `${INDENT}// logged${loop ? '; on with the next pass' : ''}`, '}'])];
+  if (s.newLock) body = [{ text: createLock(c), path: `${path}.new` }, ...body];
+  if (think !== undefined) body = [{ text: `if (${v} > 0) ${sleep(think.ms)}`, path: think.path }, ...body];
   if (!loop) return body;
-  return [`for (${v} = 0; ${v} < ${s.times}; ${v}++) {`, ...ind(body), '}'];
+  return [...plain([`for (${v} = 0; ${v} < ${s.times}; ${v}++) {`]), ...ind(body), ...plain(['}'])];
 }
 
 /**
@@ -177,8 +225,37 @@ function asOneLoop(steps: readonly Step[]): { loop: Extract<Step, { step: 'repea
   return { loop: { ...first, times: first.times + rest.times }, thinkMs: think.durationMs };
 }
 
-/** What `client` runs in `scenario`, as PHP: one line per call, nested blocks indented by four spaces. */
-export function clientPhp(scenario: Scenario, client: ClientSpec): string {
+/** A client's PHP, line by line, and the line each step of its script starts on. */
+export interface ClientPhp {
+  readonly lines: readonly PhpLine[];
+  /**
+   * The line (0-based) a process running this client's script is on when the
+   * step at `path` has started (see StepPaths in sim/clients/step-marks.ts),
+   * or undefined for a step the PHP has no line of its own for.
+   */
+  lineOf(path: string): number | undefined;
+}
+
+/**
+ * A shorthand client's first pass and the rest are one loop in its PHP:
+ * where the rest's steps are, in the first pass's places (the rest's steps
+ * are its think time, then the first pass's steps).
+ */
+function onePassPath(path: string): string {
+  const loop = /^1(\.new)?$/.exec(path);
+  if (loop !== null) return `0${loop[1] ?? ''}`;
+  const m = /^1\.(s|f)\.(\d+)(.*)$/.exec(path);
+  if (m === null) return path;
+  if (m[1] === 'f') return `0.f.${m[2]}${m[3]}`;
+  const k = Number(m[2]);
+  return k === 0 ? (m[3] === '' ? THINK : path) : `0.s.${k - 1}${m[3]}`;
+}
+
+/** The think time's line in a shorthand client's one loop. */
+const THINK = 'think';
+
+/** What `client` runs in `scenario`, as PHP lines, each tagged with the step that starts on it. */
+export function clientPhpLines(scenario: Scenario, client: ClientSpec): ClientPhp {
   const kind = storeKind(scenario.store.kind);
   const steps = client.steps ?? (kind === undefined ? [] : shorthandSteps(client, kind.capabilities));
   const key = quote(client.key);
@@ -201,13 +278,28 @@ export function clientPhp(scenario: Scenario, client: ClientSpec): string {
     set,
   };
   const merged = client.steps === null ? asOneLoop(steps) : null;
-  const body = merged
-    ? repeatLines(merged.loop, c, merged.thinkMs)
-    : steps.flatMap((s, i) => (s.step === 'repeat' ? repeatLines(s, { ...c, continueEnds: i === steps.length - 1 }) : stepLines(s, c)));
+  const body =
+    merged !== null
+      ? startsAt(repeatLines(merged.loop, c, '0', { ms: merged.thinkMs, path: THINK }), '0')
+      : steps.flatMap((s, i) =>
+          s.step === 'repeat' ? startsAt(repeatLines(s, { ...c, continueEnds: i === steps.length - 1 }, `${i}`), `${i}`) : stepLines(s, c, `${i}`),
+        );
   // A shorthand client makes a new Lock object for each pass; a script written as steps starts with one.
   const first = merged?.loop ?? steps[0];
   const opensWithLock = first?.step === 'repeat' && first.newLock;
-  return [...(opensWithLock ? [] : [createLock(c)]), ...body].join('\n');
+  const all = [...(opensWithLock ? [] : plain([createLock(c)])), ...body];
+  const index = new Map<string, number>();
+  all.forEach((l, i) => {
+    if (l.path !== null) index.set(l.path, i);
+  });
+  return { lines: all, lineOf: (path) => index.get(merged === null ? path : onePassPath(path)) };
+}
+
+/** What `client` runs in `scenario`, as PHP: one line per call, nested blocks indented by four spaces. */
+export function clientPhp(scenario: Scenario, client: ClientSpec): string {
+  return clientPhpLines(scenario, client)
+    .lines.map((l) => l.text)
+    .join('\n');
 }
 
 /** The stores Locklab models that are not Symfony Lock's, and what they are. */

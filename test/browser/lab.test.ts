@@ -50,6 +50,31 @@ describeBrowser('the lab replays pause-past-expiry', () => {
     expect(lab.errors).toEqual([]);
   });
 
+  it('marks the line of PHP each client is on at the playhead: A frozen in work() while B takes the lock', async () => {
+    const page = await lab.page('#/lab?s=pause-past-expiry');
+    await ready(page);
+    const code = page.getByTestId('clients-code');
+    await code.getByText('What the clients run, as PHP').click();
+    const here = (client: string) => code.getByRole('region', { name: `${client}'s code` }).locator('.php-line.here');
+    // Before the first event no process is anywhere.
+    await page.keyboard.press('Home');
+    expect(await code.locator('.php-line.here').count()).toBe(0);
+    // Event 18 (seq 17): B starts its work while A is still paused inside its own.
+    for (let i = 0; i < 18; i++) await page.keyboard.press('ArrowRight');
+    await expect.poll(() => here('B').textContent()).toBe('        work(1); ◀ B');
+    expect(await here('A').textContent()).toBe('        work(3); ◀ A, paused');
+    expect(await here('A').getAttribute('class')).toContain('paused');
+    await screenshot(page, 'lab-clients-code-playhead');
+    // A step on: B writes.
+    await page.keyboard.press('ArrowRight');
+    await expect.poll(() => here('B').textContent()).toBe('        write(); ◀ B');
+    // At the end both scripts are over: no line is marked.
+    await page.keyboard.press('End');
+    await expect.poll(() => code.locator('.php-line.here').count()).toBe(0);
+    expect(lab.errors).toEqual([]);
+    await page.close();
+  });
+
   it('shows the code behind the run: each client as the PHP it stands for, following a change of setting', async () => {
     const page = await lab.page('#/lab?s=release-by-plain-del');
     await ready(page);

@@ -236,7 +236,7 @@ describeBrowser('a learner goes through lesson 4', () => {
     await page.close();
   });
 
-  it('shows a story\'s clients as PHP, and the code changes with a "try this"', async () => {
+  it('shows a story\'s clients as PHP, marks where each is at a stop, and the code changes with a "try this"', async () => {
     const page = await lab.page('#/lesson/06-releasing-safely');
     await page.getByTestId('play-story-plain-del').click();
     await page.getByTestId('stage').waitFor();
@@ -244,6 +244,18 @@ describeBrowser('a learner goes through lesson 4', () => {
     await code.getByText('What the clients run, as PHP').click();
     const a = code.getByRole('region', { name: "A's code" }).locator('pre');
     await expect.poll(() => a.textContent()).toContain("$redis->del('job'); // a plain DEL, whoever holds the key");
+    // Stop by stop, the code marks where each client is: at the fourth stop A deletes the key while B works under it.
+    for (const stop of ['a-expires', 'b-takes', 'a-skips', 'a-deletes']) {
+      await page.getByTestId('stop-skip').click();
+      await expect.poll(() => page.getByTestId('stop-panel').getAttribute('data-stop')).toBe(stop);
+      const ask = page.getByTestId('stop-ask');
+      if ((await ask.count()) > 0) {
+        await ask.locator('li input').first().check();
+        await ask.getByRole('button', { name: 'Check my answer' }).click();
+      }
+    }
+    await expect.poll(() => a.locator('.php-line.here').textContent()).toBe("        $redis->del('job'); // a plain DEL, whoever holds the key ◀ A");
+    expect(await code.getByRole('region', { name: "B's code" }).locator('.php-line.here').textContent()).toBe('        work(2.5); ◀ B');
     await page.getByTestId('try-token-checked').click();
     await expect.poll(() => a.textContent()).not.toContain('$redis->del');
     expect(await a.textContent()).toContain('} finally {\n        $lock->release();\n    }');

@@ -38,7 +38,7 @@ export function Stage({
         <Transport trace={primary} />
         {children}
         {verdict && <VerdictView trace={primary} />}
-        <ClientsCode scenario={primary.doc.scenario} />
+        <ClientsCode trace={primary} />
       </div>
       <div className={curtain ? 'curtained' : undefined}>
         <SidePanel trace={primary} />

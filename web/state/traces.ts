@@ -1,4 +1,5 @@
 import { useSyncExternalStore } from 'react';
+import type { StepMarks } from '../../sim/clients/step-marks.js';
 import type { TraceDocument } from '../../sim/trace/types.js';
 import { annotate, type Annotations } from '../model/annotate.js';
 import { buildModel } from '../model/build.js';
@@ -22,6 +23,8 @@ export interface LoadedTrace {
   /** Findings tied to their events, refused attempts and the rest the lab draws on top of the model. */
   readonly annotations: Annotations;
   readonly workMs: number;
+  /** Which step each client process ran, event by event: for a run, not for a file loaded or a real server's recording. */
+  readonly marks?: StepMarks;
 }
 
 /*

@@ -162,7 +162,7 @@ export function LabView() {
           <Legend traces={unfenced === null ? [trace] : [trace, unfenced]} />
           <Transport trace={trace} />
           <VerdictView trace={trace} />
-          <ClientsCode scenario={trace.doc.scenario} />
+          <ClientsCode trace={trace} />
           {unfenced !== null && <PairNote unfenced={unfenced} />}
           {unfenced === null && canPair(trace) && trace.doc.events.length > PAIR_AUTO_EVENTS && pairAsked !== trace.id && (
             <p className="pair-note">

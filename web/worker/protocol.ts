@@ -1,4 +1,5 @@
 import type { InputIssue } from '../../sim/errors.js';
+import type { StepMarks } from '../../sim/clients/step-marks.js';
 import type { TraceDocument } from '../../sim/trace/types.js';
 import type { Annotations } from '../model/annotate.js';
 import type { TraceModel } from '../model/types.js';
@@ -30,6 +31,8 @@ export interface TracePayload {
   /** What the lab draws, derived here too, off the page's main thread: a long trace arrives ready to draw. */
   model: TraceModel;
   annotations: Annotations;
+  /** For a run (not a file): which step each client process ran, event by event, for the code panel to follow the playhead. */
+  marks?: StepMarks;
 }
 
 export type WorkerReply =

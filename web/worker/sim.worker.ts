@@ -11,6 +11,7 @@ import { parseJson, textOfBytes, type JsonKind } from '../../sim/json.js';
 import { normalizeScenario } from '../../sim/scenario/normalize.js';
 import { applyOverrides, parseOverride, type Override } from '../../sim/scenario/set.js';
 import { BUILTIN_SCENARIOS } from '../../sim/scenarios/index.js';
+import { StepMarker } from '../../sim/clients/step-marks.js';
 import { runScenario } from '../../sim/run.js';
 import { serializeTrace, traceHash } from '../../sim/trace/io.js';
 import type { Scenario } from '../../sim/scenario/types.js';
@@ -75,8 +76,9 @@ async function handle(req: WorkerRequest): Promise<WorkerReply> {
       // The lab keeps and draws the whole trace: hold the budget to what a kept trace may be, as the CLI does.
       const tooLong = keptTraceIssue(scenario.budget);
       if (tooLong !== undefined) throw new InputError('builtin' in req.scenario ? req.scenario.builtin : req.scenario.sourceName, [tooLong]);
-      const doc = runScenario(scenario, req.seed ?? scenario.seed);
-      return { id: req.id, ok: true, type: 'trace', trace: payload(doc, serializeTrace(doc), started) };
+      const marker = new StepMarker();
+      const doc = runScenario(scenario, req.seed ?? scenario.seed, marker);
+      return { id: req.id, ok: true, type: 'trace', trace: { ...payload(doc, serializeTrace(doc), started), marks: marker.marks } };
     }
     case 'normalize': {
       const base = scenarioOf(await resolved(req.scenario));

@@ -1,0 +1,166 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { marksByProcess, StepMarker, stepAt } from '../sim/clients/step-marks.js';
+import { runScenario } from '../sim/run.js';
+import { normalizeScenario } from '../sim/scenario/normalize.js';
+import { clientPhpLines } from '../sim/scenario/steps-php.js';
+import type { Scenario } from '../sim/scenario/types.js';
+import { BUILTIN_SCENARIOS } from '../sim/scenarios/index.js';
+import { serializeTrace } from '../sim/trace/io.js';
+import type { TraceDocument } from '../sim/trace/types.js';
+import { randomSteps } from './support/random-steps.js';
+
+/* Which line of its PHP each client process is on, event by event: the lab's code panel follows the playhead with it. */
+
+const builtin = (name: string): Scenario => normalizeScenario(BUILTIN_SCENARIOS[name], name);
+
+/** The line of its client's PHP a process is on at each of its own events: null where it is on none (before its first step, in a destructor, gone). */
+function linesAtEvents(s: Scenario, doc: TraceDocument, marker: StepMarker): Array<{ seq: number; process: string; kind: string; line: string | null }> {
+  const by = marksByProcess(marker.marks);
+  const php = new Map(s.clients.map((c) => [c.name, clientPhpLines(s, c)]));
+  const out = [];
+  for (const e of doc.events) {
+    const m = by.get(e.actor);
+    if (m === undefined) continue;
+    const code = php.get(e.actor.split('/')[0]!)!;
+    const path = stepAt(m, e.seq);
+    const i = path === null || path === undefined ? undefined : code.lineOf(path);
+    out.push({ seq: e.seq, process: e.actor, kind: e.kind, line: i === undefined ? null : code.lines[i]!.text.trim() });
+  }
+  return out;
+}
+
+/** What the line a process is on must say, by the kind of event it records there; kinds not named may come from more than one line. */
+const LINE_OF_KIND: ReadonlyArray<readonly [RegExp, RegExp]> = [
+  [/^(acquire\.request|exists\.request|acquire\.giveup)$/, /->acquire(Read)?\(|->get\(/],
+  [/^work\.start$/, /^work\(/],
+  [/^write\.request$/, /^write\(\);$/],
+  // A release is the release call's; or a destructor's, where a Lock object is replaced or a child exits; or acquire()'s, cleaning up after a lease that ran out in flight or a quorum missed.
+  [/^release\.request$/, /->release\(\);|->del\(|->delete\(|^exit\(0\);$|^\$lock = \$factory->createLock|->acquire\(/],
+  [/^refresh\.request$/, /->refresh\(|^work\(/],
+  [/^(check\.ok|check\.expired)$/, /isExpired\(\)/],
+  [/^sleep\.start$/, /sleep\(/],
+  [/^process\.fork$/, /pcntl_fork\(\)/],
+  [/^exception\.user$/, /^throw new/],
+];
+
+function mismatches(s: Scenario, doc: TraceDocument, marker: StepMarker): string[] {
+  const bad: string[] = [];
+  for (const e of linesAtEvents(s, doc, marker)) {
+    const want = LINE_OF_KIND.find(([kind]) => kind.test(e.kind))?.[1];
+    // A release by the Lock's destructor, at the end of the main script, is on no line of its own.
+    if (want === undefined || (e.kind === 'release.request' && e.line === null && !e.process.includes('/'))) continue;
+    if (e.line === null || !want.test(e.line)) bad.push(`#${e.seq} ${e.process} ${e.kind}: on ${JSON.stringify(e.line)}`);
+  }
+  return bad;
+}
+
+describe('the line each client is on, event by event', () => {
+  it('asking for the marks changes nothing in the trace, for every built-in scenario', () => {
+    for (const [name, raw] of Object.entries(BUILTIN_SCENARIOS)) {
+      const s = normalizeScenario(raw, name);
+      const marker = new StepMarker();
+      expect(serializeTrace(runScenario(s, s.seed, marker)), name).toBe(serializeTrace(runScenario(s, s.seed)));
+      expect(marker.marks.seq.length, name).toBeGreaterThan(0);
+    }
+  });
+
+  it('every event of every built-in scenario happens on the line that makes it', () => {
+    let checked = 0;
+    for (const [name, raw] of Object.entries(BUILTIN_SCENARIOS)) {
+      const s = normalizeScenario(raw, name);
+      const marker = new StepMarker();
+      const doc = runScenario(s, s.seed, marker);
+      expect(mismatches(s, doc, marker), name).toEqual([]);
+      checked += linesAtEvents(s, doc, marker).filter((e) => e.line !== null).length;
+    }
+    expect(checked).toBeGreaterThan(1000);
+  });
+
+  it('a GC pause in work: A stays on work(3) while B takes the lock, works and releases, then A writes', () => {
+    const s = builtin('pause-past-expiry');
+    const marker = new StepMarker();
+    const doc = runScenario(s, s.seed, marker);
+    const seen = linesAtEvents(s, doc, marker).map((e) => `${e.process} ${e.kind} @ ${e.line}`);
+    expect(seen).toEqual([
+      'A client.start @ null',
+      'A acquire.request @ if (!$lock->acquire()) return;',
+      'A acquire.ok @ if (!$lock->acquire()) return;',
+      'A work.start @ work(3);',
+      'A process.pause @ work(3);',
+      'B client.start @ null',
+      ...Array.from({ length: 3 }, () => [
+        'B acquire.request @ if (!$lock->acquire()) return; // tried 11 times, 2 s apart',
+        'B acquire.denied @ if (!$lock->acquire()) return; // tried 11 times, 2 s apart',
+      ]).flat(),
+      'B acquire.request @ if (!$lock->acquire()) return; // tried 11 times, 2 s apart',
+      'B acquire.ok @ if (!$lock->acquire()) return; // tried 11 times, 2 s apart',
+      'B work.start @ work(1);',
+      'B write.request @ write();',
+      'B write.done @ write();',
+      'B release.request @ $lock->release();',
+      'B release.ok @ $lock->release();',
+      'B client.done @ null',
+      'A process.resume @ work(3);',
+      'A write.request @ write();',
+      'A write.done @ write();',
+      'A release.request @ $lock->release();',
+      'A release.lost @ $lock->release();',
+      'A client.done @ null',
+    ]);
+  });
+
+  it("a forked child's exit is where its copy of the Lock is destroyed, and the parent's lock released", () => {
+    const s = builtin('auto-release-fork');
+    const marker = new StepMarker();
+    const doc = runScenario(s, s.seed, marker);
+    const child = linesAtEvents(s, doc, marker).filter((e) => e.process === 'A/child1');
+    expect(child.map((e) => `${e.kind} @ ${e.line}`)).toEqual([
+      'client.start @ null',
+      'work.start @ work(0.2);',
+      'autorelease.check @ exit(0);',
+      'isAcquired.request @ exit(0);',
+      'isAcquired.yes @ exit(0);',
+      'release.request @ exit(0);',
+      'release.ok @ exit(0);',
+      'client.done @ exit(0);',
+    ]);
+  });
+
+  it("a worker's passes share one loop's lines: its think time, then the same acquire, work and release each pass", () => {
+    const s = builtin('random-gc-pauses');
+    const marker = new StepMarker();
+    const doc = runScenario(s, s.seed, marker);
+    const a = linesAtEvents(s, doc, marker).filter((e) => e.process === 'A');
+    expect(a.filter((e) => e.kind === 'sleep.start').length).toBeGreaterThan(5);
+    expect(new Set(a.filter((e) => e.kind === 'sleep.start').map((e) => e.line))).toEqual(new Set(['if ($i > 0) usleep(500000);']));
+    expect(new Set(a.filter((e) => e.kind === 'acquire.request').map((e) => e.line))).toEqual(new Set(['if (!$lock->acquire(true)) continue;']));
+    expect(new Set(a.filter((e) => e.kind === 'work.start').map((e) => e.line))).toEqual(
+      new Set(['work(…); // exponential, mean 2 s, drawn afresh each time']),
+    );
+  });
+
+  it('a crashed process is on no line after its crash', () => {
+    const s = builtin('crash-without-release');
+    const marker = new StepMarker();
+    const doc = runScenario(s, s.seed, marker);
+    const crash = doc.events.find((e) => e.kind === 'process.crash')!;
+    const m = marksByProcess(marker.marks).get(crash.actor)!;
+    expect(stepAt(m, crash.seq)).not.toBeNull();
+    expect(stepAt(m, crash.seq + 1)).toBeNull();
+    expect(stepAt(m, doc.events.length - 1)).toBeNull();
+  });
+
+  it('random scripts: nested repeats, ifs, forks, and acquires that go on with the next pass', () => {
+    const base = builtin('finally-after-exception');
+    fc.assert(
+      fc.property(randomSteps(3), (script) => {
+        const s: Scenario = { ...base, clients: [{ ...base.clients[0]!, steps: script }, ...base.clients.slice(1)] };
+        const marker = new StepMarker();
+        const doc = runScenario(s, s.seed, marker);
+        expect(mismatches(s, doc, marker)).toEqual([]);
+      }),
+      { numRuns: 200, seed: 11 },
+    );
+  });
+});
