@@ -44,7 +44,7 @@ export type StepName = Step['step'];
 
 export const DEFAULT_THROW_MESSAGE = 'an exception inside the critical section';
 
-type StepInput = Record<string, unknown> & { step: StepName };
+export type StepInput = Record<string, unknown> & { step: StepName };
 
 /** Fills in every default of a list of steps that passed the schema. */
 export function normalizeSteps(input: readonly StepInput[]): Step[] {
@@ -98,6 +98,28 @@ function normalizeStep(s: StepInput): Step {
       // Not in the schema: only the lifecycle fields make one.
       return { step: 'stall', probability: s.probability as number, duration: s.duration as Distribution };
   }
+}
+
+/**
+ * The shortest steps that normalize to `steps`: each field left out where
+ * its default says the same, as a scenario file would write them (the
+ * Sandbox shows a client's steps so).
+ */
+export function compactSteps(steps: readonly Step[]): StepInput[] {
+  return steps.map(compactStep);
+}
+
+function compactStep(s: Step): StepInput {
+  const out: Record<string, unknown> = { ...s };
+  for (const k of ['steps', 'finally', 'then', 'else']) if (Array.isArray(out[k])) out[k] = compactSteps(out[k] as Step[]);
+  const whole = JSON.stringify(normalizeStep(out as StepInput));
+  for (const k of Object.keys(out)) {
+    if (k === 'step') continue;
+    const without = { ...out };
+    delete without[k];
+    if (JSON.stringify(normalizeStep(without as StepInput)) === whole) delete out[k];
+  }
+  return out as StepInput;
 }
 
 /**

@@ -140,6 +140,9 @@ describeBrowser('the sandbox', () => {
     expect(await php.textContent()).toContain("throw new \\RuntimeException('the job failed halfway');\n    write();");
     expect(await php.textContent()).toMatch(/\nsleep\(15\);$/);
     const steps = a.getByLabel('Steps (JSON)');
+    // The steps say what differs from the defaults, a step to a line, as the scenario's file would.
+    expect(await steps.inputValue()).toContain('\n      {"step": "acquire"},\n      {"step": "work", "durationMs": 500},\n');
+    expect(await steps.inputValue()).not.toContain('"native"');
     await steps.fill((await steps.inputValue()).replace('"durationMs": 15000', '"durationMs": 2500'));
     await expect.poll(() => php.textContent()).toMatch(/\nusleep\(2500000\);$/);
     // Steps that are not a valid script yet leave the PHP until they are.

@@ -1,3 +1,4 @@
+import stringify from 'json-stringify-pretty-compact';
 import { useEffect, useId, useState } from 'react';
 import { CheckField, NumField, SelectField, TextField } from './fields.js';
 
@@ -58,7 +59,8 @@ export function JsonField({
   multiline?: boolean;
 }) {
   const id = useId();
-  const show = (v: unknown): string => (multiline ? JSON.stringify(v, null, 2) : JSON.stringify(v));
+  // Over lines, what fits on one stays on one: a step is a line, not a column of its fields.
+  const show = (v: unknown): string => (multiline ? stringify(v, { maxLength: 72 }) : JSON.stringify(v));
   const [text, setText] = useState(show(value));
   const [bad, setBad] = useState(false);
   // Follow the value when it changes from elsewhere, but not while it is the user's own text being typed.

@@ -1,5 +1,6 @@
 import { InputError } from '../../sim/errors.js';
 import { parseJson } from '../../sim/json.js';
+import { compactSteps, type Step } from '../../sim/scenario/steps.js';
 import { GENERIC_FAULTS, type FaultSpec, type Scenario } from '../../sim/scenario/types.js';
 import { starterStore, storeKind } from '../../sim/stores/registry.js';
 import { loadTraceFile } from '../state/session.js';
@@ -29,7 +30,7 @@ export async function loadDraft(input: ScenarioInput, from: string, overrides: r
   try {
     const scenario = (await sim().normalize(input, overrides)) as Scenario;
     if (ticket !== latestLoad) return false;
-    d.setDraft(scenario, from);
+    d.setDraft(withCompactSteps(scenario), from);
     return true;
   } catch (err) {
     if (ticket !== latestLoad) return false;
@@ -37,6 +38,17 @@ export async function loadDraft(input: ScenarioInput, from: string, overrides: r
     else d.setIssues({ source: 'sandbox', issues: [{ path: '', message: String(err) }] });
     return false;
   }
+}
+
+/**
+ * A scenario whose clients' steps say only what differs from the defaults,
+ * as a file would: the form shows steps as JSON, and every default of every
+ * step buries what the script does. The rest of the form shows every value.
+ */
+function withCompactSteps(s: Scenario): Scenario {
+  if (s.clients.every((c) => c.steps === null)) return s;
+  // The form holds steps as the user writes them; the worker fills in their defaults again at the run.
+  return { ...s, clients: s.clients.map((c) => (c.steps === null ? c : { ...c, steps: compactSteps(c.steps) as unknown as Step[] })) };
 }
 
 /** Where a trace's scenario can be loaded from, and the key that says so. */
