@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { marksByProcess, StepMarker, stepAt } from '../sim/clients/step-marks.js';
+import { arrivals, marksByProcess, StepMarker, stepAt } from '../sim/clients/step-marks.js';
 import { runScenario } from '../sim/run.js';
 import { normalizeScenario } from '../sim/scenario/normalize.js';
 import { clientPhpLines } from '../sim/scenario/steps-php.js';
@@ -138,6 +138,21 @@ describe('the line each client is on, event by event', () => {
     expect(new Set(a.filter((e) => e.kind === 'work.start').map((e) => e.line))).toEqual(
       new Set(['work(…); // exponential, mean 2 s, drawn afresh each time']),
     );
+  });
+
+  it('where a process comes to be, event by event: each line A reaches, at the event it reaches it, and where its script ends', () => {
+    const s = builtin('pause-past-expiry');
+    const marker = new StepMarker();
+    const doc = runScenario(s, s.seed, marker);
+    const php = clientPhpLines(s, s.clients[0]!);
+    const a = arrivals(marksByProcess(marker.marks).get('A')!, doc.events.length);
+    expect(a.map((x) => `${x.seq} ${doc.events[x.seq]!.kind} @ ${x.path === null ? null : php.lines[php.lineOf(x.path)!]!.text.trim()}`)).toEqual([
+      '1 acquire.request @ if (!$lock->acquire()) return;',
+      '4 work.start @ work(3);',
+      '26 write.request @ write();',
+      '29 release.request @ $lock->release();',
+      '31 client.done @ null',
+    ]);
   });
 
   it('a crashed process is on no line after its crash', () => {

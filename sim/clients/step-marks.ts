@@ -110,3 +110,21 @@ export function stepAt(marks: ProcessMarks, cursor: number): string | null | und
   }
   return lo === 0 ? undefined : marks.path[lo - 1]!;
 }
+
+/**
+ * Where a process comes to be, event by event: for each event (seq below
+ * `events`) at which its marks say something new, the step it is then on
+ * (the last of the marks made at that seq: a repeat's start gives way at
+ * once to its first step). A step left before any event happened does not
+ * appear.
+ */
+export function arrivals(marks: ProcessMarks, events: number): Array<{ readonly seq: number; readonly path: string | null }> {
+  const out: Array<{ seq: number; path: string | null }> = [];
+  for (let i = 0; i < marks.seq.length; i++) {
+    const seq = marks.seq[i]!;
+    if (seq >= events) break;
+    if (i + 1 < marks.seq.length && marks.seq[i + 1] === seq) continue;
+    out.push({ seq, path: marks.path[i]! });
+  }
+  return out;
+}

@@ -71,6 +71,14 @@ describeBrowser('the lab replays pause-past-expiry', () => {
     // At the end both scripts are over: no line is marked.
     await page.keyboard.press('End');
     await expect.poll(() => code.locator('.php-line.here').count()).toBe(0);
+    // A line's button goes to the next time its client is there, round from the start when it is behind the playhead.
+    await code.getByRole('button', { name: 'Go to the next time A is on line 6: write();' }).click();
+    await expect.poll(() => here('A').textContent()).toBe('        write(); ◀ A');
+    expect(await page.getByRole('complementary', { name: 'At the playhead' }).textContent()).toContain('Event 27 of 32');
+    await code.getByRole('button', { name: 'Go to the next time B is on line 3: if (!$lock->acquire()) return; // tried 11 times, 2 s apart' }).click();
+    await expect.poll(() => here('B').textContent()).toBe('    if (!$lock->acquire()) return; // tried 11 times, 2 s apart ◀ B');
+    // No button where a client never comes: the closing braces, the catch.
+    expect(await code.getByRole('region', { name: "A's code" }).locator('.php-go').count()).toBe(4);
     expect(lab.errors).toEqual([]);
     await page.close();
   });

@@ -250,6 +250,9 @@ describeBrowser('a learner goes through lesson 4', () => {
       await expect.poll(() => page.getByTestId('stop-panel').getAttribute('data-stop')).toBe(stop);
       const ask = page.getByTestId('stop-ask');
       if ((await ask.count()) > 0) {
+        // While a stop asks what happens next, the code cannot be used to go and look.
+        expect(await code.locator('.php-go:not([disabled])').count()).toBe(0);
+        expect(await code.locator('.php-go').count()).toBeGreaterThan(0);
         await ask.locator('li input').first().check();
         await ask.getByRole('button', { name: 'Check my answer' }).click();
       }

@@ -1,5 +1,5 @@
 import { Fragment, useMemo, useState } from 'react';
-import { marksByProcess, stepAt, type ProcessMarks } from '../../sim/clients/step-marks.js';
+import { arrivals, marksByProcess, stepAt, type ProcessMarks } from '../../sim/clients/step-marks.js';
 import { clientPhpLines, codeNote, type ClientPhp } from '../../sim/scenario/steps-php.js';
 import { spanAt } from '../model/state-at.js';
 import type { TraceModel } from '../model/types.js';
@@ -10,14 +10,16 @@ import { useUi } from '../state/ui.js';
  * What each client of the run does, as the PHP its steps (or lifecycle
  * settings) stand for: the code behind the timeline, folded away until asked
  * for, and written only then. For a run (not a file), the line each process
- * is on at the playhead is marked, and follows it.
+ * is on at the playhead is marked, and follows it; a line's button moves the
+ * playhead to the client's next arrival there (`locked`: not while a story
+ * asks what happens next, which the move would tell).
  */
-export function ClientsCode({ trace }: { trace: LoadedTrace }) {
+export function ClientsCode({ trace, locked = false }: { trace: LoadedTrace; locked?: boolean }) {
   const [open, setOpen] = useState(false);
   return (
     <details className="card clients-code" data-testid="clients-code" onToggle={(ev) => setOpen(ev.currentTarget.open)}>
       <summary>What the clients run, as PHP</summary>
-      {open && <Code trace={trace} />}
+      {open && <Code trace={trace} locked={locked} />}
     </details>
   );
 }
@@ -44,11 +46,35 @@ function whereAt(client: string, php: ClientPhp, marks: Map<string, ProcessMarks
   return out;
 }
 
-function Code({ trace }: { trace: LoadedTrace }) {
+/**
+ * When `client`'s processes come to each line of its code, in order: the
+ * events a "go to this line" can move the playhead to.
+ */
+function arrivalsByLine(client: string, php: ClientPhp, marks: Map<string, ProcessMarks>, events: number): Map<number, number[]> {
+  const out = new Map<number, number[]>();
+  for (const [process, m] of marks) {
+    if (process !== client && !process.startsWith(`${client}/`)) continue;
+    for (const a of arrivals(m, events)) {
+      const line = a.path === null ? undefined : php.lineOf(a.path);
+      if (line !== undefined) out.set(line, [...(out.get(line) ?? []), a.seq]);
+    }
+  }
+  for (const seqs of out.values()) seqs.sort((x, y) => x - y);
+  return out;
+}
+
+/** The first of `seqs` after the cursor, or the first of all when none is after it (as a search goes round). */
+const nextAfter = (seqs: readonly number[], cursor: number): number => seqs.find((s) => s > cursor) ?? seqs[0]!;
+
+function Code({ trace, locked }: { trace: LoadedTrace; locked: boolean }) {
   const scenario = trace.doc.scenario;
   const note = codeNote(scenario);
   const code = useMemo(() => scenario.clients.map((c) => ({ name: c.name, machine: c.machine, php: clientPhpLines(scenario, c) })), [scenario]);
   const marks = useMemo(() => (trace.marks === undefined ? null : marksByProcess(trace.marks)), [trace.marks]);
+  const arrived = useMemo(
+    () => (marks === null ? null : code.map((c) => arrivalsByLine(c.name, c.php, marks, trace.doc.events.length))),
+    [code, marks, trace.doc.events.length],
+  );
   const cursor = useUi((s) => s.cursor);
   const atUs = useUi((s) => s.playheadUs);
   return (
@@ -56,23 +82,45 @@ function Code({ trace }: { trace: LoadedTrace }) {
       <p className="muted small">
         Symfony Lock&rsquo;s calls, with <code>work()</code> for the time in the critical section and <code>write()</code> for the write to the resource.
         {note !== null && ` ${note}`}
-        {marks !== null && ' The line each process is on at the playhead is marked, and follows it as the run plays.'}
+        {marks !== null &&
+          ' The line each process is on at the playhead is marked, and follows it as the run plays; ▸ beside a line moves the playhead to the next time the client is there.'}
       </p>
       <div className="clients-code-grid">
-        {code.map((c) => {
+        {code.map((c, k) => {
+          const lines = arrived?.[k];
           const here = marks === null ? new Map<number, Here[]>() : whereAt(c.name, c.php, marks, trace.model, cursor, atUs);
           return (
             <section key={c.name} aria-label={`${c.name}'s code`}>
               <h3>
                 {c.name} <span className="muted">on {c.machine}</span>
               </h3>
-              <pre className="mono">
+              <pre className={lines === undefined ? 'mono' : 'mono with-gutter'}>
                 <code>
                   {c.php.lines.map((l, i) => {
                     const on = here.get(i);
-                    if (on === undefined) return <Fragment key={i}>{`${l.text}\n`}</Fragment>;
+                    const seqs = lines?.get(i);
+                    // A line the client comes to has a button in the code's left margin, to go to the next time it is there.
+                    const gutter =
+                      seqs === undefined ? null : (
+                        <button
+                          type="button"
+                          className="php-go"
+                          aria-label={`Go to the next time ${c.name} is on line ${i + 1}: ${l.text.trim()}`}
+                          title={`Go to the next time ${c.name} is here`}
+                          disabled={locked}
+                          onClick={() => useUi.getState().inspect(nextAfter(seqs, useUi.getState().cursor))}
+                        />
+                      );
+                    if (on === undefined)
+                      return (
+                        <Fragment key={i}>
+                          {gutter}
+                          {`${l.text}\n`}
+                        </Fragment>
+                      );
                     return (
                       <Fragment key={i}>
+                        {gutter}
                         <span className={on.every((h) => h.paused) ? 'php-line here paused' : 'php-line here'} data-here={on.map((h) => h.process).join(' ')}>
                           {l.text}
                           <span className="php-here"> ◀ {on.map((h) => (h.paused ? `${h.process}, paused` : h.process)).join('; ')}</span>

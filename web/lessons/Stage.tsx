@@ -38,7 +38,7 @@ export function Stage({
         <Transport trace={primary} />
         {children}
         {verdict && <VerdictView trace={primary} />}
-        <ClientsCode trace={primary} />
+        <ClientsCode trace={primary} locked={curtain} />
       </div>
       <div className={curtain ? 'curtained' : undefined}>
         <SidePanel trace={primary} />
