@@ -61,7 +61,13 @@ export class StepRunner {
    * main process — the store's connection objects go too. `started` is what
    * the process does before its first step.
    */
-  *script(steps: readonly Step[], why: string, closeConnections: boolean, started: () => void, fork: Step | null = null): Steps<void> {
+  *script(
+    steps: readonly Step[],
+    why: string,
+    closeConnections: boolean,
+    started: () => void,
+    fork: Extract<Step, { step: 'fork' }> | null = null,
+  ): Steps<void> {
     started();
     let uncaught: ScriptException | undefined;
     try {

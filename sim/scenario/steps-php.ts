@@ -186,8 +186,9 @@ function continues(steps: readonly Step[]): boolean {
 
 /**
  * A repeat: a for loop, or a single pass written as a block when it needs no
- * loop (one pass whose `continue`, if any, can be a `return`). `thinkMs`: the
- * sleep a shorthand client takes before every pass but the first.
+ * loop (one pass whose `continue`, if any, can be a `return`). `path`: the
+ * repeat's place in its script; `think`: the sleep a shorthand client takes
+ * before every pass but the first, and the place its line is known by.
  */
 function repeatLines(s: Extract<Step, { step: 'repeat' }>, c: Context, path: string, think?: { ms: number; path: string }): PhpLine[] {
   const loop = s.times > 1 || (continues(s.steps) && !c.continueEnds);
