@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, s
 import { createServer as createNetServer } from 'node:net';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Locator, type Page } from 'playwright-core';
 import { build, preview, type PreviewServer } from 'vite';
 
 /*
@@ -155,6 +155,14 @@ export async function screenshot(page: Page, name: string): Promise<string> {
 /** Waits until the lab shows a trace whose timeline has drawn. */
 export async function ready(page: Page): Promise<void> {
   await page.locator('figure.timeline svg.timeline-svg').first().waitFor({ state: 'visible', timeout: 15_000 });
+}
+
+/** Opens "What the clients run, as PHP" under the stage, unless the learner's last choice left it open (it is remembered). */
+export async function openCode(page: Page): Promise<Locator> {
+  const code = page.getByTestId('clients-code');
+  await code.waitFor();
+  if ((await code.getAttribute('open')) === null) await code.locator('summary').click();
+  return code;
 }
 
 /** Injects axe-core from node_modules and returns its serious and critical violations. */

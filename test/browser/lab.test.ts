@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { BUILTIN_SCENARIOS, normalizeScenario, runScenario } from '../../sim/index.js';
-import { describeBrowser, ready, screenshot, startLab, type Lab } from './harness.js';
+import { describeBrowser, openCode, ready, screenshot, startLab, type Lab } from './harness.js';
 
 /** The same run under Node, to compare the page with. */
 const nodeRun = (name: string) => runScenario(normalizeScenario(BUILTIN_SCENARIOS[name], name));
@@ -53,8 +53,7 @@ describeBrowser('the lab replays pause-past-expiry', () => {
   it('marks the line of PHP each client is on at the playhead: A frozen in work() while B takes the lock', async () => {
     const page = await lab.page('#/lab?s=pause-past-expiry');
     await ready(page);
-    const code = page.getByTestId('clients-code');
-    await code.getByText('What the clients run, as PHP').click();
+    const code = await openCode(page);
     const here = (client: string) => code.getByRole('region', { name: `${client}'s code` }).locator('.php-line.here');
     // Before the first event no process is anywhere.
     await page.keyboard.press('Home');
@@ -88,7 +87,13 @@ describeBrowser('the lab replays pause-past-expiry', () => {
     await ready(page);
     const code = page.getByTestId('clients-code');
     const a = code.getByRole('region', { name: "A's code" });
+    // Folded until asked for, and remembered: closed here, it opens closed next time.
+    if ((await code.getAttribute('open')) !== null) await code.locator('summary').click();
     expect(await a.isVisible()).toBe(false);
+    const again = await lab.page('#/lab?s=release-by-plain-del');
+    await ready(again);
+    expect(await again.getByTestId('clients-code').getAttribute('open')).toBeNull();
+    await again.close();
     await code.getByText('What the clients run, as PHP').click();
     // A's mistake is there to read: its finally deletes the key whoever holds it.
     expect(await a.locator('pre').textContent()).toContain("} finally {\n        $redis->del('job'); // a plain DEL, whoever holds the key\n    }");
@@ -100,6 +105,12 @@ describeBrowser('the lab replays pause-past-expiry', () => {
     await ready(page);
     await expect.poll(() => code.locator('section').count()).toBe(2);
     expect(await code.getByRole('region', { name: "A's code" }).locator('pre').textContent()).toContain('if (pcntl_fork() === 0) {');
+    // Opened once, the code stays open for the next run and the next visit.
+    const later = await lab.page('#/lab?s=pause-past-expiry');
+    await ready(later);
+    expect(await later.getByTestId('clients-code').getAttribute('open')).toBe('');
+    expect(await later.getByTestId('clients-code').getByRole('region', { name: "B's code" }).isVisible()).toBe(true);
+    await later.close();
     expect(lab.errors).toEqual([]);
   });
 

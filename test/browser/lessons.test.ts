@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { optionOrder, storyAskKey } from '../../sim/lessons/option-order.js';
-import { axeViolations, describeBrowser, screenshot, SCREENSHOTS, startLab, type Lab } from './harness.js';
+import { axeViolations, describeBrowser, openCode, screenshot, SCREENSHOTS, startLab, type Lab } from './harness.js';
 
 /*
  * A learner's way through lesson 4: the lessons page on a first visit, the
@@ -240,8 +240,7 @@ describeBrowser('a learner goes through lesson 4', () => {
     const page = await lab.page('#/lesson/06-releasing-safely');
     await page.getByTestId('play-story-plain-del').click();
     await page.getByTestId('stage').waitFor();
-    const code = page.getByTestId('clients-code');
-    await code.getByText('What the clients run, as PHP').click();
+    const code = await openCode(page);
     const a = code.getByRole('region', { name: "A's code" }).locator('pre');
     await expect.poll(() => a.textContent()).toContain("$redis->del('job'); // a plain DEL, whoever holds the key");
     // Stop by stop, the code marks where each client is: at the fourth stop A deletes the key while B works under it.
