@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { contentionScenario } from '../../bench/contention.js';
-import { normalizeScenario, runScenario, serializeTrace, traceHash } from '../../sim/index.js';
-import { describeBrowser, ready, screenshot, startLab, type Lab } from './harness.js';
+import { BUILTIN_SCENARIOS, normalizeScenario, runScenario, serializeTrace, traceHash } from '../../sim/index.js';
+import { describeBrowser, openCode, ready, screenshot, startLab, type Lab } from './harness.js';
 
 /*
  * Imported files are read and parsed in the lab's worker: the page only
@@ -70,6 +70,30 @@ describeBrowser('imported files are parsed off the main thread', () => {
     expect(seen.parse).toBeLessThan(100_000);
     expect(seen.read).toBe(0);
     expect(lab.errors).toEqual([]);
+  });
+
+  it('a simulated trace file shows the line each client is on, once its scenario runs again to the same bytes; an edited one shows none', async () => {
+    const doc = runScenario(normalizeScenario(BUILTIN_SCENARIOS['pause-past-expiry'], 'pause-past-expiry'));
+    const page = await lab.page('#/lab?s=crash-without-release');
+    await ready(page);
+    const file = join(dir, 'ppe.trace.json');
+    writeFileSync(file, serializeTrace(doc));
+    await page.getByTestId('open-trace').setInputFiles(file);
+    await expect.poll(() => page.evaluate(() => window.__locklab!.primaryHash())).toBe(traceHash(doc));
+    const code = await openCode(page);
+    await page.keyboard.press('Home');
+    for (let i = 0; i < 18; i++) await page.keyboard.press('ArrowRight');
+    await expect.poll(() => code.locator('.php-line.here').allTextContents()).toEqual(['        work(3); ◀ A, paused', '        work(1); ◀ B']);
+    // The same trace claiming another seed is not what that seed runs: shown, with no line marked and nothing to go to.
+    const edited = join(dir, 'ppe-edited.trace.json');
+    writeFileSync(edited, serializeTrace({ ...doc, seed: doc.seed + 1 }));
+    await page.getByTestId('open-trace').setInputFiles(edited);
+    await expect.poll(() => page.evaluate(() => window.__locklab!.primaryHash())).toBe(traceHash({ ...doc, seed: doc.seed + 1 }));
+    expect(await code.locator('.php-line.here').count()).toBe(0);
+    expect(await code.locator('.php-go').count()).toBe(0);
+    expect(await code.getByRole('region', { name: "A's code" }).locator('pre').textContent()).toContain('work(3);');
+    expect(lab.errors).toEqual([]);
+    await page.close();
   });
 
   it('a dropped scenario is told from a trace by its first 4 KiB, and parsed in the worker', async () => {

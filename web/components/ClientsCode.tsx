@@ -10,10 +10,11 @@ import { useUi } from '../state/ui.js';
  * What each client of the run does, as the PHP its steps (or lifecycle
  * settings) stand for: the code behind the timeline, folded away until asked
  * for (and left open, once opened, for every run after), and written only
- * then. For a run (not a file), the line each process
- * is on at the playhead is marked, and follows it; a line's button moves the
- * playhead to the client's next arrival there (`locked`: not while a story
- * asks what happens next, which the move would tell).
+ * then. For a run (or a simulated trace file that runs again to the same
+ * bytes), the line each process is on at the playhead is marked, and follows
+ * it; a line's button moves the playhead to the client's next arrival there
+ * (`locked`: not while a story asks what happens next, which the move would
+ * tell).
  */
 export function ClientsCode({ trace, locked = false }: { trace: LoadedTrace; locked?: boolean }) {
   const [open, setOpen] = useState(codeWasOpen);

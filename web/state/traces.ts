@@ -23,7 +23,7 @@ export interface LoadedTrace {
   /** Findings tied to their events, refused attempts and the rest the lab draws on top of the model. */
   readonly annotations: Annotations;
   readonly workMs: number;
-  /** Which step each client process ran, event by event: for a run, not for a file loaded or a real server's recording. */
+  /** Which step each client process ran, event by event: for a run, or a simulated trace file that runs again to the same bytes; never for a real server's recording. */
   readonly marks?: StepMarks;
 }
 

@@ -31,7 +31,7 @@ export interface TracePayload {
   /** What the lab draws, derived here too, off the page's main thread: a long trace arrives ready to draw. */
   model: TraceModel;
   annotations: Annotations;
-  /** For a run (not a file): which step each client process ran, event by event, for the code panel to follow the playhead. */
+  /** Which step each client process ran, event by event, for the code panel to follow the playhead: for a run, or a simulated trace file that runs again to the same bytes. */
   marks?: StepMarks;
 }
 

@@ -11,7 +11,7 @@ import { parseJson, textOfBytes, type JsonKind } from '../../sim/json.js';
 import { normalizeScenario } from '../../sim/scenario/normalize.js';
 import { applyOverrides, parseOverride, type Override } from '../../sim/scenario/set.js';
 import { BUILTIN_SCENARIOS } from '../../sim/scenarios/index.js';
-import { StepMarker } from '../../sim/clients/step-marks.js';
+import { StepMarker, type StepMarks } from '../../sim/clients/step-marks.js';
 import { runScenario } from '../../sim/run.js';
 import { serializeTrace, traceHash } from '../../sim/trace/io.js';
 import type { Scenario } from '../../sim/scenario/types.js';
@@ -90,8 +90,30 @@ async function handle(req: WorkerRequest): Promise<WorkerReply> {
       const { validateTrace } = await import('../../sim/trace/validate.js');
       const doc = validateTrace(await readJson(req.file, req.fileName, 'trace'), req.fileName);
       // Re-serialize so the hash is of the canonical bytes, as the CLI computes it.
-      return { id: req.id, ok: true, type: 'trace', trace: payload(doc, serializeTrace(doc), started) };
+      const text = serializeTrace(doc);
+      const marks = marksOfFile(doc, text);
+      return { id: req.id, ok: true, type: 'trace', trace: { ...payload(doc, text, started), ...(marks === undefined ? {} : { marks }) } };
     }
+  }
+}
+
+/** A simulated trace file up to this many events is run again, for the line each client is on (a run's own steps, not kept in its trace). */
+const MARK_FILES_UP_TO_EVENTS = 20_000;
+
+/**
+ * The step marks of a simulated trace file: its scenario run again with its
+ * seed, kept only when that run gives the file's trace byte for byte (a
+ * trace from another version of Locklab, or edited, gets none).
+ */
+function marksOfFile(doc: TraceDocument, text: string): StepMarks | undefined {
+  if (doc.source !== 'sim' || doc.events.length > MARK_FILES_UP_TO_EVENTS) return undefined;
+  try {
+    const marker = new StepMarker();
+    const again = runScenario(normalizeScenario(doc.scenario, 'trace'), doc.seed, marker);
+    return serializeTrace(again) === text ? marker.marks : undefined;
+  } catch {
+    // A scenario this version refuses: the trace is shown without marks.
+    return undefined;
   }
 }
 
