@@ -14,6 +14,13 @@ import { randomSteps } from './support/random-steps.js';
 
 const builtin = (name: string): Scenario => normalizeScenario(BUILTIN_SCENARIOS[name], name);
 
+/** A built-in scenario run with its step marks. */
+function marked(name: string): { s: Scenario; doc: TraceDocument; marker: StepMarker } {
+  const s = builtin(name);
+  const marker = new StepMarker();
+  return { s, doc: runScenario(s, s.seed, marker), marker };
+}
+
 /** The line of its client's PHP a process is on at each of its own events: null where it is on none (before its first step, in a destructor, gone). */
 function linesAtEvents(s: Scenario, doc: TraceDocument, marker: StepMarker): Array<{ seq: number; process: string; kind: string; line: string | null }> {
   const by = marksByProcess(marker.marks);
@@ -78,9 +85,7 @@ describe('the line each client is on, event by event', () => {
   });
 
   it('a GC pause in work: A stays on work(3) while B takes the lock, works and releases, then A writes', () => {
-    const s = builtin('pause-past-expiry');
-    const marker = new StepMarker();
-    const doc = runScenario(s, s.seed, marker);
+    const { s, doc, marker } = marked('pause-past-expiry');
     const seen = linesAtEvents(s, doc, marker).map((e) => `${e.process} ${e.kind} @ ${e.line}`);
     expect(seen).toEqual([
       'A client.start @ null',
@@ -111,9 +116,7 @@ describe('the line each client is on, event by event', () => {
   });
 
   it("a forked child's exit is where its copy of the Lock is destroyed, and the parent's lock released", () => {
-    const s = builtin('auto-release-fork');
-    const marker = new StepMarker();
-    const doc = runScenario(s, s.seed, marker);
+    const { s, doc, marker } = marked('auto-release-fork');
     const child = linesAtEvents(s, doc, marker).filter((e) => e.process === 'A/child1');
     expect(child.map((e) => `${e.kind} @ ${e.line}`)).toEqual([
       'client.start @ null',
@@ -128,9 +131,7 @@ describe('the line each client is on, event by event', () => {
   });
 
   it("a worker's passes share one loop's lines: its think time, then the same acquire, work and release each pass", () => {
-    const s = builtin('random-gc-pauses');
-    const marker = new StepMarker();
-    const doc = runScenario(s, s.seed, marker);
+    const { s, doc, marker } = marked('random-gc-pauses');
     const a = linesAtEvents(s, doc, marker).filter((e) => e.process === 'A');
     expect(a.filter((e) => e.kind === 'sleep.start').length).toBeGreaterThan(5);
     expect(new Set(a.filter((e) => e.kind === 'sleep.start').map((e) => e.line))).toEqual(new Set(['if ($i > 0) usleep(500000);']));
@@ -141,9 +142,7 @@ describe('the line each client is on, event by event', () => {
   });
 
   it('where a process comes to be, event by event: each line A reaches, at the event it reaches it, and where its script ends', () => {
-    const s = builtin('pause-past-expiry');
-    const marker = new StepMarker();
-    const doc = runScenario(s, s.seed, marker);
+    const { s, doc, marker } = marked('pause-past-expiry');
     const php = clientPhpLines(s, s.clients[0]!);
     const a = arrivals(marksByProcess(marker.marks).get('A')!, doc.events.length);
     expect(a.map((x) => `${x.seq} ${doc.events[x.seq]!.kind} @ ${x.path === null ? null : php.lines[php.lineOf(x.path)!]!.text.trim()}`)).toEqual([
@@ -156,9 +155,7 @@ describe('the line each client is on, event by event', () => {
   });
 
   it('a crashed process is on no line after its crash', () => {
-    const s = builtin('crash-without-release');
-    const marker = new StepMarker();
-    const doc = runScenario(s, s.seed, marker);
+    const { doc, marker } = marked('crash-without-release');
     const crash = doc.events.find((e) => e.kind === 'process.crash')!;
     const m = marksByProcess(marker.marks).get(crash.actor)!;
     expect(stepAt(m, crash.seq)).not.toBeNull();
