@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { arrivals, marksByProcess, StepMarker, stepAt } from '../sim/clients/step-marks.js';
@@ -152,6 +153,25 @@ describe('the line each client is on, event by event', () => {
       '29 release.request @ $lock->release();',
       '31 client.done @ null',
     ]);
+  });
+
+  it("lesson 4's story, as its text tells it: A stays on work(3), paused, while its lease expires and B takes the lock, then goes on to write()", () => {
+    const file = new URL('../lessons/04-pause-past-expiry/gc-pause.json', import.meta.url);
+    const s = normalizeScenario(JSON.parse(readFileSync(file, 'utf8')), 'gc-pause.json');
+    const marker = new StepMarker();
+    const doc = runScenario(s, 7, marker);
+    const a = marksByProcess(marker.marks).get('A')!;
+    const php = clientPhpLines(
+      s,
+      s.clients.find((c) => c.name === 'A')!,
+    );
+    const lineAt = (seq: number) => php.lines[php.lineOf(stepAt(a, seq)!)!]!.text.trim();
+    const seqOf = (kind: string, actor: string) => doc.events.find((e) => e.kind === kind && e.actor === actor)!.seq;
+    expect(lineAt(seqOf('process.pause', 'A'))).toBe('work(3);');
+    expect(lineAt(seqOf('lock.expired', 'redis'))).toBe('work(3);');
+    expect(lineAt(seqOf('acquire.ok', 'B'))).toBe('work(3);');
+    expect(lineAt(seqOf('process.resume', 'A'))).toBe('work(3);');
+    expect(lineAt(seqOf('process.resume', 'A') + 1)).toBe('write();');
   });
 
   it('a crashed process is on no line after its crash', () => {
