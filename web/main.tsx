@@ -18,7 +18,17 @@ function initialTheme(): Theme {
   return matchMedia('(prefers-color-scheme: dark)').matches ? 'dark' : 'light';
 }
 
-useUi.getState().set({ theme: initialTheme() });
+/** Whether the learner left the clients' code open on an earlier visit. */
+function initialCodeOpen(): boolean {
+  try {
+    return localStorage.getItem('locklab.code-open') === 'true';
+  } catch {
+    // Storage may be disabled: the code starts folded.
+    return false;
+  }
+}
+
+useUi.getState().set({ theme: initialTheme(), codeOpen: initialCodeOpen() });
 exposeTestHooks();
 createRoot(document.getElementById('root')!).render(
   <StrictMode>

@@ -111,6 +111,15 @@ describeBrowser('the lab replays pause-past-expiry', () => {
     expect(await later.getByTestId('clients-code').getAttribute('open')).toBe('');
     expect(await later.getByTestId('clients-code').getByRole('region', { name: "B's code" }).isVisible()).toBe(true);
     await later.close();
+    // The address carries it: someone who opens the link, on a browser that never opened the code, sees it open.
+    await expect.poll(() => page.url()).toContain('code=1');
+    const elsewhere = await lab.browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const shared = await elsewhere.newPage();
+    await shared.goto(page.url());
+    await ready(shared);
+    await expect.poll(() => shared.getByTestId('clients-code').getAttribute('open')).toBe('');
+    expect(await shared.getByTestId('clients-code').getByRole('region', { name: "A's code" }).locator('pre').textContent()).toContain('pcntl_fork');
+    await elsewhere.close();
     expect(lab.errors).toEqual([]);
   });
 

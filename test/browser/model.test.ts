@@ -138,7 +138,8 @@ describe('permalinks', () => {
       compare: { overrides: ['clients.A.ttlMs=20000'], seed: null },
     };
     expect(await parseLink(await buildLink(state))).toEqual({ ok: true, state });
-    const packed = { ...EMPTY_LINK, scenario: { raw: BUILTIN_SCENARIOS['release-by-plain-del'] }, seed: 5 };
+    const packed = { ...EMPTY_LINK, scenario: { raw: BUILTIN_SCENARIOS['release-by-plain-del'] }, seed: 5, code: true };
+    expect(await buildLink(packed)).toContain('&code=1');
     expect(await parseLink(await buildLink(packed))).toEqual({ ok: true, state: packed });
   });
 

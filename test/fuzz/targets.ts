@@ -204,6 +204,7 @@ const linkState = fc.record({
   ),
   cursor: fc.option(fc.nat(), { nil: null }),
   arrows: fc.boolean(),
+  code: fc.boolean(),
 });
 
 export const linkTarget: Target<{ state: Omit<LinkState, 'view' | 'domain' | 'compare'> & { view: string }; texts: TextMutation[] }> = {

@@ -59,6 +59,15 @@ export function App() {
     }
   }, [theme]);
 
+  const codeOpen = useUi((s) => s.codeOpen);
+  useEffect(() => {
+    try {
+      localStorage.setItem('locklab.code-open', String(codeOpen));
+    } catch {
+      // Storage may be disabled; the choice then lasts for this visit only.
+    }
+  }, [codeOpen]);
+
   const onDrop = useCallback(async (f: File) => {
     // Only the head is read here, to tell a trace from a scenario; the worker reads the whole file.
     let head: string;

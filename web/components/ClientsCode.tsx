@@ -1,4 +1,4 @@
-import { Fragment, useMemo, useState } from 'react';
+import { Fragment, useMemo } from 'react';
 import { arrivals, marksByProcess, stepAt, type ProcessMarks } from '../../sim/clients/step-marks.js';
 import { clientPhpLines, codeNote, type ClientPhp } from '../../sim/scenario/steps-php.js';
 import { spanAt } from '../model/state-at.js';
@@ -9,15 +9,15 @@ import { useUi } from '../state/ui.js';
 /**
  * What each client of the run does, as the PHP its steps (or lifecycle
  * settings) stand for: the code behind the timeline, folded away until asked
- * for (and left open, once opened, for every run after), and written only
- * then. For a run (or a simulated trace file that runs again to the same
+ * for (and left open, once opened, for every run after; a link carries it),
+ * and written only then. For a run (or a simulated trace file that runs again to the same
  * bytes), the line each process is on at the playhead is marked, and follows
  * it; a line's button moves the playhead to the client's next arrival there
  * (`locked`: not while a story asks what happens next, which the move would
  * tell).
  */
 export function ClientsCode({ trace, locked = false }: { trace: LoadedTrace; locked?: boolean }) {
-  const [open, setOpen] = useState(codeWasOpen);
+  const open = useUi((s) => s.codeOpen);
   return (
     <details
       className="card clients-code"
@@ -25,34 +25,13 @@ export function ClientsCode({ trace, locked = false }: { trace: LoadedTrace; loc
       open={open}
       onToggle={(ev) => {
         const now = ev.currentTarget.open;
-        setOpen(now);
-        rememberCodeOpen(now);
+        if (now !== useUi.getState().codeOpen) useUi.getState().set({ codeOpen: now });
       }}
     >
       <summary>What the clients run, as PHP</summary>
       {open && <Code trace={trace} locked={locked} />}
     </details>
   );
-}
-
-const CODE_OPEN_KEY = 'locklab.code-open';
-
-/** Whether the learner left the code open: once opened, it is open under every stage and run until closed. */
-function codeWasOpen(): boolean {
-  try {
-    return localStorage.getItem(CODE_OPEN_KEY) === 'true';
-  } catch {
-    // Storage may be disabled: the code starts folded.
-    return false;
-  }
-}
-
-function rememberCodeOpen(open: boolean): void {
-  try {
-    localStorage.setItem(CODE_OPEN_KEY, String(open));
-  } catch {
-    // Storage may be disabled; the choice then lasts for this page.
-  }
 }
 
 /** A process on a line at the playhead: its name, and whether it is frozen there (a GC pause). */

@@ -18,11 +18,23 @@ export interface LinkState {
   cursor: number | null;
   domain: [number, number] | null;
   arrows: boolean;
+  /** The clients' code is open under the stage (the Lab). */
+  code: boolean;
   /** Compare: the second trace is the same scenario with these overrides (and seed). */
   compare: { overrides: string[]; seed: number | null } | null;
 }
 
-export const EMPTY_LINK: LinkState = { view: 'lab', scenario: null, seed: null, overrides: [], cursor: null, domain: null, arrows: false, compare: null };
+export const EMPTY_LINK: LinkState = {
+  view: 'lab',
+  scenario: null,
+  seed: null,
+  overrides: [],
+  cursor: null,
+  domain: null,
+  arrows: false,
+  code: false,
+  compare: null,
+};
 
 export type LinkResult = { ok: true; state: LinkState } | { ok: false; issues: InputIssue[]; view: LinkView };
 
@@ -46,6 +58,7 @@ export async function buildLink(state: LinkState): Promise<string> {
   if (state.cursor !== null && state.cursor >= 0) p.set('t', String(state.cursor));
   if (state.domain !== null) p.set('z', `${Math.round(state.domain[0])}-${Math.round(state.domain[1])}`);
   if (state.arrows) p.set('arrows', '1');
+  if (state.code) p.set('code', '1');
   const query = p.toString();
   return `#/${state.view}${query === '' ? '' : `?${query}`}`;
 }
@@ -72,7 +85,7 @@ export async function parseLink(hash: string): Promise<LinkResult> {
   } catch {
     return { ok: false, view, issues: [{ path: 'link', message: 'cannot be read as URL parameters' }] };
   }
-  const state: LinkState = { ...EMPTY_LINK, view, overrides: p.getAll('set'), arrows: p.get('arrows') === '1' };
+  const state: LinkState = { ...EMPTY_LINK, view, overrides: p.getAll('set'), arrows: p.get('arrows') === '1', code: p.get('code') === '1' };
   const s = p.get('s');
   const sc = p.get('sc');
   if (s !== null && sc !== null) issues.push({ path: 's', message: 'give either a built-in name (s) or a scenario (sc), not both' });

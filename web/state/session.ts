@@ -161,6 +161,8 @@ export function currentLinkState(): LinkState | string {
     cursor: ui.cursor,
     domain: ui.domain === null ? null : [ui.domain[0], ui.domain[1]],
     arrows: ui.arrows,
+    // The code is under the Lab's stage: a link to it open says so there.
+    code: ui.view === 'lab' && ui.codeOpen,
     compare: null,
   };
   const second = getTrace(ui.secondaryId);
@@ -226,7 +228,8 @@ export async function openLink(hash: string): Promise<void> {
     return;
   }
   showPrimary(t, { cursor: s.cursor ?? -1, domain: s.domain });
-  useUi.getState().set({ arrows: s.arrows, view, secondaryId: null });
+  // A link with the code open opens it; one without leaves the learner's own choice.
+  useUi.getState().set({ arrows: s.arrows, view, secondaryId: null, ...(s.code ? { codeOpen: true } : {}) });
   if (s.compare !== null) {
     const b = await runOrigin({ ...origin, overrides: s.compare.overrides, seed: s.compare.seed });
     if (b !== null) useUi.getState().set({ secondaryId: b.id, secondaryNote: labelOf(b.origin) });

@@ -45,6 +45,8 @@ export interface UiState {
   /** The visible window of true time; null shows the whole trace. */
   domain: readonly [number, number] | null;
   arrows: boolean;
+  /** "What the clients run, as PHP" is open under the stage: remembered in the browser, and carried by a link. */
+  codeOpen: boolean;
   theme: Theme;
   helpOpen: boolean;
   notice: Notice | null;
@@ -81,6 +83,7 @@ export const useUi = create<UiState & UiActions>()((set, get) => ({
   storyStops: [],
   domain: null,
   arrows: false,
+  codeOpen: false,
   theme: 'light',
   helpOpen: false,
   notice: null,

@@ -14,7 +14,7 @@ let written = '';
 let enabled = false;
 let timer: ReturnType<typeof setTimeout> | null = null;
 
-const WATCHED: readonly (keyof UiState)[] = ['view', 'primaryId', 'secondaryId', 'cursor', 'domain', 'arrows'];
+const WATCHED: readonly (keyof UiState)[] = ['view', 'primaryId', 'secondaryId', 'cursor', 'domain', 'arrows', 'codeOpen'];
 
 async function write(): Promise<void> {
   timer = null;
