@@ -48,7 +48,11 @@ export class Client implements ClientIo {
   private rngStream: Rng | undefined;
   private workRng: Rng | undefined;
   readonly requestTimeoutUs: number;
-  /** Told where the script is as it goes: set only when a run is asked for its step marks (sim/clients/step-marks.ts). */
+  /**
+   * Told where the script is as it goes: set only when a run is asked for its
+   * step marks (sim/clients/step-marks.ts). Assigned in the constructor, not
+   * initialized as a field: docs/decisions/0018 has what each way cost.
+   */
   declare onStep: ((client: Client, step: Step | null, phase: StepPhase) => void) | undefined;
 
   /**
@@ -64,6 +68,7 @@ export class Client implements ClientIo {
     inherited?: { lock: LockState | undefined; believes: boolean; locks: number },
   ) {
     this.requestTimeoutUs = msToUs(spec.requestTimeoutMs);
+    this.onStep = undefined;
     if (inherited !== undefined) {
       this.current = inherited.lock;
       this.believes = inherited.believes;

@@ -50,9 +50,12 @@ function deniedData(holder: string | null | undefined): Readonly<{ holder: strin
  */
 export class StepRunner {
   private readonly ttlUs: number;
+  /** The client's step marks' hook, read once: every step checks it. */
+  private readonly onStep: Client['onStep'];
 
   constructor(private readonly c: Client) {
     this.ttlUs = msToUs(c.spec.ttlMs);
+    this.onStep = c.onStep;
   }
 
   /**
@@ -99,7 +102,7 @@ export class StepRunner {
    */
   private *block(steps: readonly Step[]): Steps<Flow> {
     // An index, not for-of: the array iterator would live across every yield, an object made per block run.
-    const onStep = this.c.onStep;
+    const onStep = this.onStep;
     for (let i = 0; i < steps.length; i++) {
       const s = steps[i]!;
       if (onStep !== undefined) onStep(this.c, s, 'start');
