@@ -10,11 +10,11 @@ import { useUi } from '../state/ui.js';
  * What each client of the run does, as the PHP its steps (or lifecycle
  * settings) stand for: the code behind the timeline, folded away until asked
  * for (and left open, once opened, for every run after; a link carries it),
- * and written only then. For a run (or a simulated trace file that runs again to the same
- * bytes), the line each process is on at the playhead is marked, and follows
- * it; a line's button moves the playhead to the client's next arrival there
- * (`locked`: not while a story asks what happens next, which the move would
- * tell).
+ * and written only then. For a run (or a simulated trace file that runs
+ * again to the same bytes), the line each process is on at the playhead is
+ * marked, and follows it; a line's button moves the playhead to the
+ * client's next arrival there (`locked`: not while a story asks what
+ * happens next, which the move would tell).
  */
 export function ClientsCode({ trace, locked = false }: { trace: LoadedTrace; locked?: boolean }) {
   const open = useUi((s) => s.codeOpen);
@@ -40,18 +40,28 @@ interface Here {
   readonly paused: boolean;
 }
 
+/** The marks of `client`'s processes: the client's own, and its forked children's. */
+function processesOf(client: string, marks: Map<string, ProcessMarks>): Array<[string, ProcessMarks]> {
+  return [...marks].filter(([process]) => process === client || process.startsWith(`${client}/`));
+}
+
+/** Adds a value to a map of lists, in place: a long run adds tens of thousands. */
+function add<T>(map: Map<number, T[]>, key: number, value: T): void {
+  const list = map.get(key);
+  if (list === undefined) map.set(key, [value]);
+  else list.push(value);
+}
+
 /** Where each process of `client` is at the playhead: line number to the processes on it (the client, and its forked children). */
 function whereAt(client: string, php: ClientPhp, marks: Map<string, ProcessMarks>, model: TraceModel, cursor: number, atUs: number): Map<number, Here[]> {
   const out = new Map<number, Here[]>();
   if (cursor < 0) return out;
-  for (const [process, m] of marks) {
-    if (process !== client && !process.startsWith(`${client}/`)) continue;
+  for (const [process, m] of processesOf(client, marks)) {
     const path = stepAt(m, cursor);
     const line = path === null || path === undefined ? undefined : php.lineOf(path);
     if (line === undefined) continue;
     const lane = model.clients.find((l) => l.name === process);
-    const here = { process, paused: lane !== undefined && spanAt(lane.pauses, atUs) !== null };
-    out.set(line, [...(out.get(line) ?? []), here]);
+    add(out, line, { process, paused: lane !== undefined && spanAt(lane.pauses, atUs) !== null });
   }
   return out;
 }
@@ -62,11 +72,10 @@ function whereAt(client: string, php: ClientPhp, marks: Map<string, ProcessMarks
  */
 function arrivalsByLine(client: string, php: ClientPhp, marks: Map<string, ProcessMarks>, events: number): Map<number, number[]> {
   const out = new Map<number, number[]>();
-  for (const [process, m] of marks) {
-    if (process !== client && !process.startsWith(`${client}/`)) continue;
+  for (const [, m] of processesOf(client, marks)) {
     for (const a of arrivals(m, events)) {
       const line = a.path === null ? undefined : php.lineOf(a.path);
-      if (line !== undefined) out.set(line, [...(out.get(line) ?? []), a.seq]);
+      if (line !== undefined) add(out, line, a.seq);
     }
   }
   for (const seqs of out.values()) seqs.sort((x, y) => x - y);
