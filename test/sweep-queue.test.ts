@@ -1,6 +1,10 @@
+import { Queue } from 'bullmq';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { SweepReport } from '../sim/odds/report.js';
+import { eventsFromNow } from '../sim/sweep/queue-coordinator.js';
+import { QUEUE_NAME } from '../sim/sweep/queue-protocol.js';
+import { connectionOf, parseRedisUrl } from '../sim/sweep/redis-url.js';
 import { cli } from './support/cli.js';
 import { RedisServer } from './support/redis-server.js';
 
@@ -102,5 +106,26 @@ describe('locklab sweep --queue with locklab worker processes', () => {
     );
     expect(await stale.exited).toBe(2);
     expect(stale.log).toContain('this worker refused a sweep of another code version');
+  });
+
+  it("hears every event after the sweep began, also those written before its reader's first read reached Redis", async () => {
+    const target = parseRedisUrl(redis.url);
+    const queue = new Queue(QUEUE_NAME, { connection: connectionOf(target) });
+    const heard: string[] = [];
+    await queue.add('probe', {}, { jobId: 'probe-before' });
+    const events = await eventsFromNow(target);
+    try {
+      events.on('added', ({ jobId }) => heard.push(jobId));
+      // Written after the sweep began but before its reader runs: what a fast worker's refusal is.
+      await queue.add('probe', {}, { jobId: 'probe-after' });
+      void events.run();
+      const deadline = Date.now() + 10_000;
+      while (!heard.includes('probe-after') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
+      expect(heard).toEqual(['probe-after']);
+    } finally {
+      await Promise.all(['probe-before', 'probe-after'].map((id) => queue.remove(id)));
+      await events.close();
+      await queue.close();
+    }
   });
 });

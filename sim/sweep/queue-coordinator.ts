@@ -1,4 +1,4 @@
-import { Queue, QueueEvents } from 'bullmq';
+import { Queue, QueueEvents, QueueKeys } from 'bullmq';
 import { randomUUID } from 'node:crypto';
 import { InputError } from '../errors.js';
 import { SweepAggregate } from '../odds/aggregate.js';
@@ -24,6 +24,18 @@ export interface QueueSweep {
   readonly duplicates: number;
 }
 
+/**
+ * A reader of the queue's events that starts right after the newest event
+ * there now, and is not yet running. BullMQ's own default starts at whatever
+ * is newest when its first read reaches Redis, a round trip after it is made:
+ * a batch refused or finished in that gap was never heard of, and the sweep
+ * waited for it for ever.
+ */
+export async function eventsFromNow(target: RedisTarget): Promise<QueueEvents> {
+  const lastEventId = await probeRedis(target, '--queue', new QueueKeys().toKey(QUEUE_NAME, 'events'));
+  return new QueueEvents(QUEUE_NAME, { connection: connectionOf(target), lastEventId, autorun: false });
+}
+
 /** How many times a batch is tried before the sweep gives up on it. */
 const ATTEMPTS = 5;
 
@@ -35,11 +47,10 @@ const ATTEMPTS = 5;
  * counts once.
  */
 export async function sweepOnQueue(plan: SweepPlan, target: RedisTarget, onProgress: OnProgress, signal?: AbortSignal): Promise<QueueSweep> {
-  await probeRedis(target);
+  const events = await eventsFromNow(target);
   const connection = connectionOf(target);
   const sweepId = randomUUID();
   const queue = new Queue<BatchJob, BatchResult>(QUEUE_NAME, { connection });
-  const events = new QueueEvents(QUEUE_NAME, { connection });
   const agg = new SweepAggregate(plan);
   const total = plan.batches.reduce((n, b) => n + (b.to - b.from + 1), 0);
   const workers = new Map<string, WorkerShare>();
@@ -92,6 +103,7 @@ export async function sweepOnQueue(plan: SweepPlan, target: RedisTarget, onProgr
               reject(new Error(`batch ${jobId} failed ${ATTEMPTS} times on the workers, last: ${failedReason}`));
           });
       });
+      events.run().catch((err: unknown) => reject(err as Error));
     });
     for (const id of jobIds) pending.add(id);
     await queue.addBulk(

@@ -46,8 +46,13 @@ export function connectionOf(t: RedisTarget): Record<string, unknown> {
 /** How long a queue URL has to answer a PING before it is reported as not answering. */
 export const ANSWER_WITHIN_MS = 3000;
 
-/** Checks that the server answers a PING within a few seconds; otherwise one line naming the URL. */
-export async function probeRedis(t: RedisTarget, source = '--queue'): Promise<void> {
+/**
+ * Checks that the server answers a PING within a few seconds; otherwise one
+ * line naming the URL. Given a stream's key, it also gives the id of that
+ * stream's newest entry ('0-0' when it has none), so a reader started later
+ * can begin right after it and miss nothing written in between.
+ */
+export async function probeRedis(t: RedisTarget, source = '--queue', stream?: string): Promise<string> {
   const client = new Redis({
     host: t.host,
     port: t.port,
@@ -71,6 +76,9 @@ export async function probeRedis(t: RedisTarget, source = '--queue'): Promise<vo
       timer = setTimeout(() => reject(new Error(`no answer within ${ANSWER_WITHIN_MS / 1000} s`)), ANSWER_WITHIN_MS);
     });
     await Promise.race([client.connect().then(() => client.ping()), timeout]);
+    if (stream === undefined) return '0-0';
+    const newest = await client.xrevrange(stream, '+', '-', 'COUNT', 1);
+    return newest[0]?.[0] ?? '0-0';
   } catch (err) {
     const e = first ?? (err as NodeJS.ErrnoException);
     const why = e.code === 'ECONNREFUSED' ? 'connection refused' : e.code === 'ENOTFOUND' ? 'no such host' : e.message;
