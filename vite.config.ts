@@ -43,7 +43,6 @@ export default defineConfig({
   },
   test: {
     root: '.',
-    include: ['test/**/*.test.ts', 'docs/examples/**/*.test.ts'],
     // Examples import the package by name, as a user's tests do; here that is the source.
     alias: [
       { find: /^locklab\/testing$/, replacement: new URL('./sim/testing/vitest.ts', import.meta.url).pathname },
@@ -56,5 +55,20 @@ export default defineConfig({
     hookTimeout: 120_000,
     // Browser tests poll the page; on a loaded two-core machine a re-run in the worker can take over the default 1 s.
     expect: { poll: { timeout: 5_000 } },
+    /*
+     * Vitest's default, one worker fewer than the cores, ran every file one
+     * after another on two. The files that only compute run first, on every
+     * core; then the browser's and then the real servers', one file at a
+     * time: Chromium keeps two cores busy (two browser files at once took
+     * twice as long each), and a server's timing is what its tests check.
+     */
+    projects: [
+      {
+        extends: true,
+        test: { name: 'node', include: ['test/**/*.test.ts', 'docs/examples/**/*.test.ts'], exclude: ['test/browser/**', 'test/real/**'], maxWorkers: '100%' },
+      },
+      { extends: true, test: { name: 'browser', include: ['test/browser/**/*.test.ts'], fileParallelism: false, sequence: { groupOrder: 1 } } },
+      { extends: true, test: { name: 'real', include: ['test/real/**/*.test.ts'], fileParallelism: false, sequence: { groupOrder: 2 } } },
+    ],
   },
 });
