@@ -3,7 +3,7 @@ import type { IntervalTracker } from './check/intervals.js';
 import type { Verdict } from './check/verdict.js';
 import { Client } from './clients/lifecycle.js';
 import { shorthandStepsOf } from './clients/shorthand.js';
-import { StepPaths, type StepMarker } from './clients/step-marks.js';
+import { StepPaths, type StepMarker, type StepMarkSink } from './clients/step-marks.js';
 import type { Scenario } from './scenario/types.js';
 import { storeKind } from './stores/registry.js';
 import { msToUs } from './time.js';
@@ -36,7 +36,7 @@ export interface JobWants {
    */
   readonly bounded?: boolean;
   /** Collects which step each process runs, event by event, beside the trace (the lab's code panel follows the playhead with it). */
-  readonly marks?: StepMarker;
+  readonly marks?: StepMarkSink;
 }
 
 /** The result of one run: its fingerprint, its verdict, why it stopped, and its events when they were wanted. */

@@ -61,7 +61,17 @@ const LINES_PER_PIECE = 4096;
  * once to size the columns and once to print, and never held: a kept trace
  * of a million events is printed in the memory of a few thousand lines.
  */
-export function writeTimeline(doc: TimelineRun, c: Colors, shown: ShownEvents, write: (piece: string) => void): void {
+/**
+ * With `lineOf`, a column after the actor gives the line of the client's
+ * code (as `--code` numbers it) each of its events happened on.
+ */
+export function writeTimeline(
+  doc: TimelineRun,
+  c: Colors,
+  shown: ShownEvents,
+  write: (piece: string) => void,
+  lineOf?: (e: TraceEvent) => number | undefined,
+): void {
   const stale = new Map(doc.verdict.staleWrites.map((w) => [w.seq, w]));
   // The event that ended a lost lock is marked where it happens: the holder does not know yet.
   const lost = new Map(doc.verdict.lostLocks.map((l) => [l.seqs[0], l]));
@@ -94,7 +104,8 @@ export function writeTimeline(doc: TimelineRun, c: Colors, shown: ShownEvents, w
     headCount++;
   }
   for (const r of tail) measure(r);
-  const indent = ' '.repeat(wTime + wLocal + wWho + 6);
+  const wLine = lineOf === undefined ? 0 : 'line'.length;
+  const indent = ' '.repeat(wTime + wLocal + wWho + 6 + (wLine === 0 ? 0 : wLine + 2));
 
   let out: string[] = [];
   const line = (text: string): void => {
@@ -112,13 +123,13 @@ export function writeTimeline(doc: TimelineRun, c: Colors, shown: ShownEvents, w
   );
   if (doc.scenario.summary !== '') line(c.dim(doc.scenario.summary));
   line('');
-  line(c.dim(`${'true time'.padStart(wTime)}  ${'local clock'.padStart(wLocal)}  ${'actor'.padEnd(wWho)}  event`));
+  line(c.dim(`${'true time'.padStart(wTime)}  ${'local clock'.padStart(wLocal)}  ${'actor'.padEnd(wWho)}  ${wLine === 0 ? '' : 'line  '}event`));
   let m = 0;
   const print = (r: ReturnType<typeof row>): void => {
     while (m < marks.length && marks[m]!.atUs <= r.e.timeUs) line(indent + c.bold(c.red(marks[m++]!.text)));
     const l = lost.get(r.e.seq);
     line(
-      formatRow(r, wTime, wLocal, wWho, stale.get(r.e.seq), c) +
+      formatRow(r, wTime, wLocal, wWho, stale.get(r.e.seq), c, wLine === 0 ? undefined : (lineOf!(r.e)?.toString() ?? '').padStart(wLine)) +
         (l === undefined ? '' : c.bold(c.red(`  ← LOCK LOST: ${l.client} still believes it holds it`))),
     );
   };
@@ -151,12 +162,13 @@ function formatRow(
   wWho: number,
   stale: Verdict['staleWrites'][number] | undefined,
   c: Colors,
+  codeLine?: string,
 ): string {
   const local = r.local === '' ? ''.padStart(wLocal) : r.e.localUs === r.e.timeUs ? c.dim(r.local.padStart(wLocal)) : c.yellow(r.local.padStart(wLocal));
   let text = paint(c, toneOf(r.e), describe(r.e));
   if (stale !== undefined) text += stale.accepted ? c.bold(c.red('  ← STALE WRITE ACCEPTED')) : c.bold(c.green('  ← stale write stopped by fencing'));
   const belief = r.e.believes === undefined ? '' : c.dim(`  [${describeBelief(r.e)}]`);
-  return `${r.time.padStart(wTime)}  ${local}  ${r.who.padEnd(wWho)}  ${text}${belief}`;
+  return `${r.time.padStart(wTime)}  ${local}  ${r.who.padEnd(wWho)}  ${codeLine === undefined ? '' : `${c.cyan(codeLine)}  `}${text}${belief}`;
 }
 
 const OUTCOME_TEXT: Readonly<Record<Verdict['outcome'], string>> = {

@@ -158,7 +158,10 @@ export async function main(argv: readonly string[], io: Io = processIo): Promise
     .option('--out <file>', 'also write the trace to this file (a regular file, written whole or not at all); *.jsonl is JSON Lines, streamed', parseOutFile)
     .option('--head <n>', 'print only the first n events of the timeline (then the run keeps no trace)', parseCount)
     .option('--tail <n>', 'print only the last n events of the timeline (then the run keeps no trace)', parseCount)
-    .option('--code', "first print what each client runs, as the PHP (Symfony Lock's calls) its settings or steps stand for")
+    .option(
+      '--code',
+      "first print what each client runs, as the PHP (Symfony Lock's calls) its settings or steps stand for, numbered; the timeline then gives each client event's line",
+    )
     .addOption(failOn)
     .addHelpText(
       'after',

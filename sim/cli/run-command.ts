@@ -1,10 +1,11 @@
 import type { Colors } from 'picocolors/types.js';
+import { CurrentSteps } from '../clients/step-marks.js';
 import { InputError } from '../errors.js';
 import { reproduceCommand } from '../reproduce.js';
 import { runJob } from '../run.js';
 import { grouped, LIMITS, limitText } from '../scenario/limits.js';
 import type { Override } from '../scenario/set.js';
-import { clientPhp, codeNote } from '../scenario/steps-php.js';
+import { clientPhpLines, codeNote, type ClientPhp } from '../scenario/steps-php.js';
 import type { Scenario } from '../scenario/types.js';
 import { traceTextPieces } from '../trace/io.js';
 import { JsonlWriter, jsonlHead, jsonlTail } from '../trace/jsonl.js';
@@ -85,14 +86,57 @@ function writeTraceText(doc: TraceDocument, events: KeptTrace, ref: string, caps
 /** What each client runs, as PHP, under its name and machine, for `--code`. */
 export function formatCode(scenario: Scenario, c: Colors): string {
   const blocks = scenario.clients.map((client) => {
-    const code = clientPhp(scenario, client)
-      .split('\n')
-      .map((line) => `  ${line}`)
-      .join('\n');
+    const lines = clientPhpLines(scenario, client).lines;
+    const w = String(lines.length).length;
+    const code = lines.map((l, i) => `  ${c.cyan(String(i + 1).padStart(w))}  ${l.text}`).join('\n');
     return `${c.bold(client.name)} ${c.dim(`on ${client.machine}`)}\n${code}`;
   });
   const note = codeNote(scenario);
-  return [c.bold('What the clients run, as PHP:') + (note === null ? '' : `\n${c.dim(note)}`), ...blocks].join('\n\n');
+  return [
+    c.bold('What the clients run, as PHP:') +
+      (note === null ? '' : `\n${c.dim(note)}`) +
+      c.dim("\nLines are numbered; the timeline's line column says which line each client event happened on."),
+    ...blocks,
+  ].join('\n\n');
+}
+
+/**
+ * The line of its client's code (numbered from 1, as formatCode prints it)
+ * that each client event happens on, read as the events are observed: a
+ * kept trace's by seq, a window's by the event itself, so a windowed run's
+ * memory stays that of its window.
+ */
+class CodeLines {
+  readonly steps = new CurrentSteps();
+  private readonly php = new Map<string, ClientPhp>();
+  private readonly bySeq: number[] = [];
+  private readonly byEvent = new WeakMap<TraceEvent, number>();
+
+  constructor(
+    private readonly scenario: Scenario,
+    private readonly keyedBySeq: boolean,
+  ) {}
+
+  observe(e: TraceEvent): void {
+    const path = this.steps.of(e.actor);
+    if (typeof path !== 'string') return;
+    const name = e.actor.split('/')[0]!;
+    let php = this.php.get(name);
+    if (php === undefined) {
+      const client = this.scenario.clients.find((x) => x.name === name);
+      if (client === undefined) return;
+      php = clientPhpLines(this.scenario, client);
+      this.php.set(name, php);
+    }
+    const i = php.lineOf(path);
+    if (i === undefined) return;
+    if (this.keyedBySeq) this.bySeq[e.seq] = i + 1;
+    else this.byEvent.set(e, i + 1);
+  }
+
+  of(e: TraceEvent): number | undefined {
+    return this.keyedBySeq ? this.bySeq[e.seq] : this.byEvent.get(e);
+  }
 }
 
 /**
@@ -142,6 +186,8 @@ export function runCommand(
     }
     const window = !keep && opts.json !== true ? new EventWindow(opts.head ?? 0, opts.tail ?? 0) : undefined;
     if (window !== undefined) sinks.push((e) => window.push(e));
+    const lines = opts.code === true ? new CodeLines(scenario, keep) : undefined;
+    if (lines !== undefined) sinks.push((e) => lines.observe(e));
 
     const keptCapEvents = caps.keptEvents;
     const capped = keep && scenario.budget.maxEvents > keptCapEvents;
@@ -151,6 +197,7 @@ export function runCommand(
       bounded: !keep,
       ...(sinks.length === 0 ? {} : { observe: sinks.length === 1 ? sinks[0]! : (e: TraceEvent) => sinks.forEach((s) => s(e)) }),
       ...(keep ? { maxEvents: keptCapEvents } : {}),
+      ...(lines === undefined ? {} : { marks: lines.steps }),
     });
     const end: RunEnd = {
       scenario,
@@ -183,7 +230,13 @@ export function runCommand(
       // A kept trace is printed from its columns, a few thousand lines at a time, never as one string.
       if (opts.code === true) io.out(`${formatCode(scenario, c)}\n\n`);
       let written = 0;
-      writeTimeline(run, c, window ?? { head: kept!, tail: [], elided: 0, total: kept!.length }, (piece) => io.out(written++ === 0 ? piece : `\n${piece}`));
+      writeTimeline(
+        run,
+        c,
+        window ?? { head: kept!, tail: [], elided: 0, total: kept!.length },
+        (piece) => io.out(written++ === 0 ? piece : `\n${piece}`),
+        lines === undefined ? undefined : (e) => lines.of(e),
+      );
       io.out(`\n\n${formatVerdict(run, c)}\n${formatStop(end, c)}\n`);
       io.out(c.dim(`Reproduce: ${reproduceCommand(ref, seed, opts.set)}\n`));
       if (opts.out !== undefined) io.out(c.dim(`Trace written to ${opts.out}\n`));

@@ -64,8 +64,13 @@ export interface StepMarks {
   readonly path: Array<string | null>;
 }
 
+/** What a run tells of where each process is: `mark` from the event with seq `seq` on, `process` runs the step at `path`. */
+export interface StepMarkSink {
+  mark(process: string, path: string | null, seq: number): void;
+}
+
 /** Collects a run's marks. */
-export class StepMarker {
+export class StepMarker implements StepMarkSink {
   readonly marks: StepMarks = { processes: [], seq: [], process: [], path: [] };
   private readonly index = new Map<string, number>();
 
@@ -79,6 +84,24 @@ export class StepMarker {
     this.marks.seq.push(seq);
     this.marks.process.push(p);
     this.marks.path.push(path);
+  }
+}
+
+/**
+ * Where each process is now, and nothing of where it was: read as each
+ * event is observed, it gives the step that event happened on, in memory
+ * that does not grow with the run (the command line's timeline uses it).
+ */
+export class CurrentSteps implements StepMarkSink {
+  private readonly now = new Map<string, string | null>();
+
+  mark(process: string, path: string | null): void {
+    this.now.set(process, path);
+  }
+
+  /** The step `process` is on: its path, null when its script is over, undefined before it started. */
+  of(process: string): string | null | undefined {
+    return this.now.get(process);
   }
 }
 
