@@ -63,6 +63,13 @@ describeBrowser('the lab replays pause-past-expiry', () => {
     await expect.poll(() => here('B').textContent()).toBe('        work(1); ◀ B');
     expect(await here('A').textContent()).toBe('        work(3); ◀ A, paused');
     expect(await here('A').getAttribute('class')).toContain('paused');
+    // Numbered as `locklab run --code` numbers it (its timeline puts A's pause on line 5); the numbers are drawn, not part of the code's text.
+    expect(await here('A').getAttribute('data-n')).toBe('5');
+    const aCode = code.getByRole('region', { name: "A's code" }).locator('pre');
+    expect(await aCode.locator('.php-line').evaluateAll((ls) => ls.map((l) => getComputedStyle(l, '::before').content))).toEqual(
+      Array.from({ length: 12 }, (_, i) => `"${i + 1}"`),
+    );
+    expect(await aCode.textContent()).toMatch(/^\$lock = \$factory->createLock\('job', 10\);\ntry \{\n/);
     await screenshot(page, 'lab-clients-code-playhead');
     // A step on: B writes.
     await page.keyboard.press('ArrowRight');

@@ -1,4 +1,4 @@
-import { Fragment, useMemo } from 'react';
+import { Fragment, useMemo, type CSSProperties } from 'react';
 import { arrivals, marksByProcess, stepAt, type ProcessMarks } from '../../sim/clients/step-marks.js';
 import { clientPhpLines, codeNote, type ClientPhp } from '../../sim/scenario/steps-php.js';
 import { spanAt } from '../model/state-at.js';
@@ -113,7 +113,10 @@ function Code({ trace, locked }: { trace: LoadedTrace; locked: boolean }) {
               <h3>
                 {c.name} <span className="muted">on {c.machine}</span>
               </h3>
-              <pre className={lines === undefined ? 'mono' : 'mono with-gutter'}>
+              <pre
+                className={lines === undefined ? 'mono' : 'mono with-gutter'}
+                style={{ '--digits': Math.max(2, String(c.php.lines.length).length) } as CSSProperties}
+              >
                 <code>
                   {c.php.lines.map((l, i) => {
                     const on = here.get(i);
@@ -130,17 +133,25 @@ function Code({ trace, locked }: { trace: LoadedTrace; locked: boolean }) {
                           onClick={() => useUi.getState().inspect(nextAfter(seqs, useUi.getState().cursor))}
                         />
                       );
+                    // Numbered as `locklab run --code` numbers it; the number is drawn, so copying the code copies the code alone.
                     if (on === undefined)
                       return (
                         <Fragment key={i}>
                           {gutter}
-                          {`${l.text}\n`}
+                          <span className="php-line" data-n={i + 1}>
+                            {l.text}
+                          </span>
+                          {'\n'}
                         </Fragment>
                       );
                     return (
                       <Fragment key={i}>
                         {gutter}
-                        <span className={on.every((h) => h.paused) ? 'php-line here paused' : 'php-line here'} data-here={on.map((h) => h.process).join(' ')}>
+                        <span
+                          className={on.every((h) => h.paused) ? 'php-line here paused' : 'php-line here'}
+                          data-n={i + 1}
+                          data-here={on.map((h) => h.process).join(' ')}
+                        >
                           {l.text}
                           <span className="php-here"> ◀ {on.map((h) => (h.paused ? `${h.process}, paused` : h.process)).join('; ')}</span>
                         </span>
