@@ -60,8 +60,6 @@ const LINES_PER_PIECE = 4096;
  * joined by newlines, are `formatTimeline`'s text. The head is read twice,
  * once to size the columns and once to print, and never held: a kept trace
  * of a million events is printed in the memory of a few thousand lines.
- */
-/**
  * With `lineOf`, a column after the actor gives the line of the client's
  * code (as `--code` numbers it) each of its events happened on.
  */
