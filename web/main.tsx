@@ -3,32 +3,21 @@ import './worker/start.js';
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { App } from './components/App.js';
+import { recall } from './state/remembered.js';
 import { startUrlSync } from './state/url-sync.js';
 import { useUi, type Theme } from './state/ui.js';
 import { exposeTestHooks } from './test-hooks.js';
 import './styles.css';
 
+/** The theme chosen on an earlier visit, else the system's preference. */
 function initialTheme(): Theme {
-  try {
-    const saved = localStorage.getItem('locklab.theme');
-    if (saved === 'light' || saved === 'dark') return saved;
-  } catch {
-    // Storage may be disabled; fall back to the system preference.
-  }
+  const saved = recall('theme');
+  if (saved === 'light' || saved === 'dark') return saved;
   return matchMedia('(prefers-color-scheme: dark)').matches ? 'dark' : 'light';
 }
 
-/** Whether the learner left the clients' code open on an earlier visit. */
-function initialCodeOpen(): boolean {
-  try {
-    return localStorage.getItem('locklab.code-open') === 'true';
-  } catch {
-    // Storage may be disabled: the code starts folded.
-    return false;
-  }
-}
-
-useUi.getState().set({ theme: initialTheme(), codeOpen: initialCodeOpen() });
+// The clients' code starts open when the learner left it open on an earlier visit.
+useUi.getState().set({ theme: initialTheme(), codeOpen: recall('code-open') === 'true' });
 exposeTestHooks();
 createRoot(document.getElementById('root')!).render(
   <StrictMode>

@@ -127,7 +127,7 @@ export function writeTimeline(
     while (m < marks.length && marks[m]!.atUs <= r.e.timeUs) line(indent + c.bold(c.red(marks[m++]!.text)));
     const l = lost.get(r.e.seq);
     line(
-      formatRow(r, wTime, wLocal, wWho, stale.get(r.e.seq), c, wLine === 0 ? undefined : (lineOf!(r.e)?.toString() ?? '').padStart(wLine)) +
+      formatRow(r, wTime, wLocal, wWho, stale.get(r.e.seq), c, lineOf === undefined ? undefined : (lineOf(r.e)?.toString() ?? '').padStart(wLine)) +
         (l === undefined ? '' : c.bold(c.red(`  ← LOCK LOST: ${l.client} still believes it holds it`))),
     );
   };

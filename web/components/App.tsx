@@ -2,6 +2,7 @@ import { useCallback, useEffect } from 'react';
 import { LessonsPage } from '../lessons/LessonsPage.js';
 import { useLessonRoute } from '../lessons/route.js';
 import { usePlayback } from '../state/playback.js';
+import { remember } from '../state/remembered.js';
 import { loadTraceFile, whenTraceIsScenario } from '../state/session.js';
 import { useShortcuts } from '../state/shortcuts.js';
 import { useUi, type View } from '../state/ui.js';
@@ -52,21 +53,11 @@ export function App() {
 
   useEffect(() => {
     document.documentElement.dataset.theme = theme;
-    try {
-      localStorage.setItem('locklab.theme', theme);
-    } catch {
-      // Storage may be disabled; the theme then lasts for this visit only.
-    }
+    remember('theme', theme);
   }, [theme]);
 
   const codeOpen = useUi((s) => s.codeOpen);
-  useEffect(() => {
-    try {
-      localStorage.setItem('locklab.code-open', String(codeOpen));
-    } catch {
-      // Storage may be disabled; the choice then lasts for this visit only.
-    }
-  }, [codeOpen]);
+  useEffect(() => remember('code-open', String(codeOpen)), [codeOpen]);
 
   const onDrop = useCallback(async (f: File) => {
     // Only the head is read here, to tell a trace from a scenario; the worker reads the whole file.
