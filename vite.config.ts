@@ -25,6 +25,40 @@ const contentSecurityPolicy: Plugin = {
 };
 
 /*
+ * The entry (web/main.tsx) starts the simulation's worker and then imports
+ * the page's code, web/app.tsx, which is a chunk of its own. index.html
+ * preloads that chunk, the chunks it imports and their styles, so the browser fetches and
+ * parses them from the start, as it would a single entry, while the worker
+ * starts at once.
+ */
+const preloadApp: Plugin = {
+  name: 'locklab-preload-app',
+  apply: 'build',
+  transformIndexHtml: {
+    order: 'post',
+    handler(_html, ctx) {
+      const chunks = Object.values(ctx.bundle ?? {}).filter((c) => c.type === 'chunk');
+      const app = chunks.find((c) => c.facadeModuleId?.endsWith('/web/app.tsx'));
+      if (app === undefined) throw new Error('locklab-preload-app: no chunk for web/app.tsx in the build');
+      const files = new Set<string>();
+      const visit = (file: string) => {
+        const chunk = chunks.find((c) => c.fileName === file);
+        if (chunk === undefined || chunk.isEntry || files.has(file)) return;
+        files.add(file);
+        chunk.imports.forEach(visit);
+      };
+      visit(app.fileName);
+      // Its styles too: the import would otherwise add them only once the entry runs.
+      const styles = [...files].flatMap((file) => [...(chunks.find((c) => c.fileName === file)?.viteMetadata?.importedCss ?? [])]);
+      return [
+        ...[...files].map((file) => ({ tag: 'link', attrs: { rel: 'modulepreload', crossorigin: true, href: `./${file}` }, injectTo: 'head' as const })),
+        ...styles.map((file) => ({ tag: 'link', attrs: { rel: 'stylesheet', crossorigin: true, href: `./${file}` }, injectTo: 'head' as const })),
+      ];
+    },
+  },
+};
+
+/*
  * One config for the lab (Vite serves and builds web/) and for the tests
  * (Vitest runs every test/**.test.ts from the repository root). The app's
  * root is web/, but the tests' include stays relative to the repository.
@@ -32,7 +66,7 @@ const contentSecurityPolicy: Plugin = {
 export default defineConfig({
   root: 'web',
   base: './',
-  plugins: [react(), contentSecurityPolicy, lessonsPlugin()],
+  plugins: [react(), contentSecurityPolicy, preloadApp, lessonsPlugin()],
   server: { host: '127.0.0.1', strictPort: false },
   preview: { host: '127.0.0.1' },
   worker: { format: 'es' },

@@ -1,5 +1,4 @@
-// First of all: the simulation's worker starts loading on its own thread while the rest of the page does.
-import './worker/start.js';
+// The page itself; main.tsx, the entry, loads it once the simulation's worker has started.
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { App } from './components/App.js';
@@ -7,7 +6,6 @@ import { recall } from './state/remembered.js';
 import { startUrlSync } from './state/url-sync.js';
 import { useUi, type Theme } from './state/ui.js';
 import { exposeTestHooks } from './test-hooks.js';
-import './styles.css';
 
 /** The theme chosen on an earlier visit, else the system's preference. */
 function initialTheme(): Theme {

@@ -135,6 +135,8 @@ export async function startLab(): Promise<Lab> {
         if (m.type() === 'error') errors.push(`console: ${m.text()}`);
       });
       await p.goto(`${url}${hash}`, { timeout: 15_000 });
+      // The page's code is a chunk the entry imports, so it may still be loading when the load event fires: wait until it runs.
+      await p.waitForFunction(() => window.__locklab !== undefined, undefined, { timeout: 15_000 });
       return p;
     },
     async close() {

@@ -203,6 +203,22 @@ describeBrowser('a learner goes through lesson 4', () => {
     await page.close();
   });
 
+  it("starts the worker from a small entry, which index.html loads beside the page's own code and styles", async () => {
+    const html = await (await fetch(lab.url)).text();
+    const entry = /<script type="module"[^>]* src="\.\/(assets\/[^"]+\.js)"/.exec(html)?.[1];
+    expect(entry).toBeDefined();
+    const code = await (await fetch(`${lab.url}${entry}`)).text();
+    // The entry holds the worker's start, not the page: the browser parses it at once, and the worker loads while the page's code is parsed.
+    expect(code).toContain('new Worker(');
+    expect(code.length).toBeLessThan(16_000);
+    const preloaded = [...html.matchAll(/<link rel="modulepreload"[^>]* href="\.\/assets\/([^"]+)"/g)].map((m) => m[1]);
+    const styles = [...html.matchAll(/<link rel="stylesheet"[^>]* href="\.\/assets\/([^"]+)"/g)].map((m) => m[1]);
+    // What the entry imports, the page's code and its styles, is asked for by index.html itself, not only once the entry runs.
+    const imported = [...code.matchAll(/"\.\/([\w-]+\.(?:js|css))"/g)].map((m) => m[1]!);
+    expect(imported.filter((f) => f.endsWith('.js')).length).toBeGreaterThan(0);
+    for (const f of imported) expect(f.endsWith('.js') ? preloaded : styles).toContain(f);
+  });
+
   it('runs a story while the learner reads, and Play shows that run without asking the worker again', async () => {
     const page = await lab.context.newPage();
     page.on('pageerror', (e) => lab.errors.push(`pageerror: ${e.message}`));
@@ -232,6 +248,35 @@ describeBrowser('a learner goes through lesson 4', () => {
       return window.__locklab!.run({ raw: m.scenario.raw, sourceName: 'again' }, m.seed, m.overrides);
     });
     expect(shown).toBe(fresh.hash);
+    expect(lab.errors).toEqual([]);
+    await page.close();
+  });
+
+  it("asks for every story's first run as its lesson arrives, before drawing it, in the order the page shows them", async () => {
+    const page = await lab.context.newPage();
+    page.on('pageerror', (e) => lab.errors.push(`pageerror: ${e.message}`));
+    // Each run the page asks of the worker: its scenario, and whether the lesson was on the page yet.
+    await page.addInitScript(() => {
+      const runs: { name: string; drawn: boolean }[] = [];
+      (window as unknown as { __runs: typeof runs }).__runs = runs;
+      const proto = Worker.prototype as unknown as {
+        postMessage: (this: Worker, m: { type?: string; scenario?: { raw?: { name?: string } } }, ...rest: unknown[]) => void;
+      };
+      const post = proto.postMessage;
+      proto.postMessage = function (m, ...rest) {
+        if (m?.type === 'run') runs.push({ name: String(m.scenario?.raw?.name), drawn: document.querySelector('article.lesson') !== null });
+        return post.call(this, m, ...rest);
+      };
+    });
+    await page.goto(`${lab.url}#/lesson/07-long-work`);
+    await page.getByTestId('play-story-late-grant').waitFor();
+    const runs = await page.evaluate(() => (window as unknown as { __runs: { name: string; drawn: boolean }[] }).__runs);
+    // Lesson 7 tells three stories: refresh, asked, late-grant, in that order on the page.
+    expect(runs).toEqual([
+      { name: 'refresh-loop', drawn: false },
+      { name: 'is-acquired-then-pause', drawn: false },
+      { name: 'lock-expired-on-acquire', drawn: false },
+    ]);
     expect(lab.errors).toEqual([]);
     await page.close();
   });

@@ -9,6 +9,7 @@ import { useProgress } from './progress.js';
 import { QuestionEmbed, questionAnchor } from './QuestionEmbed.js';
 import { questionsInPageOrder } from './order.js';
 import { useLessonRoute } from './route.js';
+import { runStoriesEarly } from './stage.js';
 import { guessesText, statusOf } from './status.js';
 import { isRight } from './answers.js';
 import { StoryEmbed } from './StoryEmbed.js';
@@ -31,7 +32,14 @@ export default function LessonView() {
   useEffect(() => {
     setLesson(null);
     if (id === null) return;
-    loadLesson(id).then(setLesson, (e: Error) => setError(e.message));
+    loadLesson(id).then(
+      (l) => {
+        // The stories' first runs start before the lesson is drawn, so that Play does not wait for them.
+        runStoriesEarly(l);
+        setLesson(l);
+      },
+      (e: Error) => setError(e.message),
+    );
   }, [id]);
 
   // Steps, questions and challenges are plain anchors; stops are handled by their story.

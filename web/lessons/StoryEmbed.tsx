@@ -11,7 +11,7 @@ import { RealPanel, RealServersControl } from './RealServers.js';
 import { useProgress } from './progress.js';
 import { useLessonRoute } from './route.js';
 import { shortText } from './short-text.js';
-import { judgeTrace, runEarly, runRef, stage, useStage } from './stage.js';
+import { judgeTrace, runRef, stage, useStage } from './stage.js';
 import { Stage } from './Stage.js';
 import type { LabLesson } from './types.js';
 
@@ -88,9 +88,6 @@ export function StoryEmbed({ lesson, story }: { lesson: LabLesson; story: Story 
     if (!owns || trace === null || tried !== null || JSON.stringify(currentSet(trace)) !== JSON.stringify(sets[0] ?? {})) await goTo(-1);
     await openRecording(r);
   };
-
-  // The story's first run starts as the lesson opens, so that Play does not wait for it.
-  useEffect(() => runEarly(lesson, { scenario: story.scenario, set: sets[0] ?? {} }), [lesson, story, sets]);
 
   // A deep link to one of this story's stops opens the story there.
   useEffect(() => {

@@ -46,6 +46,20 @@ export function runEarly(lesson: Lesson, ref: RunRef): void {
   begun.set(key, run);
 }
 
+/**
+ * Starts the first run of each of a lesson's stories, in the order the page
+ * shows them, as soon as the lesson has loaded: the worker computes them
+ * while the lesson's text is laid out, so Play finds its run ready.
+ */
+export function runStoriesEarly(lesson: Lesson): void {
+  const place = (id: string) => {
+    const i = lesson.body.indexOf(`::story{id=${id}}`);
+    return i < 0 ? Number.POSITIVE_INFINITY : i;
+  };
+  for (const story of [...lesson.stories].sort((a, b) => place(a.id) - place(b.id)))
+    runEarly(lesson, { scenario: story.scenario, set: story.stops[0]?.set ?? {} });
+}
+
 /** Runs one of a lesson's scenarios in the worker, pinned to its seed unless told otherwise; null if the worker refused it. */
 export async function runRef(lesson: Lesson, ref: RunRef, seed?: number): Promise<LoadedTrace | null> {
   const { origin, label } = originOf(lesson, ref, seed);

@@ -1,0 +1,15 @@
+/*
+ * The entry, kept small: it starts the simulation's worker, then loads the
+ * page's code (app.tsx), a chunk of its own that index.html preloads. The
+ * worker then loads and compiles on its own thread while the browser is
+ * still parsing the page's code (a few hundred milliseconds on a slow
+ * machine), not after, so a lesson's first story or the lab's first run is
+ * ready sooner.
+ */
+import './worker/start.js';
+import './styles.css';
+
+import('./app.js').catch((err: unknown) => {
+  const root = document.getElementById('root');
+  if (root !== null) root.textContent = `Locklab could not load its code (${String((err as Error).message ?? err)}). Reload the page to try again.`;
+});
