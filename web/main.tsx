@@ -13,3 +13,16 @@ import('./app.js').catch((err: unknown) => {
   const root = document.getElementById('root');
   if (root !== null) root.textContent = `Locklab could not load its code (${String((err as Error).message ?? err)}). Reload the page to try again.`;
 });
+
+/*
+ * A lesson's link (`#/lesson/<folder>`, as the lab writes them): the lesson's
+ * view and text start loading now, beside the page's code, not once that
+ * code has run. A module loads once, so the page finds them under way.
+ */
+const lessonTexts = import.meta.glob('../lessons/*/lesson.md', { query: '?lesson', import: 'default' });
+const linked = /^#\/lesson\/([\w-]+)(?:\?|$)/.exec(location.hash);
+const linkedText = linked === null ? undefined : lessonTexts[`../lessons/${linked[1]!}/lesson.md`];
+if (linkedText !== undefined) {
+  void import('./lessons/LessonView.js').catch(() => undefined);
+  void linkedText().catch(() => undefined);
+}

@@ -203,7 +203,7 @@ describeBrowser('a learner goes through lesson 4', () => {
     await page.close();
   });
 
-  it("starts the worker from a small entry, which index.html loads beside the page's own code and styles", async () => {
+  it("starts the worker from a small entry, and index.html preloads the page's own code and every chunk it imports", async () => {
     const html = await (await fetch(lab.url)).text();
     const entry = /<script type="module"[^>]* src="\.\/(assets\/[^"]+\.js)"/.exec(html)?.[1];
     expect(entry).toBeDefined();
@@ -211,12 +211,38 @@ describeBrowser('a learner goes through lesson 4', () => {
     // The entry holds the worker's start, not the page: the browser parses it at once, and the worker loads while the page's code is parsed.
     expect(code).toContain('new Worker(');
     expect(code.length).toBeLessThan(16_000);
-    const preloaded = [...html.matchAll(/<link rel="modulepreload"[^>]* href="\.\/assets\/([^"]+)"/g)].map((m) => m[1]);
-    const styles = [...html.matchAll(/<link rel="stylesheet"[^>]* href="\.\/assets\/([^"]+)"/g)].map((m) => m[1]);
-    // What the entry imports, the page's code and its styles, is asked for by index.html itself, not only once the entry runs.
-    const imported = [...code.matchAll(/"\.\/([\w-]+\.(?:js|css))"/g)].map((m) => m[1]!);
-    expect(imported.filter((f) => f.endsWith('.js')).length).toBeGreaterThan(0);
-    for (const f of imported) expect(f.endsWith('.js') ? preloaded : styles).toContain(f);
+    const preloaded = [...html.matchAll(/<link rel="modulepreload"[^>]* href="\.\/assets\/([^"]+)"/g)].map((m) => m[1]!);
+    const app = preloaded.find((f) => /^app-[\w-]+\.js$/.test(f));
+    expect(app).toBeDefined();
+    const appCode = await (await fetch(`${lab.url}assets/${app}`)).text();
+    const imports = [...appCode.matchAll(/(?:from|import)\s*"\.\/([\w-]+\.js)"/g)].map((m) => m[1]!);
+    expect(imports.length).toBeGreaterThan(0);
+    // The entry itself is among them (the worker's client lives there); the script tag loads it.
+    for (const f of imports) if (`assets/${f}` !== entry) expect(preloaded).toContain(f);
+  });
+
+  it("asks for a linked lesson's view and text from the entry, while the page's own code is still loading", async () => {
+    const page = await lab.context.newPage();
+    page.on('pageerror', (e) => lab.errors.push(`pageerror: ${e.message}`));
+    const asked = new Set<string>();
+    page.on('request', (r) => {
+      const m = /\/assets\/(LessonView|lesson)-[\w-]+\.js$/.exec(r.url());
+      if (m !== null) asked.add(m[1]!);
+    });
+    // The page's code is held back until both were asked for: only the entry can have asked.
+    let release = () => {};
+    const held = new Promise<void>((r) => (release = r));
+    await page.route(/\/assets\/app-[\w-]+\.js$/, async (route) => {
+      await held;
+      await route.continue();
+    });
+    await page.goto(`${lab.url}${LESSON4}`, { waitUntil: 'commit' });
+    await expect.poll(() => [...asked].sort(), { timeout: 10_000 }).toEqual(['LessonView', 'lesson']);
+    release();
+    await page.getByTestId('play-story-gc-pause').waitFor();
+    expect(await page.locator('article.lesson').getAttribute('data-lesson')).toBe('pause-past-expiry');
+    expect(lab.errors).toEqual([]);
+    await page.close();
   });
 
   it('runs a story while the learner reads, and Play shows that run without asking the worker again', async () => {
