@@ -333,6 +333,8 @@ describeBrowser('a learner goes through lesson 4', () => {
     await expect.poll(() => a.textContent()).not.toContain('$redis->del');
     expect(await a.textContent()).toContain('} finally {\n        $lock->release();\n    }');
     expect(lab.errors).toEqual([]);
+    // Closed, as every page here is: left open, its saves would overwrite the progress the next test's pages share.
+    await page.close();
   });
 
   it('resumes a returning learner where they left off', async () => {
