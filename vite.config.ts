@@ -27,9 +27,9 @@ const contentSecurityPolicy: Plugin = {
 /*
  * The entry (web/main.tsx) starts the simulation's worker and then imports
  * the page's code, web/app.tsx, which is a chunk of its own. index.html
- * preloads that chunk, the chunks it imports and their styles, so the browser fetches and
- * parses them from the start, as it would a single entry, while the worker
- * starts at once.
+ * preloads that chunk, the chunks it imports and their styles, so the
+ * browser fetches and parses them from the start, as it would a single
+ * entry, while the worker starts at once.
  */
 const preloadApp: Plugin = {
   name: 'locklab-preload-app',

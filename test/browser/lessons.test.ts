@@ -383,6 +383,14 @@ describeBrowser('a learner goes through lesson 4', () => {
     await page.close();
   });
 
+  it("says so when the page's own code cannot be fetched, instead of a blank page", async () => {
+    const page = await lab.context.newPage();
+    await page.route(/\/assets\/app-[\w-]+\.js$/, (r) => r.abort('internetdisconnected'));
+    await page.goto(`${lab.url}#/lessons`);
+    await expect.poll(() => page.locator('#root').textContent()).toMatch(/^Locklab could not load its code \(.+\)\. Reload the page to try again\.$/);
+    await page.close();
+  });
+
   it('names an unknown lesson in a notice and shows the list instead', async () => {
     const page = await lab.page('#/lesson/99-nothing');
     await expect.poll(() => page.locator('.notice').textContent()).toContain('no lesson "99-nothing"');
