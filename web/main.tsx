@@ -10,8 +10,10 @@ import './worker/start.js';
 import './styles.css';
 
 import('./app.js').catch((err: unknown) => {
-  const root = document.getElementById('root');
-  if (root !== null) root.textContent = `Locklab could not load its code (${String((err as Error).message ?? err)}). Reload the page to try again.`;
+  const said = document.createElement('p');
+  said.className = 'warn load-failed';
+  said.textContent = `Locklab could not load its code (${String((err as Error).message ?? err)}). Reload the page to try again.`;
+  document.getElementById('root')?.replaceChildren(said);
 });
 
 /*

@@ -387,7 +387,7 @@ describeBrowser('a learner goes through lesson 4', () => {
     const page = await lab.context.newPage();
     await page.route(/\/assets\/app-[\w-]+\.js$/, (r) => r.abort('internetdisconnected'));
     await page.goto(`${lab.url}#/lessons`);
-    await expect.poll(() => page.locator('#root').textContent()).toMatch(/^Locklab could not load its code \(.+\)\. Reload the page to try again\.$/);
+    await expect.poll(() => page.locator('#root p.warn').textContent()).toMatch(/^Locklab could not load its code \(.+\)\. Reload the page to try again\.$/);
     await page.close();
   });
 
