@@ -1,4 +1,5 @@
 import { create } from 'zustand';
+import { forget, recall, remember } from '../state/remembered.js';
 import { useUi } from '../state/ui.js';
 
 /*
@@ -47,20 +48,11 @@ export function parseProgress(text: string): { ok: true; progress: Progress } | 
 }
 
 function readStored(): { progress: Progress; stored: boolean } {
-  let text: string | null;
-  try {
-    text = localStorage.getItem(PROGRESS_KEY);
-  } catch {
-    return { progress: EMPTY, stored: false };
-  }
+  const text = recall('progress');
   if (text === null) return { progress: EMPTY, stored: false };
   const r = parseProgress(text);
   if (r.ok) return { progress: r.progress, stored: true };
-  try {
-    localStorage.removeItem(PROGRESS_KEY);
-  } catch {
-    // Nothing more to do: the bad value stays, and is ignored again next time.
-  }
+  forget('progress');
   useUi.getState().set({
     notice: {
       title: 'Your saved lesson progress could not be read, so it was reset',
@@ -73,11 +65,7 @@ function readStored(): { progress: Progress; stored: boolean } {
 }
 
 function write(p: Progress): void {
-  try {
-    localStorage.setItem(PROGRESS_KEY, JSON.stringify({ version: VERSION, ...p }));
-  } catch {
-    // Storage may be full or disabled; progress then lasts for this visit only.
-  }
+  remember('progress', JSON.stringify({ version: VERSION, ...p }));
 }
 
 interface ProgressState extends Progress {

@@ -1,7 +1,8 @@
 /*
- * Choices the browser keeps between visits (the theme, whether the clients'
- * code is open), under `locklab.<name>`. Storage may be disabled: then
- * nothing is recalled, and a choice lasts for this visit only.
+ * What the browser keeps between visits (the theme, whether the clients'
+ * code is open, the learner's progress), under `locklab.<name>`. Storage may
+ * be disabled or full: then nothing is recalled, and what is remembered
+ * lasts for this visit only.
  */
 
 export function recall(name: string): string | null {
@@ -16,6 +17,14 @@ export function remember(name: string, value: string): void {
   try {
     localStorage.setItem(`locklab.${name}`, value);
   } catch {
-    // Disabled storage: the choice lasts for this visit only.
+    // Disabled or full storage: it lasts for this visit only.
+  }
+}
+
+export function forget(name: string): void {
+  try {
+    localStorage.removeItem(`locklab.${name}`);
+  } catch {
+    // Disabled storage: a value it holds is ignored again next time.
   }
 }
