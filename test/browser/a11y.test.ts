@@ -13,7 +13,8 @@ describeBrowser('accessibility and layout', () => {
   it('axe-core finds no serious or critical violation on the main views, light and dark', async () => {
     const found: string[] = [];
     for (const theme of ['light', 'dark'] as const) {
-      const page = await lab.page('#/lab?s=pause-past-expiry&t=27&arrows=1');
+      // The clients' code open, in the lab and then in Compare, so its marked lines are checked too.
+      const page = await lab.page('#/lab?s=pause-past-expiry&t=27&arrows=1&code=1');
       await ready(page);
       await page.evaluate((t) => window.__locklab!.ui.getState().set({ theme: t }), theme);
       found.push(...(await axeViolations(page, `lab (${theme})`)));
@@ -76,7 +77,12 @@ describeBrowser('accessibility and layout', () => {
   });
 
   it('nothing scrolls sideways on a 390 px phone, on any view', async () => {
-    for (const hash of ['#/lab?s=pause-past-expiry&t=27', '#/sandbox', '#/compare?s=pause-past-expiry&b=1&bset=resource.fencing%3Dtrue', '#/stores']) {
+    for (const hash of [
+      '#/lab?s=pause-past-expiry&t=27',
+      '#/sandbox',
+      '#/compare?s=pause-past-expiry&b=1&bset=clients.A.ttlMs%3D20000&code=1&t=18',
+      '#/stores',
+    ]) {
       const page = await lab.page(hash, { width: 390, height: 844 });
       await page.locator('main').waitFor();
       await page.waitForTimeout(600);

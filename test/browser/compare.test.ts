@@ -6,7 +6,7 @@ import type { RecordedEntry } from '../../sim/real/recording.js';
 import { storyScenario } from '../../sim/real/stories.js';
 import { validateTrace } from '../../sim/trace/validate.js';
 import { realParting } from '../../web/model/real-parting.js';
-import { describeBrowser, ready, REPO, screenshot, startLab, type Lab } from './harness.js';
+import { describeBrowser, ready, REPO, screenshot, SCREENSHOTS, startLab, type Lab } from './harness.js';
 
 describeBrowser('fork and compare', () => {
   let lab: Lab;
@@ -165,5 +165,50 @@ describeBrowser('fork and compare', () => {
     expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
     // The lab keeps the trace it had.
     expect(await page.locator('[data-mark="double-ownership"]').count()).toBe(1);
+  });
+  it("marks in the clients' code where each process is in each run, and shows each run's code where the two differ", async () => {
+    // Run 2 gives A a 20 s lease: A's code differs between the runs (createLock's TTL), B's does not.
+    const page = await lab.page('#/compare?s=pause-past-expiry&b=1&bset=clients.A.ttlMs%3D20000&code=1&t=18');
+    await ready(page);
+    const code = page.getByTestId('clients-code');
+    await expect
+      .poll(() => code.locator('section').evaluateAll((ss) => ss.map((s) => s.getAttribute('aria-label'))), { timeout: 15_000 })
+      .toEqual(["A's code in run 1", "A's code in run 2", "B's code"]);
+    expect(await code.locator('section[data-run="1"] h3').textContent()).toBe('A on app1 · run 1');
+    expect(await code.locator('section[data-run="2"] .php-line[data-n="1"]').textContent()).toContain("createLock('job', 20)");
+    // At B's write in run 1 (A's 10 s lease ran out), run 2's B is still being refused: A's 20 s lease has not.
+    const b = code.locator(`section[aria-label="B's code"]`);
+    const here = (line: number) => b.locator(`.php-line.here[data-n="${line}"]`);
+    await expect.poll(() => here(6).locator('.php-here').textContent()).toBe(' ◀ B in run 1');
+    expect(await here(6).getAttribute('data-here')).toBe('B');
+    expect(await here(6).getAttribute('data-here-run2')).toBeNull();
+    expect(await here(3).locator('.php-here').textContent()).toBe(' ◀ B in run 2');
+    expect(await here(3).getAttribute('data-here-run2')).toBe('B');
+    expect(await b.locator('.php-line.here').count()).toBe(2);
+    // Each block of one run's code is marked for that run alone, its heading saying which.
+    for (const run of [1, 2]) expect(await code.locator(`section[data-run="${run}"] .php-line.here[data-n="5"] .php-here`).textContent()).toBe(' ◀ A, paused');
+    await code.screenshot({ path: join(SCREENSHOTS, 'compare-code-ttl.png'), timeout: 10_000 });
+    await page.close();
+
+    // Fencing on changes no line of code: one block per client, each process marked once for both runs where they agree.
+    const fenced = await lab.page('#/compare?s=pause-past-expiry&b=1&bset=resource.fencing%3Dtrue&code=1&t=14');
+    await ready(fenced);
+    const both = fenced.getByTestId('clients-code');
+    await expect
+      .poll(() => both.locator('section').evaluateAll((ss) => ss.map((s) => s.getAttribute('aria-label'))), { timeout: 15_000 })
+      .toEqual(["A's code", "B's code"]);
+    const a5 = both.locator(`section[aria-label="A's code"] .php-line.here[data-n="5"]`);
+    await expect.poll(() => a5.locator('.php-here').textContent()).toBe(' ◀ A, paused, in both runs');
+    expect([await a5.getAttribute('data-here'), await a5.getAttribute('data-here-run2')]).toEqual(['A', 'A']);
+    expect(await both.locator('p.muted').first().textContent()).toContain('marked, in each run.');
+
+    // A recording from real servers says nothing of lines: only run 1 is marked, and the panel says why.
+    await fenced.getByTestId('compare-recorded').first().click();
+    await expect.poll(() => both.locator('p.muted').first().textContent(), { timeout: 15_000 }).toContain('run 2 does not say which line made its events');
+    expect(await both.locator('.php-line.here[data-here-run2]').count()).toBe(0);
+    await expect.poll(() => a5.locator('.php-here').textContent()).toBe(' ◀ A, paused, in run 1');
+    await screenshot(fenced, 'compare-code-real');
+    expect(lab.errors).toEqual([]);
+    await fenced.close();
   });
 });

@@ -4,7 +4,7 @@ import { clientPhpLines, codeNote, type ClientPhp } from '../../sim/scenario/ste
 import { spanAt } from '../model/state-at.js';
 import type { TraceModel } from '../model/types.js';
 import type { LoadedTrace } from '../state/traces.js';
-import { useUi } from '../state/ui.js';
+import { useCursorOf, useUi } from '../state/ui.js';
 
 /**
  * What each client of the run does, as the PHP its steps (or lifecycle
@@ -14,9 +14,11 @@ import { useUi } from '../state/ui.js';
  * again to the same bytes), the line each process is on at the playhead is
  * marked, and follows it; a line's button moves the playhead to the
  * client's next arrival there (`locked`: not while a story asks what
- * happens next, which the move would tell).
+ * happens next, which the move would tell). In Compare, `other` is Run 2:
+ * each process is marked in each run at the shared playhead, and a client
+ * whose code differs between the runs has each run's code shown.
  */
-export function ClientsCode({ trace, locked = false }: { trace: LoadedTrace; locked?: boolean }) {
+export function ClientsCode({ trace, other = null, locked = false }: { trace: LoadedTrace; other?: LoadedTrace | null; locked?: boolean }) {
   const open = useUi((s) => s.codeOpen);
   return (
     <details
@@ -29,15 +31,16 @@ export function ClientsCode({ trace, locked = false }: { trace: LoadedTrace; loc
       }}
     >
       <summary>What the clients run, as PHP</summary>
-      {open && <Code trace={trace} locked={locked} />}
+      {open && <Code trace={trace} other={other} locked={locked} />}
     </details>
   );
 }
 
-/** A process on a line at the playhead: its name, and whether it is frozen there (a GC pause). */
+/** A process on a line at the playhead: its name, whether it is frozen there (a GC pause), and, in Compare, which run it is of. */
 interface Here {
   readonly process: string;
   readonly paused: boolean;
+  readonly run?: 1 | 2;
 }
 
 /** The marks of `client`'s processes: the client's own, and its forked children's. */
@@ -53,15 +56,24 @@ function add<T>(map: Map<number, T[]>, key: number, value: T): void {
 }
 
 /** Where each process of `client` is at the playhead: line number to the processes on it (the client, and its forked children). */
-function whereAt(client: string, php: ClientPhp, marks: Map<string, ProcessMarks>, model: TraceModel, cursor: number, atUs: number): Map<number, Here[]> {
-  const out = new Map<number, Here[]>();
+function whereAt(
+  client: string,
+  php: ClientPhp,
+  marks: Map<string, ProcessMarks>,
+  model: TraceModel,
+  cursor: number,
+  atUs: number,
+  run?: 1 | 2,
+  out = new Map<number, Here[]>(),
+): Map<number, Here[]> {
   if (cursor < 0) return out;
   for (const [process, m] of processesOf(client, marks)) {
     const path = stepAt(m, cursor);
     const line = path === null || path === undefined ? undefined : php.lineOf(path);
     if (line === undefined) continue;
     const lane = model.clients.find((l) => l.name === process);
-    add(out, line, { process, paused: lane !== undefined && spanAt(lane.pauses, atUs) !== null });
+    const paused = lane !== undefined && spanAt(lane.pauses, atUs) !== null;
+    add(out, line, run === undefined ? { process, paused } : { process, paused, run });
   }
   return out;
 }
@@ -85,40 +97,119 @@ function arrivalsByLine(client: string, php: ClientPhp, marks: Map<string, Proce
 /** The first of `seqs` after the cursor, or the first of all when none is after it (as a search goes round). */
 const nextAfter = (seqs: readonly number[], cursor: number): number => seqs.find((s) => s > cursor) ?? seqs[0]!;
 
-function Code({ trace, locked }: { trace: LoadedTrace; locked: boolean }) {
+/** One run's side of the code: its trace, its marks by process, and its event at the playhead. */
+interface Side {
+  readonly run: 1 | 2;
+  readonly trace: LoadedTrace;
+  readonly marks: Map<string, ProcessMarks> | null;
+  readonly cursor: number;
+}
+
+/** A block of code on screen: one client's PHP, and the runs whose processes are marked on it (both, where the two runs' code is the same). */
+interface Block {
+  readonly client: string;
+  readonly machine: string;
+  readonly php: ClientPhp;
+  readonly sides: readonly Side[];
+  /** In Compare, where the two runs' code for this client differs: which run this block is. */
+  readonly only?: 1 | 2;
+}
+
+const samePhp = (a: ClientPhp, b: ClientPhp): boolean => a.lines.length === b.lines.length && a.lines.every((l, i) => l.text === b.lines[i]!.text);
+
+/**
+ * The words after ◀ on a line: each process on it, and in Compare which run
+ * (or both) it is there in: "A", "A, paused", "A in run 2", "B in both runs"
+ * (`oneRun`: a block of one run's code, which its heading names).
+ */
+function hereWords(on: readonly Here[], oneRun: boolean): string {
+  const words: string[] = [];
+  const seen = new Set<string>();
+  for (const h of on) {
+    const who = h.paused ? `${h.process}, paused` : h.process;
+    if (h.run === undefined || oneRun) {
+      words.push(who);
+      continue;
+    }
+    if (seen.has(who)) continue;
+    seen.add(who);
+    const both = on.some((o) => o !== h && o.process === h.process && o.paused === h.paused && o.run !== h.run);
+    words.push(`${who}${h.paused ? ',' : ''} ${both ? 'in both runs' : `in run ${h.run}`}`);
+  }
+  return words.join('; ');
+}
+
+function Code({ trace, other, locked }: { trace: LoadedTrace; other: LoadedTrace | null; locked: boolean }) {
   const scenario = trace.doc.scenario;
   const note = codeNote(scenario);
   const code = useMemo(() => scenario.clients.map((c) => ({ name: c.name, machine: c.machine, php: clientPhpLines(scenario, c) })), [scenario]);
+  const otherScenario = other?.doc.scenario;
+  const otherCode = useMemo(
+    () =>
+      otherScenario === undefined ? null : otherScenario.clients.map((c) => ({ name: c.name, machine: c.machine, php: clientPhpLines(otherScenario, c) })),
+    [otherScenario],
+  );
   const marks = useMemo(() => (trace.marks === undefined ? null : marksByProcess(trace.marks)), [trace.marks]);
+  const otherMarks = useMemo(() => (other?.marks === undefined ? null : marksByProcess(other.marks)), [other?.marks]);
+  // Only the first run's arrivals: its line buttons move the playhead, which steps through the first run's events.
   const arrived = useMemo(
-    () => (marks === null ? null : code.map((c) => arrivalsByLine(c.name, c.php, marks, trace.doc.events.length))),
+    () => (marks === null ? null : new Map(code.map((c) => [c.name, arrivalsByLine(c.name, c.php, marks, trace.doc.events.length)]))),
     [code, marks, trace.doc.events.length],
   );
   const cursor = useUi((s) => s.cursor);
   const atUs = useUi((s) => s.playheadUs);
+  const first: Side = { run: 1, trace, marks, cursor };
+  // The second run's event at the shared playhead, as its side panel reads it.
+  const otherCursor = useCursorOf(other ?? trace, other === null);
+  const second: Side | null = other === null ? null : { run: 2, trace: other, marks: otherMarks, cursor: otherCursor };
+  const blocks: Block[] = [];
+  for (const c of code) {
+    const twin = otherCode?.find((o) => o.name === c.name);
+    if (second === null) blocks.push({ client: c.name, machine: c.machine, php: c.php, sides: [first] });
+    else if (twin !== undefined && samePhp(c.php, twin.php)) blocks.push({ client: c.name, machine: c.machine, php: c.php, sides: [first, second] });
+    else {
+      blocks.push({ client: c.name, machine: c.machine, php: c.php, sides: [first], only: 1 });
+      if (twin !== undefined) blocks.push({ client: twin.name, machine: twin.machine, php: twin.php, sides: [second], only: 2 });
+    }
+  }
+  if (second !== null)
+    for (const o of otherCode ?? [])
+      if (!code.some((c) => c.name === o.name)) blocks.push({ client: o.name, machine: o.machine, php: o.php, sides: [second], only: 2 });
+  const anyMarks = marks !== null || (second !== null && otherMarks !== null);
   return (
     <>
       <p className="muted small">
         Symfony Lock&rsquo;s calls, with <code>work()</code> for the time in the critical section and <code>write()</code> for the write to the resource.
         {note !== null && ` ${note}`}
-        {marks !== null &&
-          ' The line each process is on at the playhead is marked, and follows it as the run plays; ▸ beside a line moves the playhead to the next time the client is there.'}
+        {anyMarks &&
+          (second === null
+            ? ' The line each process is on at the playhead is marked, and follows it as the run plays; ▸ beside a line moves the playhead to the next time the client is there.'
+            : `${
+                otherMarks === null
+                  ? ' The line each process of run 1 is on at the playhead is marked; run 2 does not say which line made its events (a trace recorded on real servers, or from another version).'
+                  : marks === null
+                    ? ' The line each process of run 2 is on at the playhead is marked; run 1 does not say which line made its events.'
+                    : ' The line each process is on at the playhead is marked, in each run.'
+              } Where a client\u2019s code differs between the runs, each run\u2019s is shown.${marks === null ? '' : ' ▸ beside a line moves the playhead to the next time the client is there in run 1.'}`)}
       </p>
       <div className="clients-code-grid">
-        {code.map((c, k) => {
-          const lines = arrived?.[k];
-          const here = marks === null ? new Map<number, Here[]>() : whereAt(c.name, c.php, marks, trace.model, cursor, atUs);
+        {blocks.map((b) => {
+          const lines = b.sides.includes(first) ? arrived?.get(b.client) : undefined;
+          const here = new Map<number, Here[]>();
+          for (const side of b.sides)
+            if (side.marks !== null) whereAt(b.client, b.php, side.marks, side.trace.model, side.cursor, atUs, second === null ? undefined : side.run, here);
           return (
-            <section key={c.name} aria-label={`${c.name}'s code`}>
+            <section key={`${b.client}/${b.only ?? 0}`} aria-label={`${b.client}'s code${b.only === undefined ? '' : ` in run ${b.only}`}`} data-run={b.only}>
               <h3>
-                {c.name} <span className="muted">on {c.machine}</span>
+                {b.client} <span className="muted">on {b.machine}</span>
+                {b.only !== undefined && <span className="muted"> · run {b.only}</span>}
               </h3>
               <pre
                 className={lines === undefined ? 'mono' : 'mono with-gutter'}
-                style={{ '--digits': Math.max(2, String(c.php.lines.length).length) } as CSSProperties}
+                style={{ '--digits': Math.max(2, String(b.php.lines.length).length) } as CSSProperties}
               >
                 <code>
-                  {c.php.lines.map((l, i) => {
+                  {b.php.lines.map((l, i) => {
                     const on = here.get(i);
                     const seqs = lines?.get(i);
                     // A line the client comes to has a button in the code's left margin, to go to the next time it is there.
@@ -127,8 +218,8 @@ function Code({ trace, locked }: { trace: LoadedTrace; locked: boolean }) {
                         <button
                           type="button"
                           className="php-go"
-                          aria-label={`Go to the next time ${c.name} is on line ${i + 1}: ${l.text.trim()}`}
-                          title={`Go to the next time ${c.name} is here`}
+                          aria-label={`Go to the next time ${b.client} is on line ${i + 1}: ${l.text.trim()}`}
+                          title={`Go to the next time ${b.client} is here`}
                           disabled={locked}
                           onClick={() => useUi.getState().inspect(nextAfter(seqs, useUi.getState().cursor))}
                         />
@@ -144,16 +235,22 @@ function Code({ trace, locked }: { trace: LoadedTrace; locked: boolean }) {
                           {'\n'}
                         </Fragment>
                       );
+                    const inRun = (n: 1 | 2) =>
+                      on
+                        .filter((h) => (h.run ?? 1) === n)
+                        .map((h) => h.process)
+                        .join(' ');
                     return (
                       <Fragment key={i}>
                         {gutter}
                         <span
                           className={on.every((h) => h.paused) ? 'php-line here paused' : 'php-line here'}
                           data-n={i + 1}
-                          data-here={on.map((h) => h.process).join(' ')}
+                          data-here={inRun(1) || undefined}
+                          data-here-run2={second === null ? undefined : inRun(2) || undefined}
                         >
                           {l.text}
-                          <span className="php-here"> ◀ {on.map((h) => (h.paused ? `${h.process}, paused` : h.process)).join('; ')}</span>
+                          <span className="php-here"> ◀ {hereWords(on, b.only !== undefined)}</span>
                         </span>
                         {'\n'}
                       </Fragment>

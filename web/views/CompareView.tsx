@@ -14,6 +14,7 @@ import { useUi } from '../state/ui.js';
 import { fullDomainOf } from '../state/zoom.js';
 import { Legend } from '../timeline/Legend.js';
 import { Timeline } from '../timeline/Timeline.js';
+import { ClientsCode } from '../components/ClientsCode.js';
 import { ForkDialog } from './ForkDialog.js';
 import { LinkButton } from './LinkButton.js';
 
@@ -130,6 +131,7 @@ export function CompareView() {
           </div>
         )}
       </div>
+      <ClientsCode trace={a} other={b} />
       <ForkDialog trace={a} open={forkOpen} onClose={() => setForkOpen(false)} />
     </div>
   );
