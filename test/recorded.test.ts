@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { check } from '../sim/check/checker.js';
@@ -6,7 +6,10 @@ import { findingOf } from '../sim/real/agreement.js';
 import { lessonRecordingFile, lessonStories } from '../sim/real/lesson-stories.js';
 import { checkRealScenario } from '../sim/real/runner.js';
 import { REAL_STORIES, storyScenario } from '../sim/real/stories.js';
-import { recordingKey, type RecordedEntry } from '../sim/real/recording.js';
+import { marksFileOf, recordingKey, type RecordedEntry } from '../sim/real/recording.js';
+import { marksByProcess, stepAt, type StepMarks } from '../sim/clients/step-marks.js';
+import { clientPhpLines } from '../sim/scenario/steps-php.js';
+import { markProblems } from './support/step-lines.js';
 import { runScenario } from '../sim/run.js';
 import { validateTrace } from '../sim/trace/validate.js';
 
@@ -84,6 +87,44 @@ describe("the traces recorded on real servers of the lessons' own stories", () =
       expect(e.recordedOn).toMatch(e.client === 'symfony' ? /^recorded on .+ with Symfony Lock 5\.4/ : /^recorded on .+ with Locklab's own lock code$/);
     });
   }
+});
+
+describe('the step marks kept beside each recording', () => {
+  it('are named in the index beside every recording, and recorded/ holds nothing but the index, the recordings and their marks', () => {
+    for (const e of all) expect(e.marks, e.file).toBe(marksFileOf(e.file));
+    const listed = new Set(['index.json', ...all.flatMap((e) => [e.file, e.marks!])]);
+    expect(readdirSync(dir).filter((f) => !listed.has(f))).toEqual([]);
+  });
+
+  for (const e of all.filter((x) => x.marks !== undefined)) {
+    it(`${e.marks}: each event of the recording happens on a line of its client's code that makes it`, () => {
+      const doc = validateTrace(JSON.parse(readFileSync(join(dir, e.file), 'utf8')), e.file);
+      const marks = JSON.parse(readFileSync(join(dir, e.marks!), 'utf8')) as StepMarks;
+      expect(markProblems(doc.scenario, doc, marks)).toEqual([]);
+      // Every process that made an event says where it was.
+      const actors = new Set(doc.events.filter((x) => x.kind === 'client.start').map((x) => x.actor));
+      expect(new Set(marks.processes)).toEqual(actors);
+    });
+  }
+
+  it("lesson 4's GC pause on real servers, as the code panel shows it: A frozen on work(3) while its lease expires and B takes the lock", () => {
+    for (const e of ofLessons.filter((x) => x.lesson === 'pause-past-expiry' && x.story === 'gc-pause')) {
+      const doc = validateTrace(JSON.parse(readFileSync(join(dir, e.file), 'utf8')), e.file);
+      const a = marksByProcess(JSON.parse(readFileSync(join(dir, e.marks!), 'utf8')) as StepMarks).get('A')!;
+      const php = clientPhpLines(
+        doc.scenario,
+        doc.scenario.clients.find((c) => c.name === 'A')!,
+      );
+      const lineAt = (seq: number) => php.lines[php.lineOf(stepAt(a, seq)!)!]!.text.trim();
+      const seqOf = (kind: string, actor: string) => doc.events.find((x) => x.kind === kind && x.actor === actor)!.seq;
+      expect([lineAt(seqOf('process.pause', 'A')), lineAt(seqOf('lock.expired', 'redis')), lineAt(seqOf('acquire.ok', 'B'))], e.file).toEqual([
+        'work(3);',
+        'work(3);',
+        'work(3);',
+      ]);
+      expect(lineAt(seqOf('write.request', 'A')), e.file).toBe('write();');
+    }
+  });
 });
 
 describe('Symfony Lock on the real runner', () => {

@@ -10,6 +10,7 @@ import { BUILTIN_SCENARIOS } from '../sim/scenarios/index.js';
 import { serializeTrace } from '../sim/trace/io.js';
 import type { TraceDocument } from '../sim/trace/types.js';
 import { randomSteps } from './support/random-steps.js';
+import { linesAtEvents, mismatches } from './support/step-lines.js';
 
 /* Which line of its PHP each client process is on, event by event: the lab's code panel follows the playhead with it. */
 
@@ -20,47 +21,6 @@ function marked(name: string): { s: Scenario; doc: TraceDocument; marker: StepMa
   const s = builtin(name);
   const marker = new StepMarker();
   return { s, doc: runScenario(s, s.seed, marker), marker };
-}
-
-/** The line of its client's PHP a process is on at each of its own events: null where it is on none (before its first step, in a destructor, gone). */
-function linesAtEvents(s: Scenario, doc: TraceDocument, marker: StepMarker): Array<{ seq: number; process: string; kind: string; line: string | null }> {
-  const by = marksByProcess(marker.marks);
-  const php = new Map(s.clients.map((c) => [c.name, clientPhpLines(s, c)]));
-  const out = [];
-  for (const e of doc.events) {
-    const m = by.get(e.actor);
-    if (m === undefined) continue;
-    const code = php.get(e.actor.split('/')[0]!)!;
-    const path = stepAt(m, e.seq);
-    const i = path === null || path === undefined ? undefined : code.lineOf(path);
-    out.push({ seq: e.seq, process: e.actor, kind: e.kind, line: i === undefined ? null : code.lines[i]!.text.trim() });
-  }
-  return out;
-}
-
-/** What the line a process is on must say, by the kind of event it records there; kinds not named may come from more than one line. */
-const LINE_OF_KIND: ReadonlyArray<readonly [RegExp, RegExp]> = [
-  [/^(acquire\.request|exists\.request|acquire\.giveup)$/, /->acquire(Read)?\(|->get\(/],
-  [/^work\.start$/, /^work\(/],
-  [/^write\.request$/, /^write\(\);$/],
-  // A release is the release call's; or a destructor's, where a Lock object is replaced or a child exits; or acquire()'s, cleaning up after a lease that ran out in flight or a quorum missed.
-  [/^release\.request$/, /->release\(\);|->del\(|->delete\(|^exit\(0\);$|^\$lock = \$factory->createLock|->acquire\(/],
-  [/^refresh\.request$/, /->refresh\(|^work\(/],
-  [/^(check\.ok|check\.expired)$/, /isExpired\(\)/],
-  [/^sleep\.start$/, /sleep\(/],
-  [/^process\.fork$/, /pcntl_fork\(\)/],
-  [/^exception\.user$/, /^throw new/],
-];
-
-function mismatches(s: Scenario, doc: TraceDocument, marker: StepMarker): string[] {
-  const bad: string[] = [];
-  for (const e of linesAtEvents(s, doc, marker)) {
-    const want = LINE_OF_KIND.find(([kind]) => kind.test(e.kind))?.[1];
-    // A release by the Lock's destructor, at the end of the main script, is on no line of its own.
-    if (want === undefined || (e.kind === 'release.request' && e.line === null && !e.process.includes('/'))) continue;
-    if (e.line === null || !want.test(e.line)) bad.push(`#${e.seq} ${e.process} ${e.kind}: on ${JSON.stringify(e.line)}`);
-  }
-  return bad;
 }
 
 describe('the line each client is on, event by event', () => {
@@ -79,15 +39,15 @@ describe('the line each client is on, event by event', () => {
       const s = normalizeScenario(raw, name);
       const marker = new StepMarker();
       const doc = runScenario(s, s.seed, marker);
-      expect(mismatches(s, doc, marker), name).toEqual([]);
-      checked += linesAtEvents(s, doc, marker).filter((e) => e.line !== null).length;
+      expect(mismatches(s, doc, marker.marks), name).toEqual([]);
+      checked += linesAtEvents(s, doc, marker.marks).filter((e) => e.line !== null).length;
     }
     expect(checked).toBeGreaterThan(1000);
   });
 
   it('a GC pause in work: A stays on work(3) while B takes the lock, works and releases, then A writes', () => {
     const { s, doc, marker } = marked('pause-past-expiry');
-    const seen = linesAtEvents(s, doc, marker).map((e) => `${e.process} ${e.kind} @ ${e.line}`);
+    const seen = linesAtEvents(s, doc, marker.marks).map((e) => `${e.process} ${e.kind} @ ${e.line}`);
     expect(seen).toEqual([
       'A client.start @ null',
       'A acquire.request @ if (!$lock->acquire()) return;',
@@ -118,7 +78,7 @@ describe('the line each client is on, event by event', () => {
 
   it("a forked child's exit is where its copy of the Lock is destroyed, and the parent's lock released", () => {
     const { s, doc, marker } = marked('auto-release-fork');
-    const child = linesAtEvents(s, doc, marker).filter((e) => e.process === 'A/child1');
+    const child = linesAtEvents(s, doc, marker.marks).filter((e) => e.process === 'A/child1');
     expect(child.map((e) => `${e.kind} @ ${e.line}`)).toEqual([
       'client.start @ null',
       'work.start @ work(0.2);',
@@ -133,7 +93,7 @@ describe('the line each client is on, event by event', () => {
 
   it("a worker's passes share one loop's lines: its think time, then the same acquire, work and release each pass", () => {
     const { s, doc, marker } = marked('random-gc-pauses');
-    const a = linesAtEvents(s, doc, marker).filter((e) => e.process === 'A');
+    const a = linesAtEvents(s, doc, marker.marks).filter((e) => e.process === 'A');
     expect(a.filter((e) => e.kind === 'sleep.start').length).toBeGreaterThan(5);
     expect(new Set(a.filter((e) => e.kind === 'sleep.start').map((e) => e.line))).toEqual(new Set(['if ($i > 0) usleep(500000);']));
     expect(new Set(a.filter((e) => e.kind === 'acquire.request').map((e) => e.line))).toEqual(new Set(['if (!$lock->acquire(true)) continue;']));
@@ -190,7 +150,7 @@ describe('the line each client is on, event by event', () => {
         const s: Scenario = { ...base, clients: [{ ...base.clients[0]!, steps: script }, ...base.clients.slice(1)] };
         const marker = new StepMarker();
         const doc = runScenario(s, s.seed, marker);
-        expect(mismatches(s, doc, marker)).toEqual([]);
+        expect(mismatches(s, doc, marker.marks)).toEqual([]);
       }),
       { numRuns: 200, seed: 11 },
     );

@@ -45,9 +45,14 @@ export type TimelineRun = Pick<TraceDocument, 'scenario' | 'seed' | 'source' | '
  * flagged. Given a window with a head and a tail, the lines between them are
  * replaced by one that says how many were left out.
  */
-export function formatTimeline(doc: TimelineRun & { events?: readonly TraceEvent[] }, c: Colors, window?: ShownEvents): string {
+export function formatTimeline(
+  doc: TimelineRun & { events?: readonly TraceEvent[] },
+  c: Colors,
+  window?: ShownEvents,
+  lineOf?: (e: TraceEvent) => number | undefined,
+): string {
   const lines: string[] = [];
-  writeTimeline(doc, c, window ?? EventWindow.of(doc.events ?? []), (piece) => lines.push(piece));
+  writeTimeline(doc, c, window ?? EventWindow.of(doc.events ?? []), (piece) => lines.push(piece), lineOf);
   return lines.join('\n');
 }
 

@@ -5,13 +5,16 @@ import { runScenario } from '../run.js';
 import { applyOverrides, type Override } from '../scenario/set.js';
 import type { Scenario } from '../scenario/types.js';
 import { serializeTrace } from '../trace/io.js';
-import type { TraceDocument } from '../trace/types.js';
+import type { TraceDocument, TraceEvent } from '../trace/types.js';
+import { marksByProcess, stepAt, StepMarker, type StepMarks } from '../clients/step-marks.js';
+import { clientPhpLines } from '../scenario/steps-php.js';
 import { formatDuration, formatInstant } from '../time.js';
 import { agree, alignTimelines, findingOf } from '../real/agreement.js';
 import type { ClientLibrary } from '../real/ipc.js';
 import { writeFileSync } from 'node:fs';
 import { writeFileAtomic } from './files.js';
 import { formatStop, formatTimeline, formatVerdict, runEndOf } from './format.js';
+import { formatCode } from './run-command.js';
 import { counted } from '../words.js';
 
 /** What the real commands need from the CLI around them. */
@@ -50,6 +53,7 @@ interface RealOpts {
   client: ClientLibrary;
   set: Override[];
   json?: boolean;
+  code?: boolean;
   out?: string;
   maxTimeMs?: number;
   redis?: string[];
@@ -111,12 +115,30 @@ function realHeader(r: Runner, doc: TraceDocument, library: ClientLibrary, c: Co
   );
 }
 
+/**
+ * The line of its client's code (numbered from 1, as `--code` prints it)
+ * each client event of a real run happened on, by the steps its processes
+ * reported as they ran.
+ */
+function realLineOf(scenario: Scenario, marks: StepMarks): (e: TraceEvent) => number | undefined {
+  const by = marksByProcess(marks);
+  const php = new Map(scenario.clients.map((x) => [x.name, clientPhpLines(scenario, x)]));
+  return (e) => {
+    const m = by.get(e.actor);
+    const path = m === undefined ? undefined : stepAt(m, e.seq);
+    const code = php.get(e.actor.split('/')[0]!);
+    const i = typeof path !== 'string' || code === undefined ? undefined : code.lineOf(path);
+    return i === undefined ? undefined : i + 1;
+  };
+}
+
 /** Runs the real scenario, turning what cannot be run into one clear message. */
-async function real(r: Runner, scenario: Scenario, opts: RealOpts, cli: RealCli): Promise<TraceDocument> {
+async function real(r: Runner, scenario: Scenario, opts: RealOpts, cli: RealCli, marks?: StepMarker): Promise<TraceDocument> {
   const started = Date.now();
   try {
     return await r.runReal(scenario, {
       library: opts.client,
+      ...(marks === undefined ? {} : { marks }),
       urls: urlsFor(r, scenario, opts),
       ...(opts.maxTimeMs === undefined ? {} : { maxTimeMs: opts.maxTimeMs }),
       progress: (line) => cli.io.err(cli.c.dim(`[real ${((Date.now() - started) / 1000).toFixed(1)} s] ${line}\n`)),
@@ -164,6 +186,7 @@ export function registerRealCommands(program: Command, cli: RealCli): void {
       .addOption(clientOption())
       .option('--set <path=value>', 'override a scenario field (repeatable)', cli.collect, [] as Override[])
       .option('--json', 'print the trace document (JSON) instead of the timeline')
+      .option('--code', "print each client's code as PHP, numbered, above the timeline, which gives each client event its line")
       .option('--out <file>', 'also write the trace document to this file')
       .addOption(maxTime),
   )
@@ -172,6 +195,7 @@ export function registerRealCommands(program: Command, cli: RealCli): void {
       `
 Examples:
   locklab real pause-past-expiry
+  locklab real pause-past-expiry --client symfony --code
   locklab real pause-past-expiry --client symfony --out trace.json
   locklab real pause-past-expiry --redis redis://127.0.0.1:6379
 
@@ -181,14 +205,21 @@ are dropped), since loopback servers cannot be cut apart. Exit codes: 0 the run
 completed, 2 bad input or a scenario that cannot be made real, 3 the time budget ran out.`,
     )
     .action(async (ref: string, opts: RealOpts) => {
+      if (opts.code === true && opts.json === true)
+        throw new InputError('--code', [{ path: '', message: "prints the clients' code above the timeline, which --json does not print" }]);
       const scenario = applyOverrides(cli.loadScenario(ref).scenario, opts.set);
       const r = await realRunner();
-      const doc = await real(r, scenario, opts, cli);
+      const marker = opts.code === true ? new StepMarker() : undefined;
+      const doc = await real(r, scenario, opts, cli, marker);
       const text = serializeTrace(doc);
       if (opts.out !== undefined) writeFileAtomic(opts.out, text);
       if (opts.json === true) io.out(text);
       else {
-        io.out(`${realHeader(r, doc, opts.client, c)}\n${formatTimeline(doc, c)}\n\n${formatVerdict(doc, c)}\n${formatStop(runEndOf(doc), c)}\n`);
+        const lineOf = marker === undefined ? undefined : realLineOf(scenario, marker.marks);
+        if (marker !== undefined) io.out(`${formatCode(scenario, c)}\n\n`);
+        io.out(
+          `${realHeader(r, doc, opts.client, c)}\n${formatTimeline(doc, c, undefined, lineOf)}\n\n${formatVerdict(doc, c)}\n${formatStop(runEndOf(doc), c)}\n`,
+        );
         if (opts.out !== undefined) io.out(c.dim(`Trace written to ${opts.out}\n`));
       }
       cli.setCode(doc.stop.reason === 'completed' ? 0 : 3);

@@ -2,6 +2,9 @@
 // sends it the scenario, and it runs the simulation's lock code against the
 // real servers, sending every event back. Stopping it (SIGSTOP) or killing
 // it (SIGKILL) stops its timers, its heartbeats and its connections for real.
+import { shorthandStepsOf } from '../clients/shorthand.js';
+import { StepPaths } from '../clients/step-marks.js';
+import { storeKind } from '../stores/registry.js';
 import { ClientSession } from './client-session.js';
 import { isCut, type FromChild, type ToChild } from './ipc.js';
 import { machineClocks } from './runtime/real-runtime.js';
@@ -49,6 +52,12 @@ async function setup(m: Extract<ToChild, { t: 'setup' }>): Promise<void> {
     },
     library: m.library,
   });
+  if (m.marks) {
+    // The same spec object the session's client runs, so the shorthand's steps are the ones it made (shorthandStepsOf keeps them by spec).
+    const spec = m.scenario.clients.find((c) => c.name === m.client)!;
+    const paths = new StepPaths(spec.steps ?? shorthandStepsOf(spec, storeKind(m.scenario.store.kind)!.capabilities));
+    session.client.onStep = (c, step, phase) => send({ t: 'mark', process: c.name, path: paths.at(step, phase), timeUs: clock.nowUs() });
+  }
   const nodeMachine = new Map<string, string>([['resource', m.scenario.resource.machine]]);
   for (const [node, machine] of session.runtime.nodeMachines) nodeMachine.set(node, machine);
   await session.open();

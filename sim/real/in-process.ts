@@ -1,4 +1,5 @@
 import { check } from '../check/checker.js';
+import type { StepMarkSink } from '../clients/step-marks.js';
 import type { Scenario } from '../scenario/types.js';
 import type { TraceEvent } from '../trace/types.js';
 import type { Verdict } from '../check/verdict.js';
@@ -7,6 +8,43 @@ import { ClientSession } from './client-session.js';
 import { RealResource } from './resource.js';
 import { RunClock } from './runtime/time.js';
 import { machineClocks, type RawEvent } from './runtime/real-runtime.js';
+
+/**
+ * A step mark a client process sent during a real run: from `timeUs` (the
+ * run's clock) on, `process` runs the step at `path`. `after` is how many
+ * events had arrived before it, which places it among events of the same
+ * microsecond as `numberEvents` orders them.
+ */
+export interface RawMark {
+  readonly process: string;
+  readonly path: string | null;
+  readonly timeUs: number;
+  readonly after: number;
+}
+
+/**
+ * Gives each mark the seq of the first event ordered after it (as the
+ * simulation marks a step with the seq of the next event recorded), and
+ * hands them to `sink` in seq order, ties in the order they arrived. `raw`
+ * is every event, in arrival order, as `numberEvents` takes it.
+ */
+export function numberMarks(raw: readonly RawEvent[], marks: readonly RawMark[], sink: StepMarkSink): void {
+  // Events as numberEvents orders them: by time, ties by arrival.
+  const order = raw.map((e, i) => ({ t: e.timeUs, i })).sort((a, b) => a.t - b.t || a.i - b.i);
+  const seqOf = (m: RawMark): number => {
+    let lo = 0;
+    let hi = order.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      const e = order[mid]!;
+      if (e.t < m.timeUs || (e.t === m.timeUs && e.i < m.after)) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  };
+  const numbered = marks.map((m, k) => ({ m, k, seq: seqOf(m) })).sort((a, b) => a.seq - b.seq || a.k - b.k);
+  for (const { m, seq } of numbered) sink.mark(m.process, m.path, seq);
+}
 
 /** Orders events by true time (ties keep their arrival order) and numbers them. */
 export function numberEvents(raw: readonly RawEvent[]): TraceEvent[] {

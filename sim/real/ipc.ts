@@ -14,6 +14,8 @@ export type ToChild =
       readonly library: ClientLibrary;
       readonly urls: Readonly<Record<string, string>>;
       readonly msgBase: number;
+      /** Whether to report which step each of its processes is on (`mark`), for the lab's code panel. */
+      readonly marks: boolean;
     }
   | { readonly t: 'start'; readonly originNs: string }
   | { readonly t: 'written'; readonly msg: number; readonly reply: WriteReply };
@@ -24,6 +26,8 @@ export type FromChild =
   | { readonly t: 'failed'; readonly message: string }
   | { readonly t: 'event'; readonly e: RawEvent }
   | { readonly t: 'write'; readonly msg: number; readonly request: WriteRequest }
+  /** From `timeUs` on (the run's clock), `process` runs the step at `path` of its script (null: on no line); sent in order with the events. */
+  | { readonly t: 'mark'; readonly process: string; readonly path: string | null; readonly timeUs: number }
   | { readonly t: 'done' };
 
 /** Whether partitions cut `from` off from `to`: both are named, in different groups of one partition (as the simulated network decides). */

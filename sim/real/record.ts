@@ -2,7 +2,9 @@
 // real servers — the built-in stories and the lessons' own stories — with
 // Locklab's own clients and with Symfony Lock where it has the store, and
 // writes the traces the lab opens beside the simulation (Compare, and each
-// lesson's story): recorded/<name>.json and recorded/index.json.
+// lesson's story): recorded/<name>.json, beside it recorded/<name>.marks.json
+// (which line of its code each process was on, event by event), and
+// recorded/index.json.
 //
 //   npm run record-real                      everything
 //   npm run record-real -- --lessons         the lessons' stories only
@@ -24,7 +26,8 @@ import { PACKAGE_ROOT } from './paths.js';
 import { runReal } from './runner.js';
 import { REAL_STORIES, storyScenario } from './stories.js';
 import { serverVersion, symfonyVersion } from './versions.js';
-import { recordingKey, type RecordedEntry } from './recording.js';
+import { marksFileOf, recordingKey, type RecordedEntry } from './recording.js';
+import { StepMarker, type StepMarks } from '../clients/step-marks.js';
 
 export type { RecordedEntry };
 
@@ -83,6 +86,8 @@ const RACY_RUNS = 10;
 
 interface Recorded {
   readonly doc: TraceDocument;
+  /** Which step each client process ran, event by event, in that run: the lab marks the line of code each is on. */
+  readonly marks: StepMarks;
   readonly realRuns?: RecordedEntry['realRuns'];
 }
 
@@ -96,10 +101,11 @@ async function record(job: Job, runs: number): Promise<Recorded | null> {
   const simulated = job.lesson === undefined ? null : findingOf(check(runScenario(job.scenario, job.seed).events));
   const racy = job.lesson?.racy === true;
   const of = racy ? Math.max(runs, RACY_RUNS) : runs;
-  let kept: TraceDocument | null = null;
+  let kept: { doc: TraceDocument; marks: StepMarks } | null = null;
   let ended = 0;
   for (let i = 1; i <= of; i++) {
-    const doc = await runReal(job.scenario, { library: job.library });
+    const marker = new StepMarker();
+    const doc = await runReal(job.scenario, { library: job.library, marks: marker });
     const real = findingOf(doc.verdict);
     if (doc.stop.reason !== 'completed' || (simulated !== null && !same(real, simulated))) {
       mkdirSync(disagreements, { recursive: true });
@@ -117,13 +123,13 @@ async function record(job: Job, runs: number): Promise<Recorded | null> {
     }
     process.stderr.write(`${job.file}: run ${i} of ${of}: ${describeFinding(real)}\n`);
     ended++;
-    kept = doc;
+    kept = { doc, marks: marker.marks };
   }
   if (kept === null) {
     process.stderr.write(`NOT recorded ${job.file}: none of ${of} runs ended as the story does\n`);
     return null;
   }
-  return racy ? { doc: kept, realRuns: { ended, of } } : { doc: kept };
+  return racy ? { ...kept, realRuns: { ended, of } } : kept;
 }
 
 function readArgs() {
@@ -176,8 +182,10 @@ async function main(): Promise<number> {
           if (old !== undefined) entries.push(old);
           return;
         }
-        const { doc, realRuns } = recorded;
+        const { doc, marks, realRuns } = recorded;
         writeFileSync(join(out, j.file), serializeTrace(doc));
+        const marksFile = marksFileOf(j.file);
+        writeFileSync(join(out, marksFile), `${JSON.stringify(marks)}\n`);
         const servers = [...new Set(serverNeeds(j.scenario).map((n) => versions.get(n.server)!))].join(', ');
         entries.push({
           scenario: j.scenario.name,
@@ -188,6 +196,7 @@ async function main(): Promise<number> {
           recordedOn: `recorded on ${servers} with ${j.library === 'symfony' ? symfony : "Locklab's own lock code"}`,
           outcome: doc.verdict.outcome,
           recordedAt: new Date().toISOString().slice(0, 10),
+          marks: marksFile,
           ...(realRuns === undefined ? {} : { realRuns }),
           ...(j.lesson === undefined ? {} : { lesson: j.lesson.lesson, story: j.lesson.story }),
         });

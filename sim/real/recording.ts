@@ -23,6 +23,13 @@ export interface RecordedEntry {
   /** For a lesson's story: the lesson's id and the story's id. */
   readonly lesson?: string;
   readonly story?: string;
+  /** The file of its step marks (`marksFileOf`): which line of its code each process was on, event by event. A recording made before marks were kept has none. */
+  readonly marks?: string;
+}
+
+/** Where a recording's step marks are kept, beside it: `x.json` → `x.marks.json`. */
+export function marksFileOf(file: string): string {
+  return file.replace(/\.json$/, '.marks.json');
 }
 
 /**

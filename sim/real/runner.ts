@@ -1,5 +1,6 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { check } from '../check/checker.js';
+import type { StepMarkSink } from '../clients/step-marks.js';
 import type { FaultSpec, Scenario } from '../scenario/types.js';
 import { TRACE_SCHEMA, type Belief, type TraceDocument } from '../trace/types.js';
 import type { WriteRequest } from '../world/resource.js';
@@ -7,7 +8,7 @@ import { etcdClient } from './adapters/etcd.js';
 import { fenceKey, lockRedis } from './adapters/redis.js';
 import { Harness, janitor, type PostgresServer, type Server } from './harness/index.js';
 import { signalGroup } from './harness/cleanup.js';
-import { numberEvents } from './in-process.js';
+import { numberEvents, numberMarks, type RawMark } from './in-process.js';
 import type { ClientLibrary, FromChild, ToChild } from './ipc.js';
 import { nodeGroups, realNode, serverNeeds, UnsupportedScenarioError, type ServerNeed } from './nodes.js';
 import { TruthObserver } from './observer.js';
@@ -35,6 +36,12 @@ export interface RealRunOptions {
   readonly signal?: AbortSignal;
   /** The longest the run may last, in ms (default: the scenario's time budget). */
   readonly maxTimeMs?: number;
+  /**
+   * Where to tell which step of its script each client process ran, event by
+   * event (the lab's code panel): the same marks a simulated run gives, kept
+   * beside the trace, never in it.
+   */
+  readonly marks?: StepMarkSink;
   /**
    * Called synchronously with the trace so far, marked partial, when the
    * process is interrupted (Ctrl-C, SIGTERM) — just before every server and
@@ -166,6 +173,7 @@ export async function runReal(scenario: Scenario, opts: RealRunOptions = {}): Pr
   const needs = checkRealScenario(scenario, library);
   const harness = new Harness();
   const raw: RawEvent[] = [];
+  const rawMarks: RawMark[] = [];
   const clock = new RunClock(process.hrtime.bigint());
   const machines = machineClocks(scenario.machines);
   const children: Child[] = [];
@@ -185,6 +193,7 @@ export async function runReal(scenario: Scenario, opts: RealRunOptions = {}): Pr
   };
   const build = (): TraceDocument => {
     const events = numberEvents(raw);
+    if (opts.marks !== undefined) numberMarks(raw, rawMarks, opts.marks);
     const doc: TraceDocument = {
       schema: TRACE_SCHEMA,
       source: 'real',
@@ -278,6 +287,9 @@ export async function runReal(scenario: Scenario, opts: RealRunOptions = {}): Pr
                 if (m.e.actor === spec.name) child.lastKind = m.e.kind;
                 emit(m.e);
                 return;
+              case 'mark':
+                rawMarks.push({ process: m.process, path: m.path, timeUs: m.timeUs, after: raw.length });
+                return;
               case 'write': {
                 const reply = resource.write(spec.name, spec.machine, m.request as WriteRequest, m.msg);
                 tell(proc, { t: 'written', msg: m.msg, reply });
@@ -296,7 +308,15 @@ export async function runReal(scenario: Scenario, opts: RealRunOptions = {}): Pr
           });
         }),
       );
-      tell(proc, { t: 'setup', scenario, client: spec.name, library, urls: Object.fromEntries(urls), msgBase: (i + 1) * 1_000_000 });
+      tell(proc, {
+        t: 'setup',
+        scenario,
+        client: spec.name,
+        library,
+        urls: Object.fromEntries(urls),
+        msgBase: (i + 1) * 1_000_000,
+        marks: opts.marks !== undefined,
+      });
     });
     await Promise.all(readies);
 
@@ -372,6 +392,9 @@ export async function runReal(scenario: Scenario, opts: RealRunOptions = {}): Pr
             signalGroup(c.proc.pid, 'SIGKILL');
             c.belief = { holds: false };
             clientEvent(c, 'process.crash');
+            // Killed, it says no more: from its crash on, it and the children it forked (processes of the same OS process) are on no line.
+            const gone = new Set(rawMarks.filter((k) => k.process === c.name || k.process.startsWith(`${c.name}/`)).map((k) => k.process));
+            for (const process of gone) rawMarks.push({ process, path: null, timeUs: clock.nowUs(), after: raw.length });
           });
           return;
         case 'store-restart': {

@@ -200,14 +200,22 @@ describeBrowser('fork and compare', () => {
     const a5 = both.locator(`section[aria-label="A's code"] .php-line.here[data-n="5"]`);
     await expect.poll(() => a5.locator('.php-here').textContent()).toBe(' ◀ A, paused, in both runs');
     expect([await a5.getAttribute('data-here'), await a5.getAttribute('data-here-run2')]).toEqual(['A', 'A']);
-    expect(await both.locator('p.muted').first().textContent()).toContain('marked, in each run.');
+    expect(await both.locator('p.muted').first().textContent()).toContain('marked in run 1 and in run 2.');
 
-    // A recording from real servers says nothing of lines: only run 1 is marked, and the panel says why.
+    // A recording from real servers keeps its marks beside it: at 11 s A is frozen in work(3) on the real servers too.
     await fenced.getByTestId('compare-recorded').first().click();
+    await expect.poll(() => fenced.locator('figure.timeline').nth(1).locator('figcaption').textContent(), { timeout: 15_000 }).toContain('recorded on Redis');
+    await expect.poll(() => a5.locator('.php-here').textContent()).toBe(' ◀ A, paused, in both runs');
+    expect(await a5.getAttribute('data-here-run2')).toBe('A');
+    await screenshot(fenced, 'compare-code-real');
+    // A trace from a file (one recorded before marks were kept, say) says nothing of lines: only run 1 is marked, and the panel says why.
+    const doc = runScenario(normalizeScenario(BUILTIN_SCENARIOS['pause-past-expiry'], 'x'), 9);
+    await fenced
+      .getByTestId('compare-file')
+      .setInputFiles({ name: 'redis-real.trace.json', mimeType: 'application/json', buffer: Buffer.from(serializeTrace({ ...doc, source: 'real' })) });
     await expect.poll(() => both.locator('p.muted').first().textContent(), { timeout: 15_000 }).toContain('run 2 does not say which line made its events');
     expect(await both.locator('.php-line.here[data-here-run2]').count()).toBe(0);
     await expect.poll(() => a5.locator('.php-here').textContent()).toBe(' ◀ A, paused, in run 1');
-    await screenshot(fenced, 'compare-code-real');
     expect(lab.errors).toEqual([]);
     await fenced.close();
   });

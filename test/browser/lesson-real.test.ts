@@ -10,7 +10,7 @@ import type { RecordedEntry } from '../../sim/real/record.js';
 import { runScenario } from '../../sim/run.js';
 import { validateTrace } from '../../sim/trace/validate.js';
 import { realParting } from '../../web/model/real-parting.js';
-import { describeBrowser, REPO, SCREENSHOTS, startLab, type Lab } from './harness.js';
+import { describeBrowser, openCode, REPO, SCREENSHOTS, startLab, type Lab } from './harness.js';
 
 /*
  * A learner reading a lesson presses "Watch this on real servers" at a story
@@ -89,6 +89,26 @@ describeBrowser("a lesson's story on real servers", () => {
     await section.getByTestId('stop-skip').click();
     await expect.poll(() => section.getByTestId('stop-panel').getAttribute('data-stop')).toBe(gcPause.stops[0]!.id);
     expect(await section.locator('figure.timeline').count()).toBe(2);
+    expect(lab.errors).toEqual([]);
+    await page.close();
+  });
+
+  it("marks in the clients' code where each process is in the simulation and on the real servers, at the same moment", async () => {
+    const { scenario, seed } = lessonStoryScenario(lesson4, gcPause);
+    const bTakes = runScenario(scenario, seed).events.find((e) => e.kind === 'acquire.ok' && e.actor === 'B')!;
+    const page = await lab.page(`#/lesson/${lesson4.folder}`, { width: 1440, height: 900 });
+    const section = page.locator(`section[data-story="${gcPause.id}"]`);
+    await section.getByTestId('watch-real-node').click();
+    await expect.poll(() => section.locator('figure.timeline').count(), { timeout: 15_000 }).toBe(2);
+    const code = await openCode(page);
+    await page.evaluate((seq) => window.__locklab!.ui.getState().seekSeq(seq), bTakes.seq);
+    await expect.poll(() => code.locator('p.muted').first().textContent()).toContain('marked in the simulation and in the real run.');
+    // At 11 s A is frozen in work(3) in both runs, its lease gone; B is on its own line in each.
+    const a5 = code.locator(`section[aria-label="A's code"] .php-line.here[data-n="5"]`);
+    await expect.poll(() => a5.locator('.php-here').textContent()).toBe(' ◀ A, paused, in both');
+    expect([await a5.getAttribute('data-here'), await a5.getAttribute('data-here-run2')]).toEqual(['A', 'A']);
+    expect(await code.locator(`section[aria-label="B's code"] .php-line.here[data-here-run2="B"]`).count()).toBe(1);
+    await section.screenshot({ path: join(SCREENSHOTS, 'lesson-04-real-code.png'), timeout: 10_000 });
     expect(lab.errors).toEqual([]);
     await page.close();
   });

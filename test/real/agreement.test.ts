@@ -8,6 +8,8 @@ import { runScenario } from '../../sim/run.js';
 import { serializeTrace } from '../../sim/trace/io.js';
 import type { TraceDocument } from '../../sim/trace/types.js';
 import { describeReal } from './support.js';
+import { StepMarker } from '../../sim/clients/step-marks.js';
+import { markProblems } from '../support/step-lines.js';
 
 const root = new URL('../..', import.meta.url).pathname;
 const RUNS = 3;
@@ -104,7 +106,16 @@ describeReal('the simulation and the real servers tell the same story', () => {
           const scenario = storyScenario(c.scenario, c.sets);
           const sim = runScenario(scenario);
           const expected = findingOf(sim.verdict);
-          const runs = await Promise.all(Array.from({ length: RUNS }, () => limited(() => runReal(scenario, { library }))));
+          // Each run with its step marks: which line of its code each process was on, event by event, as the lab shows it.
+          const marked = await Promise.all(
+            Array.from({ length: RUNS }, () =>
+              limited(async () => {
+                const marker = new StepMarker();
+                return { doc: await runReal(scenario, { library, marks: marker }), marks: marker.marks };
+              }),
+            ),
+          );
+          const runs = marked.map((m) => m.doc);
           const known = KNOWN[`${c.scenario}-${library}`];
           const answers = (t: TraceDocument, except: readonly string[] = []): string[][] =>
             scenario.clients.filter((x) => !except.includes(x.name)).map((x) => answersOf(t, x.name));
@@ -133,6 +144,8 @@ describeReal('the simulation and the real servers tell the same story', () => {
               ? `simulated ${json(expected)} ${json(answers(sim))}; traces of the disagreeing runs are in ${saved[0]}${known === undefined ? '' : ` (known difference: ${known.why})`}`
               : undefined;
           expect(verdicts, message).toEqual(Array(RUNS).fill('as simulated'));
+          // And each event happened on a line of the client's code that makes it, in every run.
+          for (const m of marked) expect(markProblems(scenario, m.doc, m.marks), label).toEqual([]);
         },
         600_000,
       );

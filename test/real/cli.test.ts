@@ -13,9 +13,18 @@ describeReal('locklab real and locklab compare', () => {
 
   it('runs a scenario on real servers, prints its timeline and verdict, and writes a trace that locklab check judges the same', async () => {
     const out = join(dir, 'crash.json');
-    const r = await cli('real', 'crash-without-release', '--out', out);
+    const r = await cli('real', 'crash-without-release', '--out', out, '--code');
     expect(r.code).toBe(0);
     expect(r.out).toContain("Recorded on real servers (redis) with Locklab's own lock code");
+    // With --code, the clients' code above the timeline, and each client event on the line its process reported it was on.
+    expect(r.out).toContain('What the clients run, as PHP:');
+    expect(r.out).toMatch(/^\s*3\s+if \(!\$lock->acquire\(\)\) return;$/m);
+    expect(r.out).toMatch(/actor\s+line\s+event/);
+    expect(r.out).toMatch(/A@app1\s+3\s+asks redis for job/);
+    expect(r.out).toMatch(/A@app1\s+5\s+works for 2 s/);
+    expect(r.out).toMatch(/B@app2\s+3\s+is refused: job is held by A:1/);
+    // Killed, it is on no line: the crash is its last event on line 5, and nothing of A's after it has one.
+    expect(r.out).toMatch(/A@app1\s+5\s+CRASHES/);
     expect(r.out).toMatch(/Verdict: SAFE/);
     expect(r.err).toMatch(/\[real \d+\.\d s\]/);
     const doc = validateTrace(JSON.parse(readFileSync(out, 'utf8')), out);
@@ -32,6 +41,12 @@ describeReal('locklab real and locklab compare', () => {
     expect(r.out).toMatch(/simulated\s+real\s+actor\s+event/);
     expect(r.out).toMatch(/A\s+process\.crash/);
     expect(r.out).toMatch(/agree: same outcome, same double ownership/);
+  });
+
+  it('refuses --code with --json, naming the option, before starting any server', async () => {
+    const r = await cli('real', 'pause-past-expiry', '--code', '--json');
+    expect(r.code).toBe(2);
+    expect(r.err).toContain("--code: prints the clients' code above the timeline, which --json does not print");
   });
 
   it('refuses a malformed server URL, naming the option', async () => {

@@ -14,11 +14,22 @@ import { useCursorOf, useUi } from '../state/ui.js';
  * again to the same bytes), the line each process is on at the playhead is
  * marked, and follows it; a line's button moves the playhead to the
  * client's next arrival there (`locked`: not while a story asks what
- * happens next, which the move would tell). In Compare, `other` is Run 2:
- * each process is marked in each run at the shared playhead, and a client
- * whose code differs between the runs has each run's code shown.
+ * happens next, which the move would tell). With `other` (Compare's Run 2,
+ * or a story's recording on real servers), each process is marked in each
+ * run at the shared playhead, and a client whose code differs between the
+ * runs has each run's code shown.
  */
-export function ClientsCode({ trace, other = null, locked = false }: { trace: LoadedTrace; other?: LoadedTrace | null; locked?: boolean }) {
+export function ClientsCode({
+  trace,
+  other = null,
+  names = COMPARE_RUNS,
+  locked = false,
+}: {
+  trace: LoadedTrace;
+  other?: LoadedTrace | null;
+  names?: RunNames;
+  locked?: boolean;
+}) {
   const open = useUi((s) => s.codeOpen);
   return (
     <details
@@ -31,10 +42,26 @@ export function ClientsCode({ trace, other = null, locked = false }: { trace: Lo
       }}
     >
       <summary>What the clients run, as PHP</summary>
-      {open && <Code trace={trace} other={other} locked={locked} />}
+      {open && <Code trace={trace} other={other} names={names} locked={locked} />}
     </details>
   );
 }
+
+/** How the panel names the two runs it marks: where a process is ("B in run 2"), and each run ("run 2 does not say…"). */
+export interface RunNames {
+  readonly at: readonly [string, string];
+  readonly both: string;
+  readonly of: readonly [string, string];
+}
+
+/** Compare's two runs. */
+export const COMPARE_RUNS: RunNames = { at: ['in run 1', 'in run 2'], both: 'in both runs', of: ['run 1', 'run 2'] };
+
+/** A challenge's attempt, beside the run it changes. */
+export const ATTEMPT_AND_ORIGINAL: RunNames = { at: ['in your attempt', 'in the original run'], both: 'in both', of: ['your attempt', 'the original run'] };
+
+/** A story as simulated, beside its recording on real servers. */
+export const STORY_AND_REAL: RunNames = { at: ['in the simulation', 'on the real servers'], both: 'in both', of: ['the simulation', 'the real run'] };
 
 /** A process on a line at the playhead: its name, whether it is frozen there (a GC pause), and, in Compare, which run it is of. */
 interface Here {
@@ -122,7 +149,7 @@ const samePhp = (a: ClientPhp, b: ClientPhp): boolean => a.lines.length === b.li
  * (or both) it is there in: "A", "A, paused", "A in run 2", "B in both runs"
  * (`oneRun`: a block of one run's code, which its heading names).
  */
-function hereWords(on: readonly Here[], oneRun: boolean): string {
+function hereWords(on: readonly Here[], oneRun: boolean, names: RunNames): string {
   const words: string[] = [];
   const seen = new Set<string>();
   for (const h of on) {
@@ -134,12 +161,33 @@ function hereWords(on: readonly Here[], oneRun: boolean): string {
     if (seen.has(who)) continue;
     seen.add(who);
     const both = on.some((o) => o !== h && o.process === h.process && o.paused === h.paused && o.run !== h.run);
-    words.push(`${who}${h.paused ? ',' : ''} ${both ? 'in both runs' : `in run ${h.run}`}`);
+    words.push(`${who}${h.paused ? ',' : ''} ${both ? names.both : names.at[h.run - 1]}`);
   }
   return words.join('; ');
 }
 
-function Code({ trace, other, locked }: { trace: LoadedTrace; other: LoadedTrace | null; locked: boolean }) {
+/**
+ * What the panel says of its marks: none when neither run has any; for one
+ * run, how to follow it; for two, which of them are marked, whether a
+ * client's code is shown once per run, and that ▸ follows the first.
+ */
+function markNote(first: boolean, second: boolean | null, split: boolean, names: RunNames): string {
+  if (second === null)
+    return first
+      ? ' The line each process is on at the playhead is marked, and follows it as the run plays; ▸ beside a line moves the playhead to the next time the client is there.'
+      : '';
+  if (!first && !second) return '';
+  const which = !second
+    ? ` The line each process of ${names.of[0]} is on at the playhead is marked; ${names.of[1]} does not say which line made its events (a trace recorded on real servers before marks were kept, or from another version).`
+    : !first
+      ? ` The line each process of ${names.of[1]} is on at the playhead is marked; ${names.of[0]} does not say which line made its events.`
+      : ` The line each process is on at the playhead is marked in ${names.of[0]} and in ${names.of[1]}.`;
+  const shown = split ? ' Where a client\u2019s code differs between the runs, each run\u2019s is shown.' : '';
+  const go = first ? ` ▸ beside a line moves the playhead to the next time the client is there ${names.at[0]}.` : '';
+  return which + shown + go;
+}
+
+function Code({ trace, other, names, locked }: { trace: LoadedTrace; other: LoadedTrace | null; names: RunNames; locked: boolean }) {
   const scenario = trace.doc.scenario;
   const note = codeNote(scenario);
   const code = useMemo(() => scenario.clients.map((c) => ({ name: c.name, machine: c.machine, php: clientPhpLines(scenario, c) })), [scenario]);
@@ -175,22 +223,17 @@ function Code({ trace, other, locked }: { trace: LoadedTrace; other: LoadedTrace
   if (second !== null)
     for (const o of otherCode ?? [])
       if (!code.some((c) => c.name === o.name)) blocks.push({ client: o.name, machine: o.machine, php: o.php, sides: [second], only: 2 });
-  const anyMarks = marks !== null || (second !== null && otherMarks !== null);
   return (
     <>
       <p className="muted small">
         Symfony Lock&rsquo;s calls, with <code>work()</code> for the time in the critical section and <code>write()</code> for the write to the resource.
         {note !== null && ` ${note}`}
-        {anyMarks &&
-          (second === null
-            ? ' The line each process is on at the playhead is marked, and follows it as the run plays; ▸ beside a line moves the playhead to the next time the client is there.'
-            : `${
-                otherMarks === null
-                  ? ' The line each process of run 1 is on at the playhead is marked; run 2 does not say which line made its events (a trace recorded on real servers, or from another version).'
-                  : marks === null
-                    ? ' The line each process of run 2 is on at the playhead is marked; run 1 does not say which line made its events.'
-                    : ' The line each process is on at the playhead is marked, in each run.'
-              } Where a client\u2019s code differs between the runs, each run\u2019s is shown.${marks === null ? '' : ' ▸ beside a line moves the playhead to the next time the client is there in run 1.'}`)}
+        {markNote(
+          marks !== null,
+          second === null ? null : otherMarks !== null,
+          blocks.some((b) => b.only !== undefined),
+          names,
+        )}
       </p>
       <div className="clients-code-grid">
         {blocks.map((b) => {
@@ -199,10 +242,14 @@ function Code({ trace, other, locked }: { trace: LoadedTrace; other: LoadedTrace
           for (const side of b.sides)
             if (side.marks !== null) whereAt(b.client, b.php, side.marks, side.trace.model, side.cursor, atUs, second === null ? undefined : side.run, here);
           return (
-            <section key={`${b.client}/${b.only ?? 0}`} aria-label={`${b.client}'s code${b.only === undefined ? '' : ` in run ${b.only}`}`} data-run={b.only}>
+            <section
+              key={`${b.client}/${b.only ?? 0}`}
+              aria-label={`${b.client}'s code${b.only === undefined ? '' : ` ${names.at[b.only - 1]}`}`}
+              data-run={b.only}
+            >
               <h3>
                 {b.client} <span className="muted">on {b.machine}</span>
-                {b.only !== undefined && <span className="muted"> · run {b.only}</span>}
+                {b.only !== undefined && <span className="muted"> · {names.of[b.only - 1]}</span>}
               </h3>
               <pre
                 className={lines === undefined ? 'mono' : 'mono with-gutter'}
@@ -250,7 +297,7 @@ function Code({ trace, other, locked }: { trace: LoadedTrace; other: LoadedTrace
                           data-here-run2={second === null ? undefined : inRun(2) || undefined}
                         >
                           {l.text}
-                          <span className="php-here"> ◀ {hereWords(on, b.only !== undefined)}</span>
+                          <span className="php-here"> ◀ {hereWords(on, b.only !== undefined, names)}</span>
                         </span>
                         {'\n'}
                       </Fragment>

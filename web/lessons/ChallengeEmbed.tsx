@@ -3,6 +3,7 @@ import { attemptRef, changesOf, valueAt, type Attempt } from '../../sim/lessons/
 import type { Checked } from '../../sim/lessons/expect.js';
 import type { Challenge, Json, Knob, Lesson } from '../../sim/lessons/types.js';
 import type { Scenario } from '../../sim/scenario/types.js';
+import { ATTEMPT_AND_ORIGINAL } from '../components/ClientsCode.js';
 import { sim } from '../worker/client.js';
 import type { Verdict } from '../../sim/check/verdict.js';
 import { useUi } from '../state/ui.js';
@@ -256,7 +257,7 @@ export function ChallengeEmbed({ lesson, challenge }: { lesson: Lesson; challeng
           {result.solved && <p>{challenge.explain}</p>}
         </div>
       )}
-      {owns && result !== null && <Stage title="Your attempt" compareTitle="The original run" />}
+      {owns && result !== null && <Stage title="Your attempt" compareTitle="The original run" runs={ATTEMPT_AND_ORIGINAL} />}
     </section>
   );
 }

@@ -1,4 +1,4 @@
-import { ClientsCode } from '../components/ClientsCode.js';
+import { ClientsCode, type RunNames } from '../components/ClientsCode.js';
 import { SidePanel } from '../components/SidePanel.js';
 import { Transport } from '../components/Transport.js';
 import { VerdictView } from '../components/VerdictView.js';
@@ -11,12 +11,15 @@ import { Timeline } from '../timeline/Timeline.js';
 export function Stage({
   title,
   compareTitle,
+  runs,
   children,
   verdict = true,
   curtain = false,
 }: {
   title: string;
   compareTitle?: string;
+  /** How the clients' code names the two runs, when a second is drawn above: each process is then marked in both. */
+  runs?: RunNames;
   children?: React.ReactNode;
   /** A story keeps the checker's verdict back until its end, so it does not give the plot away. */
   verdict?: boolean;
@@ -38,7 +41,11 @@ export function Stage({
         <Transport trace={primary} />
         {children}
         {verdict && <VerdictView trace={primary} />}
-        <ClientsCode trace={primary} locked={curtain} />
+        {runs === undefined || secondary === null ? (
+          <ClientsCode trace={primary} locked={curtain} />
+        ) : (
+          <ClientsCode trace={primary} other={secondary} names={runs} locked={curtain} />
+        )}
       </div>
       <div className={curtain ? 'curtained' : undefined}>
         <SidePanel trace={primary} />

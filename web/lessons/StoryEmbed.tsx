@@ -3,6 +3,7 @@ import { fillCaption } from '../../sim/lessons/caption.js';
 import { optionOrder, storyAskKey } from '../../sim/lessons/option-order.js';
 import { findEvent } from '../../sim/lessons/query.js';
 import type { Json, Story } from '../../sim/lessons/types.js';
+import { STORY_AND_REAL } from '../components/ClientsCode.js';
 import { openRecording, recordingOf, recordingsOfStory, type Recording } from '../state/recorded.js';
 import { useTrace, type LoadedTrace } from '../state/traces.js';
 import { useUi } from '../state/ui.js';
@@ -155,7 +156,7 @@ export function StoryEmbed({ lesson, story }: { lesson: LabLesson; story: Story 
       ) : (
         <Stage
           title={`${story.title}${tried === null ? '' : ` · ${story.tries.find((t) => t.id === tried)?.label ?? ''}`}${real === null ? '' : ' · simulated'}`}
-          {...(real === null ? {} : { compareTitle: `${story.title} · on real servers, ${secondaryNote}` })}
+          {...(real === null ? {} : { compareTitle: `${story.title} · on real servers, ${secondaryNote}`, runs: STORY_AND_REAL })}
           verdict={tried !== null || index === story.stops.length - 1}
           curtain={asked}
         >

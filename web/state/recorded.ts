@@ -1,3 +1,4 @@
+import type { StepMarks } from '../../sim/clients/step-marks.js';
 import { recordingKey, type RecordedEntry } from '../../sim/real/recording.js';
 import type { Scenario } from '../../sim/scenario/types.js';
 import { sim } from '../worker/client.js';
@@ -58,6 +59,7 @@ export async function openRecording(r: Recording): Promise<LoadedTrace | null> {
   ui.set({ busy: `Opening ${r.file}…` });
   try {
     const p = await sim().loadTrace(new Blob([await load()], { type: 'application/json' }), r.file);
+    const marks = await marksOf(r);
     const t = registerTrace({
       label: `${r.scenario} (real servers)`,
       origin: { kind: 'file', fileName: r.file },
@@ -65,11 +67,29 @@ export async function openRecording(r: Recording): Promise<LoadedTrace | null> {
       text: p.text,
       hash: p.hash,
       workMs: p.workMs,
+      ...(marks === undefined ? {} : { marks }),
     });
     opened.set(t.id, r);
     useUi.getState().set({ secondaryId: t.id, secondaryNote: r.recordedOn });
     return t;
   } finally {
     useUi.getState().set({ busy: null });
+  }
+}
+
+/**
+ * The recording's step marks (which line of its code each process was on,
+ * event by event), kept beside it by the recorder; none for a recording
+ * made before they were kept, or one whose file cannot be read.
+ */
+async function marksOf(r: Recording): Promise<StepMarks | undefined> {
+  const load = r.marks === undefined ? undefined : files[`../../recorded/${r.marks}`];
+  if (load === undefined) return undefined;
+  try {
+    const m = JSON.parse(await load()) as StepMarks;
+    const n = m.seq.length;
+    return Array.isArray(m.processes) && m.process.length === n && m.path.length === n ? m : undefined;
+  } catch {
+    return undefined;
   }
 }
