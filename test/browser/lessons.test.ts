@@ -144,6 +144,16 @@ describeBrowser('a learner goes through lesson 4', () => {
     // The attempt is a fork: it shows beside the original run.
     expect(await ch.locator('figure.timeline').count()).toBe(2);
     await shotOf(ch, 'lesson-4-challenge');
+    // Under them, the clients' code marks where each process is in the attempt and in the original run: at 3 s A is
+    // frozen in work() in the attempt and done in the original; B is asking for the lock in both.
+    const code = await openCode(page);
+    await page.evaluate(() => window.__locklab!.ui.getState().seekTime(3_000_000));
+    const here = (client: string) => code.locator(`section[aria-label="${client}'s code"] .php-line.here .php-here`);
+    await expect.poll(() => here('A').allTextContents()).toEqual([' ◀ A, paused, in your attempt']);
+    expect(await here('B').allTextContents()).toEqual([' ◀ B in both']);
+    expect(await code.locator('p.muted').first().textContent()).toContain('marked in your attempt and in the original run.');
+    // Closed again: the next pages share this one's storage, where the panel's state is remembered.
+    await code.locator('summary').click();
 
     await expect
       .poll(() => page.getByTestId('lesson-status').textContent())
@@ -345,6 +355,29 @@ describeBrowser('a learner goes through lesson 4', () => {
     await expect.poll(() => page.url()).toContain('at=step-what-a-lease-buys');
     await page.goto(`${lab.url}#/lessons`);
     expect(await page.getByTestId('resume').textContent()).toBe('Continue lesson 4: Pause past expiry');
+    await page.close();
+  });
+
+  it('goes where the learner goes, even when the address changes just as the lab was about to write its own', async () => {
+    const page = await lab.page(`${LESSON4}?at=step-what-a-lease-buys`);
+    await page.locator('#step-what-a-lease-buys').waitFor();
+    // A change the address will be written for (120 ms later), then the page busy while the learner follows a link to the
+    // lessons page: when it is free again, the write is due and the new address is waiting to be opened.
+    await page.evaluate(() => {
+      const ui = window.__locklab!.ui.getState();
+      ui.set({ arrows: !ui.arrows });
+      setTimeout(() => {
+        const t = performance.now();
+        while (performance.now() - t < 400);
+      }, 50);
+    });
+    await page.waitForTimeout(150);
+    await page.goto(`${lab.url}#/lessons`);
+    // Before, the due write put the lesson's address back and the link was lost.
+    await expect.poll(() => page.locator('main').getAttribute('data-view')).toBe('lessons');
+    await page.waitForTimeout(300);
+    expect(new URL(page.url()).hash).toBe('#/lessons');
+    expect(await page.locator('main').getAttribute('data-view')).toBe('lessons');
     await page.close();
   });
 

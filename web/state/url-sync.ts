@@ -16,12 +16,20 @@ let timer: ReturnType<typeof setTimeout> | null = null;
 
 const WATCHED: readonly (keyof UiState)[] = ['view', 'primaryId', 'secondaryId', 'cursor', 'domain', 'arrows', 'codeOpen'];
 
+/**
+ * Whether the address changed under the lab (a link followed, a hash typed,
+ * Back) since it last wrote or opened one: its hashchange, which opens it,
+ * may still be queued behind a write that would put the old place back.
+ */
+const movedUnder = (): boolean => location.hash !== written;
+
 async function write(): Promise<void> {
   timer = null;
-  if (!enabled) return;
+  if (!enabled || movedUnder()) return;
   const view = useUi.getState().view;
   if (view !== 'lessons' && view !== 'lesson') useProgress.getState().place({ lab: true });
   const link = view === 'lessons' || view === 'lesson' ? null : await currentLink();
+  if (movedUnder()) return;
   const hash = link === null ? lessonHash(useLessonRoute.getState()) : link.ok ? link.hash : `#/${view}`;
   if (hash !== location.hash) {
     written = hash;
@@ -58,11 +66,13 @@ export async function startUrlSync(): Promise<void> {
   useLessonRoute.subscribe(later);
   window.addEventListener('hashchange', () => {
     if (location.hash === written) return;
+    written = location.hash;
     enabled = false;
     void open(location.hash).finally(() => {
       enabled = true;
     });
   });
+  written = location.hash;
   await open(location.hash);
   enabled = true;
   void write();
