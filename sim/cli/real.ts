@@ -7,14 +7,13 @@ import type { Scenario } from '../scenario/types.js';
 import { serializeTrace } from '../trace/io.js';
 import type { TraceDocument, TraceEvent } from '../trace/types.js';
 import { marksByProcess, stepAt, StepMarker, type StepMarks } from '../clients/step-marks.js';
-import { clientPhpLines } from '../scenario/steps-php.js';
 import { formatDuration, formatInstant } from '../time.js';
 import { agree, alignTimelines, findingOf } from '../real/agreement.js';
 import type { ClientLibrary } from '../real/ipc.js';
 import { writeFileSync } from 'node:fs';
 import { writeFileAtomic } from './files.js';
 import { formatStop, formatTimeline, formatVerdict, runEndOf } from './format.js';
-import { formatCode } from './run-command.js';
+import { codeLineFinder, formatCode } from './run-command.js';
 import { counted } from '../words.js';
 
 /** What the real commands need from the CLI around them. */
@@ -115,20 +114,13 @@ function realHeader(r: Runner, doc: TraceDocument, library: ClientLibrary, c: Co
   );
 }
 
-/**
- * The line of its client's code (numbered from 1, as `--code` prints it)
- * each client event of a real run happened on, by the steps its processes
- * reported as they ran.
- */
+/** The line of its client's code each client event of a real run happened on, by the steps its processes reported as they ran. */
 function realLineOf(scenario: Scenario, marks: StepMarks): (e: TraceEvent) => number | undefined {
   const by = marksByProcess(marks);
-  const php = new Map(scenario.clients.map((x) => [x.name, clientPhpLines(scenario, x)]));
+  const lineOf = codeLineFinder(scenario);
   return (e) => {
     const m = by.get(e.actor);
-    const path = m === undefined ? undefined : stepAt(m, e.seq);
-    const code = php.get(e.actor.split('/')[0]!);
-    const i = typeof path !== 'string' || code === undefined ? undefined : code.lineOf(path);
-    return i === undefined ? undefined : i + 1;
+    return m === undefined ? undefined : lineOf(e.actor, stepAt(m, e.seq));
   };
 }
 

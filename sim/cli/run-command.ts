@@ -102,36 +102,49 @@ export function formatCode(scenario: Scenario, c: Colors): string {
 
 /**
  * The line of its client's code (numbered from 1, as formatCode prints it)
- * that each client event happens on, read as the events are observed: a
- * kept trace's by seq, a window's by the event itself, so a windowed run's
- * memory stays that of its window.
+ * that a process on the step at `path` is on: the client's own, or the
+ * client's that forked it; undefined where it is on no line.
+ */
+export function codeLineFinder(scenario: Scenario): (process: string, path: string | null | undefined) => number | undefined {
+  const php = new Map<string, ClientPhp>();
+  return (process, path) => {
+    if (typeof path !== 'string') return undefined;
+    const name = process.split('/')[0]!;
+    let code = php.get(name);
+    if (code === undefined) {
+      const client = scenario.clients.find((x) => x.name === name);
+      if (client === undefined) return undefined;
+      code = clientPhpLines(scenario, client);
+      php.set(name, code);
+    }
+    const i = code.lineOf(path);
+    return i === undefined ? undefined : i + 1;
+  };
+}
+
+/**
+ * The line of its client's code each client event happens on, read as the
+ * events are observed: a kept trace's by seq, a window's by the event
+ * itself, so a windowed run's memory stays that of its window.
  */
 class CodeLines {
   readonly steps = new CurrentSteps();
-  private readonly php = new Map<string, ClientPhp>();
+  private readonly lineOf: ReturnType<typeof codeLineFinder>;
   private readonly bySeq: number[] = [];
   private readonly byEvent = new WeakMap<TraceEvent, number>();
 
   constructor(
-    private readonly scenario: Scenario,
+    scenario: Scenario,
     private readonly keyedBySeq: boolean,
-  ) {}
+  ) {
+    this.lineOf = codeLineFinder(scenario);
+  }
 
   observe(e: TraceEvent): void {
-    const path = this.steps.of(e.actor);
-    if (typeof path !== 'string') return;
-    const name = e.actor.split('/')[0]!;
-    let php = this.php.get(name);
-    if (php === undefined) {
-      const client = this.scenario.clients.find((x) => x.name === name);
-      if (client === undefined) return;
-      php = clientPhpLines(this.scenario, client);
-      this.php.set(name, php);
-    }
-    const i = php.lineOf(path);
-    if (i === undefined) return;
-    if (this.keyedBySeq) this.bySeq[e.seq] = i + 1;
-    else this.byEvent.set(e, i + 1);
+    const line = this.lineOf(e.actor, this.steps.of(e.actor));
+    if (line === undefined) return;
+    if (this.keyedBySeq) this.bySeq[e.seq] = line;
+    else this.byEvent.set(e, line);
   }
 
   of(e: TraceEvent): number | undefined {

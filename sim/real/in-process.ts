@@ -29,15 +29,15 @@ export interface RawMark {
  * is every event, in arrival order, as `numberEvents` takes it.
  */
 export function numberMarks(raw: readonly RawEvent[], marks: readonly RawMark[], sink: StepMarkSink): void {
-  // Events as numberEvents orders them: by time, ties by arrival.
-  const order = raw.map((e, i) => ({ t: e.timeUs, i })).sort((a, b) => a.t - b.t || a.i - b.i);
+  const order = byTime(raw);
   const seqOf = (m: RawMark): number => {
     let lo = 0;
     let hi = order.length;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
-      const e = order[mid]!;
-      if (e.t < m.timeUs || (e.t === m.timeUs && e.i < m.after)) lo = mid + 1;
+      const i = order[mid]!;
+      const t = raw[i]!.timeUs;
+      if (t < m.timeUs || (t === m.timeUs && i < m.after)) lo = mid + 1;
       else hi = mid;
     }
     return lo;
@@ -46,15 +46,15 @@ export function numberMarks(raw: readonly RawEvent[], marks: readonly RawMark[],
   for (const { m, seq } of numbered) sink.mark(m.process, m.path, seq);
 }
 
+/** The events' places in arrival order, sorted by true time, ties by arrival: the order a real run's trace takes. */
+function byTime(raw: readonly RawEvent[]): number[] {
+  return raw.map((_, i) => i).sort((a, b) => raw[a]!.timeUs - raw[b]!.timeUs || a - b);
+}
+
 /** Orders events by true time (ties keep their arrival order) and numbers them. */
 export function numberEvents(raw: readonly RawEvent[]): TraceEvent[] {
-  return (
-    raw
-      .map((e, i) => ({ e, i }))
-      .sort((a, b) => a.e.timeUs - b.e.timeUs || a.i - b.i)
-      // A timer can fire a few microseconds before the origin it was set for: nothing happens before time 0.
-      .map(({ e }, seq) => ({ seq, ...e, timeUs: Math.max(0, e.timeUs) }) as TraceEvent)
-  );
+  // A timer can fire a few microseconds before the origin it was set for: nothing happens before time 0.
+  return byTime(raw).map((i, seq) => ({ seq, ...raw[i]!, timeUs: Math.max(0, raw[i]!.timeUs) }) as TraceEvent);
 }
 
 /**

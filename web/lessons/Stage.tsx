@@ -41,11 +41,7 @@ export function Stage({
         <Transport trace={primary} />
         {children}
         {verdict && <VerdictView trace={primary} />}
-        {runs === undefined || secondary === null ? (
-          <ClientsCode trace={primary} locked={curtain} />
-        ) : (
-          <ClientsCode trace={primary} other={secondary} names={runs} locked={curtain} />
-        )}
+        <ClientsCode trace={primary} other={runs === undefined ? null : secondary} {...(runs === undefined ? {} : { names: runs })} locked={curtain} />
       </div>
       <div className={curtain ? 'curtained' : undefined}>
         <SidePanel trace={primary} />
