@@ -78,6 +78,14 @@ export default defineConfig({
   base: './',
   plugins: [react(), contentSecurityPolicy, preloadApp, lessonsPlugin()],
   server: { host: '127.0.0.1', strictPort: false },
+  /*
+   * The dev server (npm start) bundles the npm packages the lab imports
+   * when it first serves it, finding them from index.html. The workers'
+   * imports are not reached from there: a package only a worker loads
+   * (ajv, once a trace is read) was found on first use, bundled then, and
+   * the page reloaded, losing what the learner had just clicked.
+   */
+  optimizeDeps: { entries: ['index.html', '**/*.worker.ts'] },
   preview: { host: '127.0.0.1' },
   worker: { format: 'es', rolldownOptions },
   build: {
