@@ -1,3 +1,4 @@
+import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { EtcdNode } from '../../sim/real/adapters/etcd.js';
 import { MemcachedNode } from '../../sim/real/adapters/memcached.js';
@@ -128,6 +129,23 @@ describeReal('adapters on real servers', () => {
     expect((await b.handle(op('B:1', 'B#1', false, 2_000_000), B)).reply).toEqual({ ok: true });
     const refresh = { op: 'refresh', key: 'p1', owner: 'A:1', ttlUs: 0, conn: 'A#1', fresh: false } as LockOp;
     expect((await a.handle(refresh, A)).reply).toEqual({ ok: false, error: 'connection lost' });
+  });
+
+  it('clients opening the lock table at once, on a database without it, all start: PostgreSQL may tell the losers of its catalog race that the table, or its type, exists', async () => {
+    const admin = new pg.Client({ connectionString: postgres.url });
+    await admin.connect();
+    try {
+      // Each round tells one or two of six, on this machine (duplicate key in pg_type, the relation exists, the type exists): all are the table made by another.
+      for (let round = 0; round < 30; round++) {
+        await admin.query('DROP TABLE IF EXISTS lock_keys');
+        const nodes = Array.from({ length: 6 }, (_, i) => new SqlTableNode('sql', postgres.url, `race-${round}-${i}`));
+        const opened = await Promise.allSettled(nodes.map((n) => n.open()));
+        await Promise.all(nodes.map((n) => n.close()));
+        expect(opened.flatMap((r) => (r.status === 'rejected' ? [`round ${round}: ${String(r.reason)}`] : []))).toEqual([]);
+      }
+    } finally {
+      await admin.end();
+    }
   });
 
   it("the lock table on the server's clock: a held row refuses others until it expires, then it is taken over", async () => {

@@ -7,6 +7,14 @@ import { answer, connectWithin, RefusedError, type NodeAnswer, type NodeCall, ty
 export const LOCK_TABLE_DDL =
   'CREATE TABLE IF NOT EXISTS lock_keys (key_id VARCHAR(64) NOT NULL PRIMARY KEY, key_token VARCHAR(64) NOT NULL, key_expiration INTEGER NOT NULL)';
 
+/**
+ * What PostgreSQL tells the losers of a race between CREATE TABLE IF NOT
+ * EXISTS statements, each time the table another made: a duplicate key in
+ * its catalog of types (23505), the relation exists (42P07), or its row
+ * type exists (42710).
+ */
+const TABLE_MADE_BY_ANOTHER: ReadonlySet<string> = new Set(['23505', '42P07', '42710']);
+
 /** The database behind the table, as the scenario's `store.database` names it: it decides how "now" becomes whole seconds. */
 export type TableDatabase = 'mysql' | 'postgresql' | 'sqlite';
 
@@ -41,9 +49,9 @@ export class SqlTableNode implements RealNode {
   async open(): Promise<void> {
     await connectWithin(this.name, this.url, 3_000, async () => {
       const c = await this.connection();
-      // Clients connect at once: two CREATE TABLE IF NOT EXISTS can race in PostgreSQL's catalog, and the loser is told the type exists.
+      // Clients connect at once: two CREATE TABLE IF NOT EXISTS can race in PostgreSQL's catalog, and the loser is told the table is there.
       await c.query(LOCK_TABLE_DDL).catch((err: { code?: string }) => {
-        if (err.code !== '23505' && err.code !== '42P07') throw err;
+        if (!TABLE_MADE_BY_ANOTHER.has(err.code ?? '')) throw err;
       });
     });
   }
