@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { readFileSync, statSync } from 'node:fs';
+import { readFileSync, rmSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -60,11 +60,13 @@ export const NEEDS_SERVERS = /^npx locklab (real|compare|worker)\b/;
  */
 export function runReadmeCommand(command: string, dir: string): string {
   const line = command.replace(/^npx locklab /, `"${process.execPath}" --import "${TSX}" "${START}" `);
+  // The file it is to write, gone first: an earlier command may have written one of that name.
+  const file = /(?:--out|>) (\S+)/.exec(command)?.[1];
+  if (file !== undefined) rmSync(join(dir, file), { force: true });
   const r = spawnSync('bash', ['-c', line], { cwd: dir, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' }, timeout: 240_000 });
   expect(r.status, `${command} exited ${r.status}:\n${r.stderr}`).toBe(0);
   // Its notes on stderr (a file written, a sweep's progress), never a stack trace.
   expect(r.stderr, command).not.toMatch(/^\s+at /m);
-  const file = /(?:--out|>) (\S+)/.exec(command)?.[1];
   if (file !== undefined) expect(statSync(join(dir, file)).size, `${command}: ${file}`).toBeGreaterThan(0);
   else expect(r.stdout.length, `${command} printed nothing`).toBeGreaterThan(0);
   return r.stdout;
