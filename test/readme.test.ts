@@ -33,7 +33,7 @@ describe("the README's commands", () => {
     expect(COMMANDS.length - simulated.length).toBeGreaterThan(5);
   });
 
-  for (const command of simulated) it(command, () => void printed.set(command, runReadmeCommand(command, dir)), 300_000);
+  for (const command of simulated) it(command, async () => void printed.set(command, await runReadmeCommand(command, dir)), 300_000);
 
   it("quotes the engineer's question's figures as its two sweeps print them", () => {
     const ttls = printed.get("npx locklab sweep random-gc-pauses --seeds 1..5000 --vary 'clients[*].ttlMs=10000,30000,60000'");

@@ -12,6 +12,8 @@ import { describeReal } from './support.js';
  * 127.0.0.1:6379: it is given one the test started, on a free port. The
  * sweep worker's line names a queue on another machine; the sweep queue's
  * tests run workers against a Redis of their own (test/sweep-queue.test.ts).
+ * They run side by side, each on servers of its own: most of their time is
+ * real time waited out (a pause of 15 s past a lease of 10 s), not work.
  */
 
 const ANOTHER_MACHINE = /^npx locklab worker /;
@@ -35,10 +37,10 @@ describeReal("the README's commands on real servers", () => {
   });
 
   for (const command of serverCommands.filter((c) => !ANOTHER_MACHINE.test(c)))
-    it(
+    it.concurrent(
       command,
-      () => {
-        const out = runReadmeCommand(command.replace('redis://127.0.0.1:6379', redis.url), dir);
+      async () => {
+        const out = await runReadmeCommand(command.replace('redis://127.0.0.1:6379', redis.url), dir);
         // A real run ends with its verdict; a comparison says whether the two runs agree.
         expect(out).toMatch(command.startsWith('npx locklab compare') ? /agree/ : /Verdict: /);
       },

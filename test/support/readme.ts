@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { readFileSync, rmSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
@@ -56,14 +56,22 @@ export const NEEDS_SERVERS = /^npx locklab (real|compare|worker)\b/;
  * Runs one of the README's commands in `dir` (`npx locklab` being the
  * command's entry, from the sources) and checks it did what it says: exit
  * 0, no stack trace, and the file it was to write, or else something
- * printed. Returns what it printed.
+ * printed. Resolves to what it printed. It does not block: the real
+ * servers' commands, which mostly wait on real time, run side by side.
  */
-export function runReadmeCommand(command: string, dir: string): string {
+export async function runReadmeCommand(command: string, dir: string): Promise<string> {
   const line = command.replace(/^npx locklab /, `"${process.execPath}" --import "${TSX}" "${START}" `);
   // The file it is to write, gone first: an earlier command may have written one of that name.
   const file = /(?:--out|>) (\S+)/.exec(command)?.[1];
   if (file !== undefined) rmSync(join(dir, file), { force: true });
-  const r = spawnSync('bash', ['-c', line], { cwd: dir, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' }, timeout: 240_000 });
+  const r = await new Promise<{ status: number | null; stdout: string; stderr: string }>((done) => {
+    execFile(
+      'bash',
+      ['-c', line],
+      { cwd: dir, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' }, timeout: 240_000, maxBuffer: 64 * 1024 * 1024 },
+      (error, stdout, stderr) => done({ status: error ? (typeof error.code === 'number' ? error.code : null) : 0, stdout, stderr }),
+    );
+  });
   expect(r.status, `${command} exited ${r.status}:\n${r.stderr}`).toBe(0);
   // Its notes on stderr (a file written, a sweep's progress), never a stack trace.
   expect(r.stderr, command).not.toMatch(/^\s+at /m);
