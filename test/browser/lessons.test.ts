@@ -424,6 +424,32 @@ describeBrowser('a learner goes through lesson 4', () => {
     await page.close();
   });
 
+  it("says it is loading while the page's code is on its way, and then shows the page in its place", async () => {
+    const page = await lab.context.newPage();
+    let deliver!: () => void;
+    const held = new Promise<void>((resolve) => (deliver = resolve));
+    await page.route(/\/assets\/app-[\w-]+\.js$/, async (r) => {
+      await held;
+      await r.continue();
+    });
+    await page.goto(`${lab.url}#/lessons`, { waitUntil: 'commit' });
+    await expect.poll(() => page.locator('#root .loading').isVisible()).toBe(true);
+    expect(await page.locator('#root .loading').textContent()).toBe('Loading Locklab…');
+    deliver();
+    await page.getByTestId('course-progress').waitFor();
+    expect(await page.locator('#root .loading').count()).toBe(0);
+    await page.close();
+  });
+
+  it('says without JavaScript what it needs, and how to run the scenarios from a terminal instead', async () => {
+    const context = await lab.browser.newContext({ javaScriptEnabled: false });
+    const page = await context.newPage();
+    await page.goto(`${lab.url}#/lessons`);
+    expect(await page.locator('#root .loading').isVisible()).toBe(false);
+    expect(await page.locator('#root').innerText()).toMatch(/needs JavaScript for that\. .*npx locklab run pause-past-expiry/s);
+    await context.close();
+  });
+
   it('names an unknown lesson in a notice and shows the list instead', async () => {
     const page = await lab.page('#/lesson/99-nothing');
     await expect.poll(() => page.locator('.notice').textContent()).toContain('no lesson "99-nothing"');
