@@ -52,12 +52,39 @@ describeBrowser('the Odds view', () => {
     expect(await page.getByTestId('odds-chosen').textContent()).toBe('scenario: 15,000');
     // Each series has its interval drawn as a band.
     expect(await page.locator('path.odds-band').count()).toBe(2);
+    // Beside the plot, every point as figures, as `locklab sweep` prints them, without hovering.
+    const table = page.getByTestId('odds-table');
+    expect(await table.locator('thead th').allTextContents()).toEqual([
+      'pause of A at 1 s (ms)',
+      'runs',
+      'double ownership',
+      'stale write accepted',
+      'fenced (stale writes refused)',
+      'lost a lock',
+    ]);
+    const rows = await table.locator('tbody tr').evaluateAll((trs) => trs.map((tr) => [...tr.children].map((c) => c.textContent)));
+    expect(rows).toEqual(
+      expected.combinations.map((c, i) => [
+        (7000 + 1000 * i).toLocaleString('en-US'),
+        '1,000',
+        formatShare(c.doubleOwnership),
+        formatShare(c.unsafe),
+        formatShare(c.fenced),
+        formatShare(c.lostLock),
+      ]),
+    );
     await screenshot(page, 'odds-1440');
     expect(await axeViolations(page, 'odds')).toEqual([]);
 
+    // A value in the table selects its point, as clicking the point does.
+    await table.getByRole('button', { name: '9,000', exact: true }).click();
+    const details = page.getByTestId('odds-details');
+    await expect.poll(() => details.locator('h3').textContent()).toMatch(/^pause of A at 1 s \(ms\) = 9,000/);
+    expect(await table.getByRole('button', { name: '9,000', exact: true }).getAttribute('aria-pressed')).toBe('true');
+    expect(await page.locator('g.odds-point.selected').first().getAttribute('data-combo')).toBe('2');
+
     // A point with failures opens one of its failing runs on the timeline: an 11 s pause, A waking after B was granted the lock.
     await page.locator('g.odds-point[data-metric="unsafe"][data-combo="4"]').click();
-    const details = page.getByTestId('odds-details');
     await expect.poll(() => details.locator('h3').textContent()).toMatch(/^pause of A at 1 s \(ms\) = 11,000/);
     await screenshot(page, 'odds-details-1440');
     const firstSeed = expected.combinations[4]!.failing[0]!.seed;
@@ -208,6 +235,19 @@ describeBrowser('the Odds view', () => {
     await expect
       .poll(() => page.getByRole('alert').textContent())
       .toBe('first parameter: faults[0].durationMs: the step of 7000..17000:0 is zero: give a step above zero (e.g. 7000..17000:1)');
+  });
+
+  it('lists the first 100 points of a long sweep in its table, and says the CSV has them all', async () => {
+    const page = await lab.page('#/odds', { width: 1440, height: 900 });
+    await page.getByTestId('odds-runs').fill('2');
+    await page.getByTestId('vary-spec').fill('1000..20000:100');
+    await page.getByTestId('odds-run').click();
+    await expect.poll(() => page.getByTestId('odds-status').textContent(), { timeout: 60_000 }).toMatch(/382 of 382 runs .* done$/);
+    const table = page.getByTestId('odds-table');
+    expect(await table.locator('tbody tr').count()).toBe(100);
+    expect(await table.locator('tbody tr').last().locator('th').textContent()).toBe('10,900');
+    expect(await page.locator('.odds-figures p').textContent()).toBe('The first 100 of 191 points; Download CSV has them all.');
+    expect(lab.errors).toEqual([]);
   });
 
   it('exports the trace on the timeline in Chrome’s trace-event format', async () => {

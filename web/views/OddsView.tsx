@@ -10,6 +10,7 @@ import { BUILTIN_NAMES, BUILTIN_SCENARIOS } from '../../sim/scenarios/index.js';
 import { formatDuration } from '../../sim/time.js';
 import { download } from '../components/FilePicker.js';
 import { OddsPlot, METRICS, type MetricKey } from '../odds/OddsPlot.js';
+import { OddsTable } from '../odds/OddsTable.js';
 import { defaultRange, leadChoice, paramChoices, type ParamChoice } from '../odds/params.js';
 import { browserCores, OddsSweep, releaseWorkers, shrinkInWorker, warmWorkers, type SweepProgress } from '../odds/pool.js';
 import { latestEvery } from '../odds/redraw.js';
@@ -290,6 +291,7 @@ export function OddsView() {
   const reportChoices = report === null ? [] : paramChoices(scenarioOf(report.scenario));
   const chosen = report === null ? undefined : valueAt(reportChoices, report.vary[0]!.path);
   const axisLabel = report === null ? '' : (reportChoices.find((c) => c.path === report.vary[0]!.path)?.label ?? report.vary[0]!.path);
+  const labels = new Map(reportChoices.map((c) => [c.path, c.label]));
   // The workers load while the form is filled in, and stay for the next sweep while the view is open.
   useEffect(() => {
     viewOpen = true;
@@ -406,11 +408,12 @@ export function OddsView() {
             chosen={chosen}
             selected={selected}
             axisLabel={axisLabel}
-            labels={new Map(reportChoices.map((c) => [c.path, c.label]))}
+            labels={labels}
             onSelect={(i) => useOdds.getState().set({ selected: i })}
           />
-          {selected === null && <p className="muted small">Click or tab to a point for its figures and failing runs.</p>}
-          <PointDetails name={report.scenario} labels={new Map(reportChoices.map((c) => [c.path, c.label]))} />
+          <OddsTable report={report} labels={labels} selected={selected} onSelect={(i) => useOdds.getState().set({ selected: i })} />
+          {selected === null && <p className="muted small">Click or tab to a point, or a value in the table, for its figures and failing runs.</p>}
+          <PointDetails name={report.scenario} labels={labels} />
         </>
       )}
     </section>
