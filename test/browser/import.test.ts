@@ -54,7 +54,7 @@ describeBrowser('imported files are parsed off the main thread', () => {
       return { parse: w.__largestParse, read: w.__largestRead };
     });
 
-  it('a 30 MB trace opened from the picker is shown with Node’s run hash, and the page never parses or reads it', async () => {
+  it('a 30 MB trace opened from the picker is shown with Node’s run hash and the line each client is on, and the page never parses or reads it', async () => {
     const doc = runScenario(normalizeScenario(contentionScenario(), 'contention'));
     const text = serializeTrace(doc);
     expect(text.length).toBeGreaterThan(30_000_000);
@@ -69,10 +69,15 @@ describeBrowser('imported files are parsed off the main thread', () => {
     const seen = await largest(page);
     expect(seen.parse).toBeLessThan(100_000);
     expect(seen.read).toBe(0);
+    // Its scenario ran again in the worker to the same events, however many: the clients' code marks where each one is.
+    const code = await openCode(page);
+    await page.keyboard.press('Home');
+    for (let i = 0; i < 6; i++) await page.keyboard.press('ArrowRight');
+    await expect.poll(() => code.locator('.php-line.here').count()).toBeGreaterThan(0);
     expect(lab.errors).toEqual([]);
   });
 
-  it('a simulated trace file shows the line each client is on, once its scenario runs again to the same bytes; an edited one shows none', async () => {
+  it('a simulated trace file shows the line each client is on, once its scenario runs again to the same events; an edited one shows none', async () => {
     const doc = runScenario(normalizeScenario(BUILTIN_SCENARIOS['pause-past-expiry'], 'pause-past-expiry'));
     const page = await lab.page('#/lab?s=crash-without-release');
     await ready(page);

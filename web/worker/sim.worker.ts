@@ -12,7 +12,7 @@ import { normalizeScenario } from '../../sim/scenario/normalize.js';
 import { applyOverrides, parseOverride, type Override } from '../../sim/scenario/set.js';
 import { BUILTIN_SCENARIOS } from '../../sim/scenarios/index.js';
 import { StepMarker, type StepMarks } from '../../sim/clients/step-marks.js';
-import { runScenario } from '../../sim/run.js';
+import { runJob, runScenario } from '../../sim/run.js';
 import { serializeTrace, traceHash } from '../../sim/trace/io.js';
 import type { Scenario } from '../../sim/scenario/types.js';
 import type { TraceDocument } from '../../sim/trace/types.js';
@@ -91,26 +91,26 @@ async function handle(req: WorkerRequest): Promise<WorkerReply> {
       const doc = validateTrace(await readJson(req.file, req.fileName, 'trace'), req.fileName);
       // Re-serialize so the hash is of the canonical bytes, as the CLI computes it.
       const text = serializeTrace(doc);
-      const marks = marksOfFile(doc, text);
-      return { id: req.id, ok: true, type: 'trace', trace: { ...payload(doc, text, started), ...(marks === undefined ? {} : { marks }) } };
+      const hash = traceHash(doc);
+      const marks = marksOfFile(doc, hash);
+      return { id: req.id, ok: true, type: 'trace', trace: { ...payload(doc, text, started, hash), ...(marks === undefined ? {} : { marks }) } };
     }
   }
 }
 
-/** A simulated trace file up to this many events is run again, for the line each client is on (a run's own steps, not kept in its trace). */
-const MARK_FILES_UP_TO_EVENTS = 20_000;
-
 /**
  * The step marks of a simulated trace file: its scenario run again with its
- * seed, kept only when that run gives the file's trace byte for byte (a
- * trace from another version of Locklab, or edited, gets none).
+ * seed, kept only when that run gives the file's events (by their run hash:
+ * a trace from another version of Locklab, or edited, gets none). The run
+ * again keeps no trace and is held to the kernel events the file says its
+ * run took, so a file of any size costs at most the run it records.
  */
-function marksOfFile(doc: TraceDocument, text: string): StepMarks | undefined {
-  if (doc.source !== 'sim' || doc.events.length > MARK_FILES_UP_TO_EVENTS) return undefined;
+function marksOfFile(doc: TraceDocument, hash: string): StepMarks | undefined {
+  if (doc.source !== 'sim') return undefined;
   try {
     const marker = new StepMarker();
-    const again = runScenario(normalizeScenario(doc.scenario, 'trace'), doc.seed, marker);
-    return serializeTrace(again) === text ? marker.marks : undefined;
+    const again = runJob(normalizeScenario(doc.scenario, 'trace'), doc.seed, { marks: marker, maxEvents: doc.stop.events });
+    return again.runHash === hash ? marker.marks : undefined;
   } catch {
     // A scenario this version refuses: the trace is shown without marks.
     return undefined;
@@ -118,10 +118,10 @@ function marksOfFile(doc: TraceDocument, text: string): StepMarks | undefined {
 }
 
 /** A trace with its hash and, derived here rather than on the page, what the lab draws of it. */
-function payload(doc: TraceDocument, text: string, started: number): TracePayload {
+function payload(doc: TraceDocument, text: string, started: number, hash = traceHash(doc)): TracePayload {
   const workMs = performance.now() - started;
   const model = buildModel(doc);
-  return { doc, text, hash: traceHash(doc), workMs, model, annotations: annotate(doc, model) };
+  return { doc, text, hash, workMs, model, annotations: annotate(doc, model) };
 }
 
 /** What the refused input appears to be, for files (a trace to load, a scenario document). */
