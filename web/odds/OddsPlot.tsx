@@ -4,6 +4,7 @@ import { formatShare, runs } from '../../sim/odds/report.js';
 import { showValue } from '../../sim/odds/range.js';
 import { grouped } from '../../sim/scenario/limits.js';
 import { useWidth } from '../timeline/useWidth.js';
+import { showParam } from './params.js';
 
 /** The two odds the view plots, each with its own mark shape so they differ without colour too. */
 export const METRICS = [
@@ -35,7 +36,7 @@ export function seriesOf(report: SweepReport, metrics: readonly MetricKey[], lab
         .map((combo, index) => ({ x: combo.params[first.path], combo, index }))
         .filter((p) => second === undefined || p.combo.params[second.path] === g)
         .filter((p) => p.combo.runs > 0);
-      const label = second === undefined ? m.label : `${m.label}, ${(labels.get(second.path) ?? second.path).replace(/ \(ms\)$/, '')} = ${fmt(g)}`;
+      const label = second === undefined ? m.label : `${m.label}, ${(labels.get(second.path) ?? second.path).replace(/ \(ms\)$/, '')} = ${showParam(g)}`;
       out.push({
         label,
         colour: second === undefined ? (m.key === 'unsafe' ? 'var(--accent)' : 'var(--oi-vermillion)') : SERIES_COLOURS[gi % SERIES_COLOURS.length]!,
@@ -46,8 +47,6 @@ export function seriesOf(report: SweepReport, metrics: readonly MetricKey[], lab
   });
   return out;
 }
-
-const fmt = (v: unknown): string => (typeof v === 'number' ? v.toLocaleString('en-US') : showValue(v));
 
 interface Props {
   readonly report: SweepReport;
@@ -101,7 +100,7 @@ export function OddsPlot({ report, metrics, chosen, selected, axisLabel, labels,
         ))}
         {xTicks.map((t) => (
           <text key={String(t)} className="tick-label" x={xOf(t)} y={height - m.bottom + 16} textAnchor="middle">
-            {fmt(t)}
+            {showParam(t)}
           </text>
         ))}
         <text className="axis-note" x={(m.left + width - m.right) / 2} y={height - 6} textAnchor="middle">
@@ -117,7 +116,7 @@ export function OddsPlot({ report, metrics, chosen, selected, axisLabel, labels,
                 y={m.top - 14}
                 textAnchor={xOf(chosen) > width - 70 ? 'end' : xOf(chosen) < m.left + 70 ? 'start' : 'middle'}
               >
-                scenario: {fmt(chosen)}
+                scenario: {showParam(chosen)}
               </text>
             </g>
           )}
@@ -144,7 +143,7 @@ export function OddsPlot({ report, metrics, chosen, selected, axisLabel, labels,
               const cx = xOf(p.x);
               const cy = y(share.p);
               const failing = p.combo.failing.length > 0;
-              const title = `${first.path}=${fmt(p.x)}${report.vary[1] === undefined ? '' : `, ${report.vary[1].path}=${fmt(p.combo.params[report.vary[1].path])}`}: ${s.metric.label} ${formatShare(share)} of ${runs(p.combo.runs, grouped)}${failing ? ' · click to open a failing run' : ''}`;
+              const title = `${first.path}=${showParam(p.x)}${report.vary[1] === undefined ? '' : `, ${report.vary[1].path}=${showParam(p.combo.params[report.vary[1].path])}`}: ${s.metric.label} ${formatShare(share)} of ${runs(p.combo.runs, grouped)}${failing ? ' · click to open a failing run' : ''}`;
               const mark =
                 s.metric.shape === 'circle' ? (
                   <circle className="odds-ring" cx={cx} cy={cy} r={7} style={{ stroke: s.colour }} />

@@ -1,6 +1,6 @@
-import { showValue } from '../../sim/odds/range.js';
 import { formatShare, type ComboReport, type SweepReport } from '../../sim/odds/report.js';
 import type { Share } from '../../sim/odds/wilson.js';
+import { showParam } from './params.js';
 
 /** The most points the table lists; the CSV has them all. */
 export const TABLE_ROWS = 100;
@@ -12,8 +12,6 @@ const COLUMNS: ReadonlyArray<{ readonly label: string; readonly share: (c: Combo
   { label: 'fenced (stale writes refused)', share: (c) => c.fenced },
   { label: 'lost a lock', share: (c) => c.lostLock },
 ];
-
-const show = (v: unknown): string => (typeof v === 'number' ? v.toLocaleString('en-US') : showValue(v));
 
 /**
  * Every point of a sweep as figures, beside the plot: the answer to "how
@@ -54,11 +52,11 @@ export function OddsTable(props: { report: SweepReport; labels: ReadonlyMap<stri
                   j === 0 ? (
                     <th key={p} scope="row">
                       <button type="button" className="small-button" aria-pressed={i === selected} onClick={() => onSelect(i)}>
-                        {show(c.params[p])}
+                        {showParam(c.params[p])}
                       </button>
                     </th>
                   ) : (
-                    <td key={p}>{show(c.params[p])}</td>
+                    <td key={p}>{showParam(c.params[p])}</td>
                   ),
                 )}
                 <td className="num mono">{c.runs.toLocaleString('en-US')}</td>

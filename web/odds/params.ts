@@ -1,8 +1,12 @@
 import { sizeField, type Distribution } from '../../sim/kernel/dist.js';
+import { showValue } from '../../sim/odds/range.js';
 import { forEachStep } from '../../sim/scenario/steps.js';
 import { storeKind } from '../../sim/stores/registry.js';
 import { STORE_FIELDS } from '../sandbox/words.js';
 import type { Scenario } from '../../sim/scenario/types.js';
+
+/** A parameter's value as the Odds view shows it: a number with its digits grouped (10,000), anything else as `--set` takes it. */
+export const showParam = (v: unknown): string => (typeof v === 'number' ? v.toLocaleString('en-US') : showValue(v));
 
 /** A parameter the Odds view offers to vary: a scenario path, what to call it, and its value in the scenario. */
 export interface ParamChoice {

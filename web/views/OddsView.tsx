@@ -1,7 +1,7 @@
 import { useEffect, useMemo, useState } from 'react';
 import { InputError } from '../../sim/errors.js';
 import { defaultBatchSize, planSweep } from '../../sim/odds/plan.js';
-import { parseSeedRange, parseVary, showValue, type Vary } from '../../sim/odds/range.js';
+import { parseSeedRange, parseVary, type Vary } from '../../sim/odds/range.js';
 import { formatShare, reportCsv, reportJson, runs as runsOf, sweepReport } from '../../sim/odds/report.js';
 import { grouped } from '../../sim/scenario/limits.js';
 import { normalizeScenario } from '../../sim/scenario/normalize.js';
@@ -11,7 +11,7 @@ import { formatDuration } from '../../sim/time.js';
 import { download } from '../components/FilePicker.js';
 import { OddsPlot, METRICS, type MetricKey } from '../odds/OddsPlot.js';
 import { OddsTable } from '../odds/OddsTable.js';
-import { defaultRange, leadChoice, paramChoices, type ParamChoice } from '../odds/params.js';
+import { defaultRange, leadChoice, paramChoices, showParam, type ParamChoice } from '../odds/params.js';
 import { browserCores, OddsSweep, releaseWorkers, shrinkInWorker, warmWorkers, type SweepProgress } from '../odds/pool.js';
 import { latestEvery } from '../odds/redraw.js';
 import { useOdds } from '../odds/store.js';
@@ -228,7 +228,7 @@ function PointDetails({ name, labels }: { name: string; labels: ReadonlyMap<stri
     <section className="odds-details card" aria-labelledby="odds-details-title" data-testid="odds-details">
       <h3 id="odds-details-title">
         {Object.entries(c.params)
-          .map(([k, v]) => `${labels.get(k) ?? k} = ${typeof v === 'number' ? v.toLocaleString('en-US') : showValue(v)}`)
+          .map(([k, v]) => `${labels.get(k) ?? k} = ${showParam(v)}`)
           .join(', ')}{' '}
         <span className="muted small">· {runsOf(c.runs, grouped)}</span>
       </h3>
