@@ -441,6 +441,26 @@ describeBrowser('a learner goes through lesson 4', () => {
     await page.close();
   });
 
+  it('is dark while loading where the system asks for dark, not a white flash before the dark page', async () => {
+    const context = await lab.browser.newContext({ colorScheme: 'dark' });
+    const page = await context.newPage();
+    let deliver!: () => void;
+    const held = new Promise<void>((resolve) => (deliver = resolve));
+    await page.route(/\/assets\/app-[\w-]+\.js$/, async (r) => {
+      await held;
+      await r.continue();
+    });
+    await page.goto(`${lab.url}#/lessons`, { waitUntil: 'commit' });
+    await expect.poll(() => page.locator('#root .loading').isVisible()).toBe(true);
+    const background = () => page.evaluate('getComputedStyle(document.documentElement).backgroundColor');
+    expect(await background()).toBe('rgb(21, 23, 27)');
+    deliver();
+    await page.getByTestId('course-progress').waitFor();
+    expect(await page.evaluate('document.documentElement.dataset.theme')).toBe('dark');
+    expect(await background()).toBe('rgb(21, 23, 27)');
+    await context.close();
+  });
+
   it('says without JavaScript what it needs, and how to run the scenarios from a terminal instead', async () => {
     const context = await lab.browser.newContext({ javaScriptEnabled: false });
     const page = await context.newPage();
