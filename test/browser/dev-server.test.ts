@@ -51,6 +51,13 @@ describeBrowser('the lab served by npm start (the dev server), visited for the f
     rmSync(cacheDir, { recursive: true, force: true });
   });
 
+  it("compiles the lab's modules as it starts, before the first visit asks for them", async () => {
+    const graph = server.environments.client.moduleGraph;
+    const compiled = async (url: string) => (await graph.getModuleByUrl(url))?.transformResult != null;
+    for (const url of ['/app.tsx', '/views/OddsView.tsx', '/lessons/LessonView.tsx', '/worker/sim.worker.ts', '/odds/odds.worker.ts'])
+      await expect.poll(() => compiled(url), { timeout: 30_000, message: url }).toBe(true);
+  });
+
   it('opens a story on real servers, the lab, Compare, the stores and the odds without reloading the page', async () => {
     const page: Page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
     const errors: string[] = [];
