@@ -424,8 +424,8 @@ describeBrowser('a learner goes through lesson 4', () => {
     await page.close();
   });
 
-  it("says it is loading while the page's code is on its way, and then shows the page in its place", async () => {
-    const page = await lab.context.newPage();
+  /** Opens the lessons page with the page's code held back, once the page says it is loading; resolves to what lets the code through. */
+  async function openWithCodeHeld(page: Page): Promise<() => void> {
     let deliver!: () => void;
     const held = new Promise<void>((resolve) => (deliver = resolve));
     await page.route(/\/assets\/app-[\w-]+\.js$/, async (r) => {
@@ -434,6 +434,12 @@ describeBrowser('a learner goes through lesson 4', () => {
     });
     await page.goto(`${lab.url}#/lessons`, { waitUntil: 'commit' });
     await expect.poll(() => page.locator('#root .loading').isVisible()).toBe(true);
+    return deliver;
+  }
+
+  it("says it is loading while the page's code is on its way, and then shows the page in its place", async () => {
+    const page = await lab.context.newPage();
+    const deliver = await openWithCodeHeld(page);
     expect(await page.locator('#root .loading').textContent()).toBe('Loading Locklab…');
     deliver();
     await page.getByTestId('course-progress').waitFor();
@@ -444,14 +450,7 @@ describeBrowser('a learner goes through lesson 4', () => {
   it('is dark while loading where the system asks for dark, not a white flash before the dark page', async () => {
     const context = await lab.browser.newContext({ colorScheme: 'dark' });
     const page = await context.newPage();
-    let deliver!: () => void;
-    const held = new Promise<void>((resolve) => (deliver = resolve));
-    await page.route(/\/assets\/app-[\w-]+\.js$/, async (r) => {
-      await held;
-      await r.continue();
-    });
-    await page.goto(`${lab.url}#/lessons`, { waitUntil: 'commit' });
-    await expect.poll(() => page.locator('#root .loading').isVisible()).toBe(true);
+    const deliver = await openWithCodeHeld(page);
     const background = () => page.evaluate('getComputedStyle(document.documentElement).backgroundColor');
     expect(await background()).toBe('rgb(21, 23, 27)');
     deliver();
