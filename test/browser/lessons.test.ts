@@ -460,6 +460,44 @@ describeBrowser('a learner goes through lesson 4', () => {
     await context.close();
   });
 
+  /** A context whose storage holds the theme a learner chose on an earlier visit, under a system colour scheme. */
+  function contextWithTheme(chosen: 'light' | 'dark', system: 'light' | 'dark') {
+    const origin = new URL(lab.url).origin;
+    return lab.browser.newContext({
+      colorScheme: system,
+      storageState: { cookies: [], origins: [{ origin, localStorage: [{ name: 'locklab.theme', value: chosen }] }] },
+    });
+  }
+
+  it('is dark while loading where the learner chose dark on an earlier visit, though the system asks for light', async () => {
+    const context = await contextWithTheme('dark', 'light');
+    const page = await context.newPage();
+    const deliver = await openWithCodeHeld(page);
+    const background = () => page.evaluate('getComputedStyle(document.documentElement).backgroundColor');
+    expect(await page.evaluate('document.documentElement.dataset.theme')).toBe('dark');
+    expect(await background()).toBe('rgb(21, 23, 27)');
+    expect(await page.evaluate("getComputedStyle(document.querySelector('#root .loading')).color")).toBe('rgb(170, 177, 189)');
+    deliver();
+    await page.getByTestId('course-progress').waitFor();
+    expect(await page.evaluate('document.documentElement.dataset.theme')).toBe('dark');
+    expect(await background()).toBe('rgb(21, 23, 27)');
+    await context.close();
+  });
+
+  it('is not dark while loading where the learner chose light, though the system asks for dark', async () => {
+    const context = await contextWithTheme('light', 'dark');
+    const page = await context.newPage();
+    const deliver = await openWithCodeHeld(page);
+    expect(await page.evaluate('document.documentElement.dataset.theme')).toBe('light');
+    // The browser's own white, or the light theme's once the entry's styles have come (they are not held back).
+    expect(['rgba(0, 0, 0, 0)', 'rgb(255, 255, 255)']).toContain(await page.evaluate('getComputedStyle(document.documentElement).backgroundColor'));
+    deliver();
+    await page.getByTestId('course-progress').waitFor();
+    expect(await page.evaluate('document.documentElement.dataset.theme')).toBe('light');
+    expect(await page.evaluate('getComputedStyle(document.body).backgroundColor')).not.toBe('rgb(21, 23, 27)');
+    await context.close();
+  });
+
   it('says without JavaScript what it needs, and how to run the scenarios from a terminal instead', async () => {
     const context = await lab.browser.newContext({ javaScriptEnabled: false });
     const page = await context.newPage();
