@@ -157,11 +157,11 @@ describeBrowser('a learner goes through lesson 4', () => {
 
     await expect
       .poll(() => page.getByTestId('lesson-status').textContent())
-      .toBe('5/5 questions (5 right) · 1/1 stories (2 of 2 guesses right) · 1/2 challenges · ✓ finished');
+      .toBe('5/5 questions (5 right)\u00a0· 1/1 stories (2 of 2 guesses right)\u00a0· 1/2 challenges\u00a0· ✓ finished');
     await page.reload();
     await expect
       .poll(() => page.getByTestId('lesson-status').textContent(), { timeout: 15_000 })
-      .toBe('5/5 questions (5 right) · 1/1 stories (2 of 2 guesses right) · 1/2 challenges · ✓ finished');
+      .toBe('5/5 questions (5 right)\u00a0· 1/1 stories (2 of 2 guesses right)\u00a0· 1/2 challenges\u00a0· ✓ finished');
     expect(await page.locator('section[data-question="gc-danger"] fieldset').getAttribute('data-right')).toBe('true');
     expect(await page.locator('section[data-challenge="break-it"]').getAttribute('data-solved')).toBe('true');
     // The outline marks the solved challenge, and only it.
@@ -180,7 +180,7 @@ describeBrowser('a learner goes through lesson 4', () => {
     const page = await lab.page('#/lesson/05-fencing-tokens');
     await page.locator('article.lesson').waitFor();
     const status = page.getByTestId('lesson-status');
-    expect(await status.textContent()).toMatch(/^0\/5 questions · /);
+    expect(await status.textContent()).toMatch(/^0\/5 questions\u00a0· /);
     // The outline's marks, question by question, in page order.
     const marks = () =>
       page
@@ -188,7 +188,7 @@ describeBrowser('a learner goes through lesson 4', () => {
         .evaluateAll((li) => li.map((l) => l.querySelector('[aria-label]')?.getAttribute('aria-label') ?? ''));
     await answer(page, 'what-token', [0]);
     await answer(page, 'who-checks', [1]);
-    await expect.poll(() => status.textContent()).toMatch(/^2\/5 questions \(1 right\) · /);
+    await expect.poll(() => status.textContent()).toMatch(/^2\/5 questions \(1 right\)\u00a0· /);
     const order = await page.locator('section[data-question]').evaluateAll((s) => s.map((e) => e.getAttribute('data-question')));
     const expected = order.map((q) => (q === 'what-token' ? 'answered right' : q === 'who-checks' ? 'answered wrong' : ''));
     expect((await marks()).slice(0, order.length)).toEqual(expected);
@@ -198,7 +198,7 @@ describeBrowser('a learner goes through lesson 4', () => {
     await page.goto(`${lab.url}#/lessons`);
     await expect
       .poll(() => page.locator('.lesson-card[data-lesson="fencing-tokens"] .lesson-status').textContent())
-      .toMatch(/^in progress · 2\/5 questions answered \(1 right\) · /);
+      .toMatch(/^in progress\u00a0· 2\/5 questions answered \(1 right\)\u00a0· /);
     await page.close();
   });
 
@@ -505,6 +505,40 @@ describeBrowser('a learner goes through lesson 4', () => {
     expect(await page.locator('#root .loading').isVisible()).toBe(false);
     expect(await page.locator('#root').innerText()).toMatch(/needs JavaScript for that\. .*npx locklab run pause-past-expiry/s);
     await context.close();
+  });
+
+  it("wraps the lessons' status lines between their parts, never starting a line with a separating dot", async () => {
+    for (const width of [1440, 1024, 390]) {
+      const page = await lab.page('#/lessons', { width, height: 900 });
+      await page.locator('.lesson-card .lesson-status').first().waitFor();
+      // The first character of each line a status is laid out on, found from where each character is drawn.
+      const starts = await page.locator('.lesson-card .lesson-status').evaluateAll((els) =>
+        els.map((el) => {
+          const found: string[] = [];
+          const walker = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+          const range = document.createRange();
+          let lastTop = -Infinity;
+          for (let node = walker.nextNode(); node !== null; node = walker.nextNode()) {
+            const text = node.textContent ?? '';
+            for (let i = 0; i < text.length; i++) {
+              if (text[i] === ' ') continue;
+              range.setStart(node, i);
+              range.setEnd(node, i + 1);
+              const top = range.getBoundingClientRect().top;
+              if (top > lastTop + 2) found.push(text[i]!);
+              lastTop = Math.max(lastTop, top);
+            }
+          }
+          return found.join('');
+        }),
+      );
+      expect(starts.length, `${width} px`).toBe(12);
+      // The statuses do wrap at some width, or the test would prove nothing.
+      if (width === 1440) expect(starts.some((s) => s.length > 1)).toBe(true);
+      for (const s of starts) expect(s, `${width} px`).not.toContain('·');
+      await page.close();
+    }
+    expect(lab.errors).toEqual([]);
   });
 
   it('names an unknown lesson in a notice and shows the list instead', async () => {

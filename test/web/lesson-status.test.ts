@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { loadLessons } from '../../sim/cli/lessons.js';
 import { storyAskKey } from '../../sim/lessons/option-order.js';
 import { summaryOf } from '../../web/lessons/plugin.js';
-import { guessesText, statusOf } from '../../web/lessons/status.js';
+import { guessesText, statusLine, statusOf } from '../../web/lessons/status.js';
 
 /* A lesson's status counts the questions its stories ask before a stop, apart from its quiz. */
 
@@ -27,5 +27,12 @@ describe("a lesson's status", () => {
     expect(guessesText(two)).toBe(' (1 of 2 guesses right)');
     // A story's answers are no quiz answers, but the lesson is started.
     expect([two.answered, two.started]).toEqual([0, true]);
+  });
+
+  it('joins the parts of a status line with dots held to the part before them, leaving out the false ones', () => {
+    expect(statusLine(['in progress', '2/5 questions answered', false, '0/1 challenges solved'])).toBe(
+      'in progress\u00a0· 2/5 questions answered\u00a0· 0/1 challenges solved',
+    );
+    expect(statusLine([false, 'only'])).toBe('only');
   });
 });

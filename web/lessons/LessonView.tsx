@@ -10,7 +10,7 @@ import { QuestionEmbed, questionAnchor } from './QuestionEmbed.js';
 import { questionsInPageOrder } from './order.js';
 import { useLessonRoute } from './route.js';
 import { runStoriesEarly } from './stage.js';
-import { guessesText, statusOf } from './status.js';
+import { guessesText, statusLine, statusOf } from './status.js';
 import { isRight } from './answers.js';
 import { StoryEmbed } from './StoryEmbed.js';
 import type { LabLesson } from './types.js';
@@ -145,9 +145,12 @@ function LessonBody({ lesson }: { lesson: LabLesson }) {
           ))}
         </ol>
         <p className="muted small" data-testid="lesson-status">
-          {status.answered}/{status.questions} questions{status.answered > 0 ? ` (${status.right} right)` : ''} · {status.storiesDone}/{status.stories} stories
-          {guessesText(status)} · {status.solved}/{status.challenges} challenges
-          {status.finished ? ' · ✓ finished' : ''}
+          {statusLine([
+            `${status.answered}/${status.questions} questions${status.answered > 0 ? ` (${status.right} right)` : ''}`,
+            `${status.storiesDone}/${status.stories} stories${guessesText(status)}`,
+            `${status.solved}/${status.challenges} challenges`,
+            status.finished && '✓ finished',
+          ])}
         </p>
         <ul className="anchors muted small" aria-label="Questions and challenges">
           {questionsInPageOrder(lesson).map((q, i) => (

@@ -3,7 +3,7 @@ import { useUi } from '../state/ui.js';
 import { LESSONS, lessonSummary } from './catalog.js';
 import { useProgress } from './progress.js';
 import { useLessonRoute } from './route.js';
-import { guessesText, statusOf } from './status.js';
+import { guessesText, statusLine, statusOf } from './status.js';
 
 /** The course: every lesson with the learner's progress, a way back to where they were, and the free lab one click away. */
 export function LessonsPage() {
@@ -67,9 +67,12 @@ export function LessonsPage() {
               </a>
               <p className="lesson-summary">{l.summary}</p>
               <p className="muted small lesson-status">
-                {s.finished ? '✓ finished · ' : s.started ? 'in progress · ' : ''}
-                {s.answered}/{s.questions} questions answered{s.answered > 0 ? ` (${s.right} right)` : ''} · {s.storiesDone}/{s.stories} stories played
-                {guessesText(s)} · {s.solved}/{s.challenges} challenges solved
+                {statusLine([
+                  s.finished ? '✓ finished' : s.started && 'in progress',
+                  `${s.answered}/${s.questions} questions answered${s.answered > 0 ? ` (${s.right} right)` : ''}`,
+                  `${s.storiesDone}/${s.stories} stories played${guessesText(s)}`,
+                  `${s.solved}/${s.challenges} challenges solved`,
+                ])}
               </p>
             </li>
           );

@@ -7,6 +7,15 @@ export function guessesText(s: Pick<LessonStatus, 'guessed' | 'guessedRight'>): 
   return s.guessed === 0 ? '' : ` (${s.guessedRight} of ${s.guessed} ${s.guessed === 1 ? 'guess' : 'guesses'} right)`;
 }
 
+/**
+ * A status line's parts, joined by " · ", each dot held to the part before
+ * it by a no-break space: where the line wraps, the next line starts with a
+ * part, never with a dot. Parts that are false are left out.
+ */
+export function statusLine(parts: ReadonlyArray<string | false>): string {
+  return parts.filter((p): p is string => p !== false).join('\u00a0· ');
+}
+
 /** How far a learner got in a lesson, from their stored progress. */
 export interface LessonStatus {
   readonly answered: number;
