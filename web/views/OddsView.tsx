@@ -292,6 +292,8 @@ export function OddsView() {
   const chosen = report === null ? undefined : valueAt(reportChoices, report.vary[0]!.path);
   const axisLabel = report === null ? '' : (reportChoices.find((c) => c.path === report.vary[0]!.path)?.label ?? report.vary[0]!.path);
   const labels = new Map(reportChoices.map((c) => [c.path, c.label]));
+  // A point on the plot and a value in the table select the same way.
+  const select = (i: number) => useOdds.getState().set({ selected: i });
   // The workers load while the form is filled in, and stay for the next sweep while the view is open.
   useEffect(() => {
     viewOpen = true;
@@ -402,16 +404,8 @@ export function OddsView() {
               Download JSON
             </button>
           </div>
-          <OddsPlot
-            report={report}
-            metrics={metrics}
-            chosen={chosen}
-            selected={selected}
-            axisLabel={axisLabel}
-            labels={labels}
-            onSelect={(i) => useOdds.getState().set({ selected: i })}
-          />
-          <OddsTable report={report} labels={labels} selected={selected} onSelect={(i) => useOdds.getState().set({ selected: i })} />
+          <OddsPlot report={report} metrics={metrics} chosen={chosen} selected={selected} axisLabel={axisLabel} labels={labels} onSelect={select} />
+          <OddsTable report={report} labels={labels} selected={selected} onSelect={select} />
           {selected === null && <p className="muted small">Click or tab to a point, or a value in the table, for its figures and failing runs.</p>}
           <PointDetails name={report.scenario} labels={labels} />
         </>
