@@ -1,4 +1,4 @@
-import type { CallResult, NodeRef, Script } from '../runtime/types.js';
+import type { CallResult, Effect, NodeRef, Script } from '../runtime/types.js';
 import { US_PER_S } from '../time.js';
 import { acquireResult } from './single-node-driver.js';
 import type { AcquireArgs, AcquireResult, ClientIo, ExistsResult, LeaseRef, LockDriver, LockOp, LockReply, StepResult } from './protocol.js';
@@ -55,11 +55,11 @@ export class MemcachedDriver implements LockDriver {
     // except when refresh would refuse it: then the key is saved for the initial TTL and the refusal follows.
     const invalid = a.ttlUs < MEMCACHED_MIN_TTL_US;
     const ttlUs = invalid ? this.initialTtlUs : a.ttlUs;
-    const r = yield* io.request(this.node, { op: 'acquire', key, owner: a.owner, ttlUs }, 'acquire.request', {
+    const r = (yield io.send(this.node, { op: 'acquire', key, owner: a.owner, ttlUs }, 'acquire.request', {
       owner: a.owner,
       ttlUs,
       data: { attempt: a.attempt, command: 'add' },
-    });
+    })) as CallResult<LockReply>;
     let result: AcquireResult;
     // add() said false — the key is taken, or the command failed — so "it could be us: let's try to put off".
     if (r.status === 'reply' && r.reply.ok) result = acquireResult(r);
@@ -83,42 +83,42 @@ export class MemcachedDriver implements LockDriver {
 
   /** exists(): `get` returns our token, or not (a failed `get` returns false, which is not our token). */
   *exists(io: ClientIo, lease: LeaseRef): Script<ExistsResult> {
-    const g = yield* this.gets(io, this.keyPrefix + lease.key, lease.owner, 'isAcquired.request', { command: 'get' });
+    const g = gotten((yield this.gets(io, this.keyPrefix + lease.key, lease.owner, 'isAcquired.request', { command: 'get' })) as CallResult<LockReply>);
     return { status: g.result.status === 'reply' && g.holder === lease.owner ? 'yes' : 'no', msg: g.result.msg };
   }
 
   *release(io: ClientIo, lease: LeaseRef, method: 'token-checked' | 'plain-del'): Script<StepResult> {
     const key = this.keyPrefix + lease.key;
     if (method === 'plain-del') {
-      const d = yield* io.request(this.node, { op: 'del', key, owner: lease.owner }, 'release.request', {
+      const d = (yield io.send(this.node, { op: 'del', key, owner: lease.owner }, 'release.request', {
         owner: lease.owner,
         data: { method, command: 'delete' },
-      });
+      })) as CallResult<LockReply>;
       return step(d, 'not found');
     }
-    const g = yield* this.gets(io, key, lease.owner, 'release.request', { method, command: 'gets' });
+    const g = gotten((yield this.gets(io, key, lease.owner, 'release.request', { method, command: 'gets' })) as CallResult<LockReply>);
     if (g.result.status !== 'reply') return step(g.result, '');
     if (g.holder !== lease.owner || g.casId === undefined) return { status: 'failed', msg: g.result.msg, reason: 'not the owner' };
-    const c = yield* this.cas(io, key, lease.owner, RELEASE_CAS_TTL_US, g.casId, 'release.request', { method, command: 'cas' });
+    const c = (yield this.cas(io, key, lease.owner, RELEASE_CAS_TTL_US, g.casId, 'release.request', { method, command: 'cas' })) as CallResult<LockReply>;
     if (c.status !== 'reply' || !c.reply.ok) return step(c, 'the item changed since gets');
-    const d = yield* io.request(this.node, { op: 'del', key, owner: lease.owner }, 'release.request', {
+    const d = (yield io.send(this.node, { op: 'del', key, owner: lease.owner }, 'release.request', {
       owner: lease.owner,
       data: { method, command: 'delete' },
-    });
+    })) as CallResult<LockReply>;
     return step(d, 'not found');
   }
 
   *get(io: ClientIo, key: string, owner: string, attempt: number): Script<{ result: CallResult<LockReply>; holder: string | null }> {
-    const g = yield* this.gets(io, this.keyPrefix + key, owner, 'exists.request', { attempt, command: 'get' });
+    const g = gotten((yield this.gets(io, this.keyPrefix + key, owner, 'exists.request', { attempt, command: 'get' })) as CallResult<LockReply>);
     return { result: g.result, holder: g.holder };
   }
 
   *set(io: ClientIo, a: AcquireArgs): Script<AcquireResult> {
-    const r = yield* io.request(this.node, { op: 'set', key: this.keyPrefix + a.key, owner: a.owner, ttlUs: a.ttlUs }, 'acquire.request', {
+    const r = (yield io.send(this.node, { op: 'set', key: this.keyPrefix + a.key, owner: a.owner, ttlUs: a.ttlUs }, 'acquire.request', {
       owner: a.owner,
       ttlUs: a.ttlUs,
       data: { attempt: a.attempt, method: 'set', command: 'set' },
-    });
+    })) as CallResult<LockReply>;
     return acquireResult(r);
   }
 
@@ -129,50 +129,55 @@ export class MemcachedDriver implements LockDriver {
 
   /** putOffExpiration: gets; if absent, add; if ours, cas with the new TTL. */
   private *putOff(io: ClientIo, key: string, owner: string, ttlUs: number, kind: string, attempt: number | undefined): Script<PutOff> {
-    const base = attempt === undefined ? {} : { attempt };
-    const g = yield* this.gets(io, key, owner, kind, { ...base, command: 'gets' });
+    const g = gotten((yield this.gets(io, key, owner, kind, commandData(attempt, 'gets'))) as CallResult<LockReply>);
     if (g.result.status !== 'reply') return { status: g.result.status, msg: g.result.msg };
     if (g.holder === null) {
       // "Could happen when we ask a putOff after a timeout but in luck nobody stole the lock."
-      const r = yield* io.request(this.node, { op: 'acquire', key, owner, ttlUs }, kind, { owner, ttlUs, data: { ...base, command: 'add' } });
+      const r = (yield io.send(this.node, { op: 'acquire', key, owner, ttlUs }, kind, {
+        owner,
+        ttlUs,
+        data: commandData(attempt, 'add'),
+      })) as CallResult<LockReply>;
       if (r.status !== 'reply') return { status: r.status, msg: r.msg };
       if (r.reply.ok) return { status: 'ok', msg: r.msg };
       // add() said false again: taken in between — or, to MemcachedStore indistinguishably, a server error.
       return { status: 'conflict', msg: r.msg, holder: null, why: r.reply.error ?? 'someone else added it first' };
     }
     if (g.holder !== owner || g.casId === undefined) return { status: 'conflict', msg: g.result.msg, holder: g.holder, why: `held by ${g.holder}` };
-    const c = yield* this.cas(io, key, owner, ttlUs, g.casId, kind, { ...base, command: 'cas' });
+    const c = (yield this.cas(io, key, owner, ttlUs, g.casId, kind, commandData(attempt, 'cas'))) as CallResult<LockReply>;
     if (c.status !== 'reply') return { status: c.status, msg: c.msg };
     if (c.reply.ok) return { status: 'ok', msg: c.msg };
     return { status: 'conflict', msg: c.msg, holder: c.reply.holder ?? null, why: c.reply.error ?? 'cas failed: the item changed since gets' };
   }
 
-  private *gets(
-    io: ClientIo,
-    key: string,
-    owner: string,
-    kind: string,
-    data: Record<string, string | number>,
-  ): Script<{ result: CallResult<LockReply>; holder: string | null; casId: number | undefined }> {
-    const result = yield* io.request(this.node, { op: 'get', key }, kind, { owner, data });
-    if (result.status !== 'reply') return { result, holder: null, casId: undefined };
-    const reply = result.reply;
-    const casId = 'casId' in reply && typeof reply.casId === 'number' ? reply.casId : undefined;
-    return { result, holder: reply.holder ?? null, casId };
+  /**
+   * `gets` (or `get`) as an effect to yield, its result read by `gotten`.
+   * This driver's commands are yielded straight to the runtime, not through
+   * a generator each: a refused poll makes two of them (add, then gets), and
+   * every generator between a command and the runtime is resumed on its way
+   * out and on its way back.
+   */
+  private gets(io: ClientIo, key: string, owner: string, kind: string, data: Record<string, string | number>): Effect {
+    return io.send(this.node, { op: 'get', key }, kind, { owner, data });
   }
 
-  private *cas(
-    io: ClientIo,
-    key: string,
-    owner: string,
-    ttlUs: number,
-    casId: number,
-    kind: string,
-    data: Record<string, string | number>,
-  ): Script<CallResult<LockReply>> {
+  private cas(io: ClientIo, key: string, owner: string, ttlUs: number, casId: number, kind: string, data: Record<string, string | number>): Effect {
     const op: CasCommand = { op: 'refresh', key, owner, ttlUs, casId };
-    return yield* io.request(this.node, op, kind, { owner, ttlUs, data });
+    return io.send(this.node, op, kind, { owner, ttlUs, data });
   }
+}
+
+/** What a `gets` found: the result, the holder's token if any, and the item's CAS id. */
+function gotten(result: CallResult<LockReply>): { result: CallResult<LockReply>; holder: string | null; casId: number | undefined } {
+  if (result.status !== 'reply') return { result, holder: null, casId: undefined };
+  const reply = result.reply;
+  const casId = 'casId' in reply && typeof reply.casId === 'number' ? reply.casId : undefined;
+  return { result, holder: reply.holder ?? null, casId };
+}
+
+/** A putOffExpiration command's data: the attempt, when acquiring, then the command (written out, not spread: in this order, every poll). */
+function commandData(attempt: number | undefined, command: string): Record<string, string | number> {
+  return attempt === undefined ? { command } : { attempt, command };
 }
 
 /** InvalidTtlException's message, as MemcachedStore and PdoStore word it. */
