@@ -1,4 +1,4 @@
-import { call, type CallResult, type NodeRef, type Script } from '../runtime/types.js';
+import { callEffect, type CallResult, type Effect, type NodeRef, type Script } from '../runtime/types.js';
 import { acquireResult, stepResult, waitTimeoutUs } from './single-node-driver.js';
 import type { AcquireArgs, AcquireResult, ClientIo, ExistsResult, LeaseRef, LockDriver, LockOp, LockReply, StepResult } from './protocol.js';
 
@@ -65,6 +65,8 @@ interface Connection {
  */
 export class SessionDriver implements LockDriver {
   private readonly conn: Connection;
+  /** The acquire in flight, between `acquireCall` and `acquireAnswer`. */
+  private asking: { readonly io: ClientIo; readonly s: ClientSession; readonly owner: string } | undefined;
 
   constructor(
     private servers: readonly NodeRef[],
@@ -112,7 +114,7 @@ export class SessionDriver implements LockDriver {
     const op = { op: 'close', session: s.id, fresh: s.fresh, timeoutUs: this.opts.timeoutUs };
     io.thread(
       (function* (): Script<void> {
-        yield* call(node.name, op, io.requestTimeoutUs, io.newMsg());
+        yield callEffect(node.name, op, io.requestTimeoutUs, io.newMsg());
       })(),
     );
   }
@@ -122,13 +124,18 @@ export class SessionDriver implements LockDriver {
       yield { k: 'sleep', localUs: this.opts.pingEveryUs };
       if (!s.open) return;
       const op = { op: 'ping', session: s.id, fresh: s.fresh, timeoutUs: this.opts.timeoutUs } as unknown as LockOp;
-      const r = yield* call<LockReply>(this.node.name, op, this.opts.pingEveryUs, io.newMsg());
+      const r = (yield callEffect(this.node.name, op, this.opts.pingEveryUs, io.newMsg())) as CallResult<LockReply>;
       if (!s.open) return;
       this.heard(io, s, r, undefined);
     }
   }
 
   *acquire(io: ClientIo, a: AcquireArgs): Script<AcquireResult> {
+    return this.acquireAnswer((yield this.acquireCall(io, a)) as CallResult<LockReply>);
+  }
+
+  /** The acquire request, yielded by the script itself (see `LockDriver.acquireCall`); what its answer needs is kept until it comes. */
+  acquireCall(io: ClientIo, a: AcquireArgs): Effect {
     const s = this.open(io);
     const op = {
       op: 'acquire',
@@ -142,8 +149,15 @@ export class SessionDriver implements LockDriver {
       endIfDenied: true,
     } as const;
     const data = a.waitUs === undefined ? { attempt: a.attempt } : { attempt: a.attempt, waitUs: a.waitUs ?? -1 };
-    const r = yield* io.request(this.node, op as LockOp, 'acquire.request', { owner: a.owner, data }, waitTimeoutUs(io, a.waitUs));
-    this.heard(io, s, r, a.owner);
+    // One acquire is in flight at a time: the client's script waits for its answer.
+    this.asking = { io, s, owner: a.owner };
+    return io.send(this.node, op as LockOp, 'acquire.request', { owner: a.owner, data }, waitTimeoutUs(io, a.waitUs));
+  }
+
+  acquireAnswer(r: CallResult<LockReply>): AcquireResult {
+    const { io, s, owner } = this.asking!;
+    this.asking = undefined;
+    this.heard(io, s, r, owner);
     if (r.status === 'reply' && !r.reply.ok) s.open = false;
     // No answer: the key may exist; closing the session deletes it either way.
     else if (r.status !== 'reply') this.abandon(io, s);
@@ -156,7 +170,7 @@ export class SessionDriver implements LockDriver {
     if (this.opts.symfony) return { status: 'ok', msg: io.newMsg() };
     const s = this.conn.session ?? this.open(io);
     const op = { op: 'refresh', key: lease.key, owner: lease.owner, ttlUs, session: s.id, fresh: s.fresh, timeoutUs: this.opts.timeoutUs } as const;
-    const r = yield* io.request(this.node, op as LockOp, 'refresh.request', { owner: lease.owner, fence: lease.fence });
+    const r = (yield io.send(this.node, op as LockOp, 'refresh.request', { owner: lease.owner, fence: lease.fence })) as CallResult<LockReply>;
     this.heard(io, s, r, lease.owner);
     return stepResult(r, 'the key is gone');
   }
@@ -164,7 +178,7 @@ export class SessionDriver implements LockDriver {
   *release(io: ClientIo, lease: LeaseRef, _method: 'token-checked' | 'plain-del'): Script<StepResult> {
     const s = this.conn.session ?? this.open(io);
     const op = { op: 'release', key: lease.key, owner: lease.owner, session: s.id, fresh: s.fresh, timeoutUs: this.opts.timeoutUs, end: true } as const;
-    const r = yield* io.request(this.node, op as LockOp, 'release.request', { owner: lease.owner, data: { method: 'token-checked' } });
+    const r = (yield io.send(this.node, op as LockOp, 'release.request', { owner: lease.owner, data: { method: 'token-checked' } })) as CallResult<LockReply>;
     this.heard(io, s, r, lease.owner);
     if (r.status === 'reply') s.open = false;
     else this.abandon(io, s);
@@ -187,7 +201,7 @@ export class SessionDriver implements LockDriver {
       fresh: mine ? s.fresh : true,
       timeoutUs: this.opts.timeoutUs,
     } as const;
-    const r = yield* io.request(this.node, op as LockOp, 'isAcquired.request', { owner: lease.owner });
+    const r = (yield io.send(this.node, op as LockOp, 'isAcquired.request', { owner: lease.owner })) as CallResult<LockReply>;
     if (mine) this.heard(io, s, r, lease.owner);
     else if (r.status === 'refused') this.conn.server = (this.conn.server + 1) % this.servers.length;
     if (r.status === 'reply' && r.reply.error === undefined) return { status: r.reply.ok ? 'yes' : 'no', msg: r.msg };
@@ -201,7 +215,7 @@ export class SessionDriver implements LockDriver {
     if (s === undefined || !s.open) return;
     s.open = false;
     this.conn.session = undefined;
-    yield* call(this.node.name, { op: 'close', session: s.id, fresh: s.fresh, timeoutUs: this.opts.timeoutUs }, io.requestTimeoutUs, io.newMsg());
+    yield callEffect(this.node.name, { op: 'close', session: s.id, fresh: s.fresh, timeoutUs: this.opts.timeoutUs }, io.requestTimeoutUs, io.newMsg());
   }
 
   /** A forked child shares the parent's handle: the same connection and session. */
