@@ -4,7 +4,8 @@
  * are shared and noisy. Targets are printed beside the figures, never
  * asserted in unit tests.
  */
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { createInterface } from 'node:readline';
 import { existsSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
@@ -84,69 +85,115 @@ function runsInWorkerProcess(
   return { ...out, execArgv: WORKER_EXEC_ARGV, code: 'dist/lib (compiled)' };
 }
 
+/** A bench/runs-serve.ts process: one scenario, warmed up, timing batches of runs on request. */
+class BatchServer {
+  private constructor(
+    private readonly child: ChildProcessWithoutNullStreams,
+    private readonly lines: AsyncIterator<string>,
+    private readonly stderr: () => string,
+    readonly kernelEventsPerRun: number,
+  ) {}
+
+  /** Starts the server for built-in scenario `name` with overrides `sets`, and waits until it is warm; a string says why it could not start. */
+  static async start(name: string, sets: readonly string[]): Promise<BatchServer | string> {
+    const child = spawn(
+      process.execPath,
+      [...WORKER_EXEC_ARGV, '--import', 'tsx', new URL('./runs-serve.ts', import.meta.url).pathname, name, ...sets.flatMap((x) => ['--set', x])],
+      { stdio: ['pipe', 'pipe', 'pipe'] },
+    );
+    let err = '';
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
+    const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
+    const first = await lines.next();
+    const stderr = () => (err.trim().split('\n').slice(-1)[0] ?? '') || `exit ${child.exitCode ?? child.signalCode}`;
+    if (first.done === true) return stderr();
+    return new BatchServer(child, lines, stderr, (JSON.parse(first.value) as { kernelEventsPerRun: number }).kernelEventsPerRun);
+  }
+
+  /** Runs `n` more seeds and gives the milliseconds they took. */
+  async batch(n: number): Promise<number> {
+    this.child.stdin.write(`${n}\n`);
+    const r = await this.lines.next();
+    if (r.done === true) throw new Error(this.stderr());
+    return (JSON.parse(r.value) as { ms: number }).ms;
+  }
+
+  close(): void {
+    this.child.stdin.end();
+  }
+}
+
+/** The median and the quartiles of `xs`, rounded to two places. */
+function quartiles(xs: readonly number[]): { median: number; iqr: [number, number] } {
+  const sorted = [...xs].sort((a, b) => a - b);
+  const at = (f: number): number => Math.round(sorted[Math.round(f * (sorted.length - 1))]! * 100) / 100;
+  return { median: at(0.5), iqr: [at(0.25), at(0.75)] };
+}
+
 /**
  * One line per store: whole runs per second of its hazard scenario, and the
  * ratio to Redis's (no model may run below half of it). Each is run as a
- * sweep runs many seeds of one scenario: the compiled package in a fresh
- * process with a worker's flags (in one process, each scenario would run in
- * a heap the ones before it shaped). Round after round, each store is timed
- * right beside a Redis run of its own (Redis first in even rounds, second in
- * odd ones), so the two of a ratio meet the same load on a shared machine;
- * the ratio is the median of those pairs, given with the lowest and
- * highest of them. Scenarios
- * differ in size (Redlock's has five servers), so the kernel events per
- * second are given too: the rate at which each model simulates.
+ * sweep runs many seeds of one scenario: the compiled package in a process
+ * of its own with a worker's V8 flags (in one process, each scenario would
+ * run in a heap and a JIT the ones before it shaped). The store's process
+ * and a Redis process take turns, batch by batch (which goes first
+ * alternates), so that the two rates of a pair are taken within a tenth of
+ * a second of each other: on this shared machine the rate of one process
+ * moves by half from one second to the next, and pairs of separate runs
+ * ranged from 0.33 to 1.22 for the same code. The ratio is the median of
+ * the pairs, with their interquartile range. Scenarios differ in size
+ * (Redlock's has five servers), so the kernel events per second are given
+ * too: the rate at which each model simulates.
  */
-function storesBench(rounds: number): Record<string, unknown> {
+async function storesBench(pairs: number, batch: number): Promise<Record<string, unknown>> {
   const kinds = STORE_KINDS.filter((k) => BUILTIN_SCENARIOS[k.hazardScenario] !== undefined);
-  const rates = new Map<string, number[]>(kinds.map((k) => [k.kind, []]));
-  const ratios = new Map<string, number[]>(kinds.map((k) => [k.kind, []]));
-  const eventRatios = new Map<string, number[]>(kinds.map((k) => [k.kind, []]));
-  const eventsPerRun = new Map<string, number>();
-  const failed = new Map<string, string>();
-  // Seven timed batches of 2,000 runs a process, as the pause-past-expiry line takes: three (a quarter of a second) let one stall skew a ratio.
-  const timeRedis = () => runsInWorkerProcess('pause-past-expiry', 7);
-  for (let round = 0; round < rounds; round++) {
-    for (const k of kinds) {
-      // A kind that shares its hazard scenario with a sibling (the ZooKeeper recipe) runs it on itself.
-      const sets = k.hazardSets ?? [];
-      const isRedis = k.hazardScenario === 'pause-past-expiry' && sets.length === 0;
-      const timeKind = () => runsInWorkerProcess(k.hazardScenario, 7, sets);
-      let redis: ReturnType<typeof timeRedis>;
-      let r: ReturnType<typeof timeRedis>;
-      if (isRedis) r = redis = timeRedis();
-      else if (round % 2 === 0) [redis, r] = [timeRedis(), timeKind()];
-      else [r, redis] = [timeKind(), timeRedis()];
-      if (typeof redis === 'string') return { failed: `pause-past-expiry: ${redis}` };
-      if (typeof r === 'string') {
-        failed.set(k.kind, r);
-        continue;
-      }
-      rates.get(k.kind)!.push(r.runsPerSec.median);
-      ratios.get(k.kind)!.push(r.runsPerSec.median / redis.runsPerSec.median);
-      eventRatios.get(k.kind)!.push((r.runsPerSec.median * r.kernelEventsPerRun) / (redis.runsPerSec.median * redis.kernelEventsPerRun));
-      eventsPerRun.set(k.kind, r.kernelEventsPerRun);
-    }
-  }
-  const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
-  const out: Record<string, unknown> = { measured: `compiled package, fresh process each, V8 flags ${WORKER_EXEC_ARGV.join(' ')}; ${rounds} rounds` };
+  const out: Record<string, unknown> = {
+    measured: `compiled package, a process per scenario with V8 flags ${WORKER_EXEC_ARGV.join(' ')}; ${pairs} pairs of ${batch}-run batches, the store's and Redis's in turn`,
+  };
   for (const k of kinds) {
     const sets = k.hazardSets ?? [];
     const scenario = [k.hazardScenario, ...sets.map((x) => `--set ${x}`)].join(' ');
-    if (failed.has(k.kind)) {
-      out[k.kind] = { scenario, failed: failed.get(k.kind) };
+    const isRedis = k.hazardScenario === 'pause-past-expiry' && sets.length === 0;
+    const redis = await BatchServer.start('pause-past-expiry', []);
+    if (typeof redis === 'string') return { failed: `pause-past-expiry: ${redis}` };
+    const mine = isRedis ? redis : await BatchServer.start(k.hazardScenario, sets);
+    if (typeof mine === 'string') {
+      redis.close();
+      out[k.kind] = { scenario, failed: mine };
       continue;
     }
-    const rate = median(rates.get(k.kind)!);
+    const rates: number[] = [];
+    const redisRates: number[] = [];
+    const ratios: number[] = [];
+    try {
+      for (let p = 0; p < pairs; p++) {
+        const [first, second] = p % 2 === 0 ? [redis, mine] : [mine, redis];
+        const msFirst = await first.batch(batch);
+        const msSecond = await second.batch(batch);
+        const redisMs = first === redis ? msFirst : msSecond;
+        const mineMs = first === redis ? msSecond : msFirst;
+        rates.push((batch * 1000) / mineMs);
+        redisRates.push((batch * 1000) / redisMs);
+        ratios.push(redisMs / mineMs);
+      }
+    } catch (e) {
+      out[k.kind] = { scenario, failed: e instanceof Error ? e.message : String(e) };
+      continue;
+    } finally {
+      redis.close();
+      mine.close();
+    }
+    const rate = stat(rates).median;
+    const ratio = quartiles(ratios);
     out[k.kind] = {
       scenario,
-      runsPerSec: Math.round(rate),
-      ratioToRedis: Math.round(median(ratios.get(k.kind)!) * 100) / 100,
-      // The lowest and highest of the rounds' ratios: on this shared machine one pair alone can land anywhere in a wide band.
-      ratioToRedisRange: [Math.min(...ratios.get(k.kind)!), Math.max(...ratios.get(k.kind)!)].map((x) => Math.round(x * 100) / 100),
-      kernelEventsPerRun: eventsPerRun.get(k.kind),
-      kernelEventsPerSec: Math.round(rate * eventsPerRun.get(k.kind)!),
-      eventRateRatioToRedis: Math.round(median(eventRatios.get(k.kind)!) * 100) / 100,
+      runsPerSec: rate,
+      ratioToRedis: ratio.median,
+      // The middle half of the pairs: how far one pair may stray on a shared machine.
+      ratioToRedisIqr: ratio.iqr,
+      kernelEventsPerRun: mine.kernelEventsPerRun,
+      kernelEventsPerSec: Math.round(rate * mine.kernelEventsPerRun),
+      eventRateRatioToRedis: quartiles(ratios.map((x) => (x * mine.kernelEventsPerRun) / redis.kernelEventsPerRun)).median,
     };
   }
   return out;
@@ -320,7 +367,7 @@ async function main(): Promise<void> {
     eventCost: eventsBench(3, sizes),
     startup: startupBench(10),
   };
-  report.stores = { target: 'each at least 0.5 × Redis', ...storesBench(5) };
+  report.stores = { target: 'each at least 0.5 × Redis', ...(await storesBench(40, 400)) };
   report.sweep = await runSweepBench();
   const browserBench = new URL('./browser.ts', import.meta.url);
   if (withBrowser && existsSync(browserBench)) {
