@@ -163,7 +163,6 @@ async function storesBench(pairs: number, batch: number): Promise<Record<string,
       continue;
     }
     const rates: number[] = [];
-    const redisRates: number[] = [];
     const ratios: number[] = [];
     try {
       for (let p = 0; p < pairs; p++) {
@@ -173,7 +172,6 @@ async function storesBench(pairs: number, batch: number): Promise<Record<string,
         const redisMs = first === redis ? msFirst : msSecond;
         const mineMs = first === redis ? msSecond : msFirst;
         rates.push((batch * 1000) / mineMs);
-        redisRates.push((batch * 1000) / redisMs);
         ratios.push(redisMs / mineMs);
       }
     } catch (e) {
