@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import pg from 'pg';
+import zookeeper from 'node-zookeeper-client';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { findBinary, MissingBinaryError } from '../../sim/real/harness/binaries.js';
 import { ask } from '../../sim/real/harness/ports.js';
@@ -148,6 +149,36 @@ describeReal('the server harness', () => {
     await follower.kill();
     const others = ensemble.filter((s) => s !== follower);
     expect(await eventually(async () => (await Promise.all(others.map((s) => s.mode()))).every((m) => m === 'leader' || m === 'follower'), 10_000)).toBe(true);
+  });
+
+  it("writes ZooKeeper's transaction log without fsyncing it, and a killed and restarted server still has what was written", async () => {
+    const zk = await h.zookeeper({ name: 'unsynced' });
+    const connect = async (): Promise<zookeeper.Client> => {
+      const c = zookeeper.createClient(`127.0.0.1:${zk.port}`, { sessionTimeout: 4_000 });
+      await new Promise<void>((resolve) => {
+        c.once('connected', () => resolve());
+        c.connect();
+      });
+      return c;
+    };
+    const create = (c: zookeeper.Client, path: string, mode: number): Promise<void> =>
+      new Promise((resolve, reject) => c.create(path, Buffer.from('x'), mode, (err: unknown) => (err ? reject(err) : resolve())));
+    const c = await connect();
+    for (let i = 0; i < 5; i++) await create(c, `/kept${i}`, zookeeper.CreateMode.PERSISTENT);
+    // ZooKeeper counts each fsync of its log in `fsynctime`: none for the session and five creates.
+    const mntr = await ask(zk.port, 'mntr', 1_000, '127.0.0.1', true);
+    expect(mntr).toMatch(/^zk_cnt_fsynctime\t0$/m);
+    c.close();
+    await zk.restart(100);
+    const again = await connect();
+    try {
+      const kept = await new Promise<string[]>((resolve, reject) =>
+        again.getChildren('/', (err: unknown, list: string[]) => (err ? reject(err) : resolve(list))),
+      );
+      expect(kept.filter((p) => p.startsWith('kept')).sort()).toEqual(['kept0', 'kept1', 'kept2', 'kept3', 'kept4']);
+    } finally {
+      again.close();
+    }
   });
 
   it('knows of every server it started and of none after close', async () => {

@@ -51,7 +51,16 @@ function config(dataDir: string, tickMs: number, me: Member, members: readonly M
   return `${lines.join('\n')}\n`;
 }
 
-/** One ZooKeeper server, standalone or a member of an ensemble. */
+/**
+ * One ZooKeeper server, standalone or a member of an ensemble. Its
+ * transaction log is written but not fsynced (`zookeeper.forceSync=no`), as
+ * the PostgreSQL harness turns fsync off: no lock story needs a power cut's
+ * durability (a killed or restarted server keeps what it wrote, which the
+ * page cache holds), and on a machine busy with other disk writes each
+ * create and delete otherwise waits its turn for the disk, up to 134 ms here
+ * and longer on a loaded machine: past a scenario's 1 s request timeout, a
+ * release then times out where the story has it answered.
+ */
 export class ZooKeeperServer extends Server {
   readonly kind = 'zookeeper';
   protected readonly proc: ServerProcess;
@@ -77,6 +86,7 @@ export class ZooKeeperServer extends Server {
       '-XX:+UseSerialGC',
       '-XX:TieredStopAtLevel=1',
       '-Dzookeeper.jmx.log4j.disable=true',
+      '-Dzookeeper.forceSync=no',
       `-Dzookeeper.log.dir=${this.dir}`,
       '-cp',
       cp,
