@@ -6,6 +6,8 @@ import { runReal } from '../../sim/real/runner.js';
 import { REAL_STORIES, storyScenario } from '../../sim/real/stories.js';
 import { runScenario } from '../../sim/run.js';
 import { serializeTrace } from '../../sim/trace/io.js';
+import { formatTimeline } from '../../sim/cli/format.js';
+import picocolors from 'picocolors';
 import type { TraceDocument } from '../../sim/trace/types.js';
 import { describeReal } from './support.js';
 import { StepMarker } from '../../sim/clients/step-marks.js';
@@ -13,6 +15,7 @@ import { markProblems } from '../support/step-lines.js';
 
 const root = new URL('../..', import.meta.url).pathname;
 const RUNS = 3;
+const plain = picocolors.createColors(false);
 /**
  * Real runs under way at once. Each is a few processes that mostly wait, but
  * their starts take CPU, and a run whose faults fire late (its runner starved
@@ -139,9 +142,11 @@ describeReal('the simulation and the real servers tell the same story', () => {
           // A store down from time 0 is down before any client starts, however late a busy machine fires its timers (see runReal).
           const downFromStart = scenario.faults.flatMap((f, i) => (f.kind === 'store-restart' && f.atMs === 0 ? [i] : []));
           for (const r of runs) for (const i of downFromStart) expect(r.events.find((e) => e.kind === 'store.down' && e.data?.fault === i)?.timeUs).toBe(0);
+          // The traces stay on the machine that ran the test: the message carries the first disagreeing run's timeline too.
+          const first = runs.find((_, i) => verdicts[i] !== 'as simulated');
           const message =
-            saved.length > 0
-              ? `simulated ${json(expected)} ${json(answers(sim))}; traces of the disagreeing runs are in ${saved[0]}${known === undefined ? '' : ` (known difference: ${known.why})`}`
+            first !== undefined
+              ? `simulated ${json(expected)} ${json(answers(sim))}; traces of the disagreeing runs are in ${saved[0]}${known === undefined ? '' : ` (known difference: ${known.why})`}\nthe first of them:\n${formatTimeline(first, plain)}`
               : undefined;
           expect(verdicts, message).toEqual(Array(RUNS).fill('as simulated'));
           // And each event happened on a line of the client's code that makes it, in every run.
