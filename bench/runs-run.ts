@@ -5,12 +5,11 @@
  * workers run it; else the TypeScript source.
  * Usage: runs-run.ts NAME REPS [--compiled] [--set PATH=VALUE ...]
  */
-import { runsPerSec, type Library } from './runs.js';
+import { runArgs, runsPerSec, type Library } from './runs.js';
 
 const args = process.argv.slice(2);
-// `--set PATH=VALUE` (repeatable) overrides the scenario, as on the command line.
-const sets = args.flatMap((a, i) => (a === '--set' && args[i + 1] !== undefined ? [args[i + 1]!] : []));
-const [name = 'pause-past-expiry', reps = '7'] = args.filter((a, i) => !a.startsWith('--') && args[i - 1] !== '--set');
+const { words, sets } = runArgs(args);
+const [name = 'pause-past-expiry', reps = '7'] = words;
 // A path in a variable: the type is the source's (Library), not the build's.
 const compiled = '../dist/lib/index.js';
 const lib = args.includes('--compiled') ? ((await import(compiled)) as Library) : undefined;

@@ -11,11 +11,11 @@
  */
 import { createInterface } from 'node:readline';
 import { performance } from 'node:perf_hooks';
-import type { Library } from './runs.js';
+import { runArgs, type Library } from './runs.js';
 
 const args = process.argv.slice(2);
-const sets = args.flatMap((a, i) => (a === '--set' && args[i + 1] !== undefined ? [args[i + 1]!] : []));
-const name = args.find((a, i) => !a.startsWith('--') && args[i - 1] !== '--set') ?? 'pause-past-expiry';
+const { words, sets } = runArgs(args);
+const name = words[0] ?? 'pause-past-expiry';
 // A path in a variable: the type is the source's (Library), not the build's.
 const compiled = '../dist/lib/index.js';
 const { runScenario, normalizeScenario, applyOverrides, parseOverride, BUILTIN_SCENARIOS } = (await import(compiled)) as Library;

@@ -22,6 +22,14 @@ export function stat(values: number[]): Stat {
 /** What a measurement runs: the TypeScript source (through tsx), or the compiled package, dist/lib, which the command and a sweep's workers run. */
 export type Library = Pick<typeof source, 'runScenario' | 'normalizeScenario' | 'applyOverrides' | 'parseOverride' | 'BUILTIN_SCENARIOS'>;
 
+/** A runs script's arguments: the words that are not options, and each `--set PATH=VALUE` override (repeatable), as on the command line. */
+export function runArgs(args: readonly string[]): { words: string[]; sets: string[] } {
+  return {
+    words: args.filter((a, i) => !a.startsWith('--') && args[i - 1] !== '--set'),
+    sets: args.flatMap((a, i) => (a === '--set' && args[i + 1] !== undefined ? [args[i + 1]!] : [])),
+  };
+}
+
 /** Whole runs per second of a built-in scenario, each with a different seed, checker included; and the kernel events per run. */
 export function runsPerSec(name: string, reps: number, sets: readonly string[] = [], lib: Library = source): { runsPerSec: Stat; kernelEventsPerRun: number } {
   const { runScenario, normalizeScenario, applyOverrides, parseOverride, BUILTIN_SCENARIOS } = lib;

@@ -161,10 +161,11 @@ describeReal('the server harness', () => {
       });
       return c;
     };
-    const create = (c: zookeeper.Client, path: string, mode: number): Promise<void> =>
-      new Promise((resolve, reject) => c.create(path, Buffer.from('x'), mode, (err: unknown) => (err ? reject(err) : resolve())));
     const c = await connect();
-    for (let i = 0; i < 5; i++) await create(c, `/kept${i}`, zookeeper.CreateMode.PERSISTENT);
+    for (let i = 0; i < 5; i++)
+      await new Promise<void>((resolve, reject) =>
+        c.create(`/kept${i}`, Buffer.from('x'), zookeeper.CreateMode.PERSISTENT, (err: unknown) => (err ? reject(err) : resolve())),
+      );
     // ZooKeeper counts each fsync of its log in `fsynctime`: none for the session and five creates.
     const mntr = await ask(zk.port, 'mntr', 1_000, '127.0.0.1', true);
     expect(mntr).toMatch(/^zk_cnt_fsynctime\t0$/m);
