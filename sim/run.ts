@@ -5,6 +5,7 @@ import { Client } from './clients/lifecycle.js';
 import { shorthandStepsOf } from './clients/shorthand.js';
 import { StepPaths, type StepMarker, type StepMarkSink } from './clients/step-marks.js';
 import type { Scenario } from './scenario/types.js';
+import type { Budget } from './kernel/kernel.js';
 import { storeKind } from './stores/registry.js';
 import { msToUs } from './time.js';
 import { RunHasher } from './trace/hash.js';
@@ -61,55 +62,107 @@ export interface JobResult {
  * events at all: this is what sweeps over many seeds call.
  */
 export function runJob(scenario: Scenario, seed: number = scenario.seed, want: JobWants = {}): JobResult {
-  const world = new World(
-    seed,
-    {
-      latencyMinUs: msToUs(scenario.network.latencyMinMs),
-      latencyMaxUs: msToUs(scenario.network.latencyMaxMs),
-      distribution: scenario.network.distribution,
-      loss: scenario.network.loss,
-    },
-    want.trace === true,
-  );
-  const checker = new Checker(want.bounded === true ? boundedFor(scenario.network.latencyMaxMs) : {});
-  const hasher = want.hash === false ? undefined : new RunHasher({ schema: TRACE_SCHEMA, source: 'sim', scenario, seed });
-  const observe = want.observe;
-  world.trace.onEvent =
-    hasher === undefined && observe === undefined
-      ? (e) => checker.push(e)
-      : (e) => {
-          checker.push(e);
-          hasher?.push(e);
-          observe?.(e);
-        };
-  for (const m of scenario.machines) world.addMachine(m.name, msToUs(m.clockOffsetMs), m.clockDriftPpm);
+  const job = new JobRun(scenario, seed, want);
+  return job.finish(job.world.kernel.run(job.budget));
+}
 
-  const kind = storeKind(scenario.store.kind);
-  if (kind === undefined) throw new Error(`no store kind ${scenario.store.kind}: normalize the scenario first`);
-  const store = kind.create(world, scenario.store, scenario);
-  for (const node of store.nodes.values()) world.addEndpoint(node);
-  const resource = new Resource(world, scenario.resource.machine, scenario.resource.fencing);
-  world.addEndpoint(resource);
-  const clients = new Map<string, SimClient>();
-  for (const spec of scenario.clients) {
-    const process = world.addProcess(spec.name, world.machine(spec.machine));
-    const client = new Client(process.runtime(), spec, kind.driver(scenario.store, spec, scenario), kind.capabilities, resource);
-    const marker = want.marks;
-    if (marker !== undefined) {
-      const paths = new StepPaths(spec.steps ?? shorthandStepsOf(spec, kind.capabilities));
-      client.onStep = (c, step, phase) => marker.mark(c.name, paths.at(step, phase), world.trace.count);
+/** A run job under way, run on a slice at a time (see startJob). */
+export interface JobInProgress {
+  /** Kernel events processed so far. */
+  readonly events: number;
+  /** Runs on for at most `events` more kernel events; returns why the run stopped, or undefined when it has not stopped yet. */
+  advance(events: number): StopInfo | undefined;
+  /** The run's result, once `advance` has returned why it stopped. */
+  finish(stop: StopInfo): JobResult;
+}
+
+/**
+ * Sets a run job up without running it: the caller runs it on in slices
+ * (`advance`) and may do other things between them, such as see whether it
+ * was interrupted. The slices make no difference to the run: its events,
+ * trace and verdict are those of runJob.
+ */
+export function startJob(scenario: Scenario, seed: number = scenario.seed, want: JobWants = {}): JobInProgress {
+  return new JobRun(scenario, seed, want);
+}
+
+/** A run job's world, checker and hasher, set up with its clients and faults scheduled; runJob runs it at once, startJob in slices. */
+class JobRun implements JobInProgress {
+  readonly world: World;
+  readonly budget: Budget;
+  private readonly checker: Checker;
+  private readonly hasher: RunHasher | undefined;
+
+  constructor(scenario: Scenario, seed: number, want: JobWants) {
+    const world = new World(
+      seed,
+      {
+        latencyMinUs: msToUs(scenario.network.latencyMinMs),
+        latencyMaxUs: msToUs(scenario.network.latencyMaxMs),
+        distribution: scenario.network.distribution,
+        loss: scenario.network.loss,
+      },
+      want.trace === true,
+    );
+    this.world = world;
+    const checker = new Checker(want.bounded === true ? boundedFor(scenario.network.latencyMaxMs) : {});
+    this.checker = checker;
+    const hasher = want.hash === false ? undefined : new RunHasher({ schema: TRACE_SCHEMA, source: 'sim', scenario, seed });
+    this.hasher = hasher;
+    const observe = want.observe;
+    world.trace.onEvent =
+      hasher === undefined && observe === undefined
+        ? (e) => checker.push(e)
+        : (e) => {
+            checker.push(e);
+            hasher?.push(e);
+            observe?.(e);
+          };
+    for (const m of scenario.machines) world.addMachine(m.name, msToUs(m.clockOffsetMs), m.clockDriftPpm);
+
+    const kind = storeKind(scenario.store.kind);
+    if (kind === undefined) throw new Error(`no store kind ${scenario.store.kind}: normalize the scenario first`);
+    const store = kind.create(world, scenario.store, scenario);
+    for (const node of store.nodes.values()) world.addEndpoint(node);
+    const resource = new Resource(world, scenario.resource.machine, scenario.resource.fencing);
+    world.addEndpoint(resource);
+    const clients = new Map<string, SimClient>();
+    for (const spec of scenario.clients) {
+      const process = world.addProcess(spec.name, world.machine(spec.machine));
+      const client = new Client(process.runtime(), spec, kind.driver(scenario.store, spec, scenario), kind.capabilities, resource);
+      const marker = want.marks;
+      if (marker !== undefined) {
+        const paths = new StepPaths(spec.steps ?? shorthandStepsOf(spec, kind.capabilities));
+        client.onStep = (c, step, phase) => marker.mark(c.name, paths.at(step, phase), world.trace.count);
+      }
+      process.onResume = () => client.resumed();
+      world.kernel.at(msToUs(spec.startMs), () => process.start(client.main()));
+      clients.set(spec.name, { client, process });
     }
-    process.onResume = () => client.resumed();
-    world.kernel.at(msToUs(spec.startMs), () => process.start(client.main()));
-    clients.set(spec.name, { client, process });
-  }
-  scheduleFaults(world, scenario.faults, { clients, store });
-  scheduleRandomCrashes(world, scenario.clients, clients);
+    scheduleFaults(world, scenario.faults, { clients, store });
+    scheduleRandomCrashes(world, scenario.clients, clients);
 
-  const maxEvents = want.maxEvents === undefined ? scenario.budget.maxEvents : Math.min(want.maxEvents, scenario.budget.maxEvents);
-  const stop = world.kernel.run({ maxEvents, maxTimeUs: msToUs(scenario.budget.maxTimeMs) });
-  const verdict = checker.finish();
-  return new Job(hasher?.digest() ?? null, verdict, stop, world.trace.count, world.trace.kept, checker.intervals);
+    const maxEvents = want.maxEvents === undefined ? scenario.budget.maxEvents : Math.min(want.maxEvents, scenario.budget.maxEvents);
+    this.budget = { maxEvents, maxTimeUs: msToUs(scenario.budget.maxTimeMs) };
+  }
+
+  get events(): number {
+    return this.world.kernel.eventsProcessed;
+  }
+
+  advance(events: number): StopInfo | undefined {
+    const kernel = this.world.kernel;
+    const sliceEnd = kernel.eventsProcessed + events;
+    if (sliceEnd >= this.budget.maxEvents) return kernel.run(this.budget);
+    const stop = kernel.run({ maxEvents: sliceEnd, maxTimeUs: this.budget.maxTimeUs });
+    // Stopped at the slice's end, not the run's: the next slice goes on from the same event.
+    return stop.reason === 'event-budget' ? undefined : stop;
+  }
+
+  finish(stop: StopInfo): JobResult {
+    const verdict = this.checker.finish();
+    return new Job(this.hasher?.digest() ?? null, verdict, stop, this.world.trace.count, this.world.trace.kept, this.checker.intervals);
+  }
 }
 
 /**

@@ -16,9 +16,9 @@ import { BUILTIN_SCENARIOS } from '../sim/scenarios/index.js';
 
 const plain = createColors(false);
 
-function printed(scenario: Scenario, window: { head?: number; tail?: number } = {}): string {
+async function printed(scenario: Scenario, window: { head?: number; tail?: number } = {}): Promise<string> {
   let out = '';
-  runCommand(scenario.name, scenario, { code: true, set: [], ...window }, { out: (t) => (out += t), err: () => undefined }, plain);
+  await runCommand(scenario.name, scenario, { code: true, set: [], ...window }, { out: (t) => (out += t), err: () => undefined }, plain);
   return out;
 }
 
@@ -53,13 +53,13 @@ function expectedLines(scenario: Scenario): string[] {
 }
 
 describe('locklab run --code', () => {
-  it('gives each client event the line its code was on, as the lab marks it, for every built-in scenario, whole and windowed', () => {
+  it('gives each client event the line its code was on, as the lab marks it, for every built-in scenario, whole and windowed', async () => {
     let withLine = 0;
     for (const [name, data] of Object.entries(BUILTIN_SCENARIOS)) {
       const scenario = normalizeScenario(data, name);
       const want = expectedLines(scenario);
-      expect(lineColumn(printed(scenario)), name).toEqual(want);
-      expect(lineColumn(printed(scenario, { head: 5, tail: 5 })), `${name}, --head 5 --tail 5`).toEqual(
+      expect(lineColumn(await printed(scenario)), name).toEqual(want);
+      expect(lineColumn(await printed(scenario, { head: 5, tail: 5 })), `${name}, --head 5 --tail 5`).toEqual(
         want.length <= 10 ? want : [...want.slice(0, 5), ...want.slice(-5)],
       );
       withLine += want.filter((l) => l !== '').length;
@@ -67,14 +67,14 @@ describe('locklab run --code', () => {
     expect(withLine).toBeGreaterThan(1000);
   });
 
-  it("numbers the code, and puts a paused holder's events on the line it paused in and a forked child's release on its exit", () => {
-    const ppe = printed(normalizeScenario(BUILTIN_SCENARIOS['pause-past-expiry'], 'pause-past-expiry'));
+  it("numbers the code, and puts a paused holder's events on the line it paused in and a forked child's release on its exit", async () => {
+    const ppe = await printed(normalizeScenario(BUILTIN_SCENARIOS['pause-past-expiry'], 'pause-past-expiry'));
     expect(ppe).toContain("\nA on app1\n   1  $lock = $factory->createLock('job', 10);\n");
     expect(ppe).toContain('\n   5          work(3);\n');
     expect(ppe).toMatch(/A@app1 +5 {2}PAUSES for 15 s/);
     expect(ppe).toMatch(/A@app1 +5 {2}resumes, unaware time has passed/);
     expect(ppe).toMatch(/A@app1 +6 {2}writes to the resource with fencing token 33/);
-    const fork = printed(normalizeScenario(BUILTIN_SCENARIOS['auto-release-fork'], 'auto-release-fork'));
+    const fork = await printed(normalizeScenario(BUILTIN_SCENARIOS['auto-release-fork'], 'auto-release-fork'));
     expect(fork).toContain('\n   6          exit(0);\n');
     expect(fork).toMatch(/A\/child1@app1 +6 {2}releases job on redis/);
   });

@@ -1,11 +1,12 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pc from 'picocolors';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EventWindow } from '../sim/cli/event-window.js';
 import { formatTimeline } from '../sim/cli/format.js';
-import { runJob } from '../sim/run.js';
+import { runJob, startJob } from '../sim/run.js';
 import { HELD_TEXT_CHARS, RUN_CAPS, runCommand } from '../sim/cli/run-command.js';
 import { InputError } from '../sim/errors.js';
 import { normalizeScenario } from '../sim/scenario/normalize.js';
@@ -119,9 +120,9 @@ describe('the budget of a run that keeps its whole trace', () => {
     return io;
   };
 
-  it('stops at the cap with a message naming the budget and how to stream instead', () => {
+  it('stops at the cap with a message naming the budget and how to stream instead', async () => {
     const io = capture();
-    const r = runCommand('forever.json', scenario, { set: [] }, io, pc.createColors(false), { ...RUN_CAPS, keptEvents: 400 });
+    const r = await runCommand('forever.json', scenario, { set: [] }, io, pc.createColors(false), { ...RUN_CAPS, keptEvents: 400 });
     expect(r.end.stop).toMatchObject({ reason: 'event-budget', events: 400 });
     expect(io.outText).toContain(
       'Run stopped at the event budget of a run that keeps its whole trace (400 events: maxTraceEvents; the scenario allows 5,000) after 400 kernel events',
@@ -129,30 +130,30 @@ describe('the budget of a run that keeps its whole trace', () => {
     expect(io.outText).toContain('To run it whole, stream the trace instead: --out trace.jsonl or --json --stream, and --head N/--tail N for the timeline.');
   });
 
-  it('under --json the cap is said on stderr in one line, beside the trace on stdout', () => {
+  it('under --json the cap is said on stderr in one line, beside the trace on stdout', async () => {
     const io = capture();
-    runCommand('forever.json', scenario, { set: [], json: true }, io, pc.createColors(false), { ...RUN_CAPS, keptEvents: 400 });
+    await runCommand('forever.json', scenario, { set: [], json: true }, io, pc.createColors(false), { ...RUN_CAPS, keptEvents: 400 });
     expect((JSON.parse(io.outText) as TraceDocument).events.length).toBeGreaterThan(0);
     expect(io.errText.trim().split('\n')).toHaveLength(1);
     expect(io.errText).toContain('locklab: forever.json: Run stopped at the event budget of a run that keeps its whole trace (400 events');
   });
 
-  it('a trace document larger than check reads back is refused before a byte of it is written, to stdout or to a file', () => {
+  it('a trace document larger than check reads back is refused before a byte of it is written, to stdout or to a file', async () => {
     const whole = capture();
-    runCommand('forever.json', scenario, { set: [], json: true }, whole, pc.createColors(false), { ...RUN_CAPS, keptEvents: 400 });
+    await runCommand('forever.json', scenario, { set: [], json: true }, whole, pc.createColors(false), { ...RUN_CAPS, keptEvents: 400 });
     const bytes = Buffer.byteLength(whole.outText, 'utf8');
     // Held while it is measured, or measured, let go and made again (held nothing, or about half): the same bytes, at its exact size too.
     for (const heldTextChars of [HELD_TEXT_CHARS, 0, Math.round(bytes / 2)]) {
       const caps = { ...RUN_CAPS, keptEvents: 400, heldTextChars };
       const exact = capture();
-      runCommand('forever.json', scenario, { set: [], json: true }, exact, pc.createColors(false), { ...caps, traceBytes: bytes });
+      await runCommand('forever.json', scenario, { set: [], json: true }, exact, pc.createColors(false), { ...caps, traceBytes: bytes });
       expect(exact.outText, `holding ${heldTextChars} characters`).toBe(whole.outText);
       const io = capture();
       const file = join(dir, 'too-large.json');
       const run = () =>
         runCommand('forever.json', scenario, { set: [], json: true, out: file }, io, pc.createColors(false), { ...caps, traceBytes: bytes - 1 });
-      expect(run).toThrow(InputError);
-      expect(run).toThrow(
+      await expect(run()).rejects.toThrow(InputError);
+      await expect(run()).rejects.toThrow(
         /^forever\.json: budget\.maxEvents: the run recorded [\d,]+ trace events, too many for one trace file \(the limit is [\d,]+ bytes \(maxTraceBytes\)\); lower budget\.maxEvents, or stream the trace with --out trace\.jsonl$/,
       );
       expect(io.outText).toBe('');
@@ -160,9 +161,9 @@ describe('the budget of a run that keeps its whole trace', () => {
     }
   });
 
-  it("a run that streams is not held to the cap: it runs to the scenario's own budget", () => {
+  it("a run that streams is not held to the cap: it runs to the scenario's own budget", async () => {
     const io = capture();
-    const r = runCommand('forever.json', scenario, { set: [], head: 2, tail: 2 }, io, pc.createColors(false), { ...RUN_CAPS, keptEvents: 400 });
+    const r = await runCommand('forever.json', scenario, { set: [], head: 2, tail: 2 }, io, pc.createColors(false), { ...RUN_CAPS, keptEvents: 400 });
     expect(r.end.stop).toMatchObject({ reason: 'event-budget', events: 5000 });
     expect(io.outText).toContain('Run stopped at its event budget (5000 events)');
   });
@@ -205,13 +206,13 @@ describe('EventWindow', () => {
     expect(w.total).toBe(11);
   });
 
-  it('a whole kept trace is printed from its columns, in pieces, as the same text as its events formatted at once', () => {
+  it('a whole kept trace is printed from its columns, in pieces, as the same text as its events formatted at once', async () => {
     // Over 4,096 lines, so the timeline comes in more than one piece, and over 4,096 events, so most are read back from columns.
     const scenario = normalizeScenario(workloadScenario(500), 'workload.json');
     const io = { outText: '', errText: '', out: (t: string) => (io.outText += t), err: (t: string) => (io.errText += t) };
     const writes: string[] = [];
     const counting = { ...io, out: (t: string) => (writes.push(t), io.out(t)) };
-    runCommand('workload.json', scenario, { set: [] }, counting, pc.createColors(false));
+    await runCommand('workload.json', scenario, { set: [] }, counting, pc.createColors(false));
     const r = runJob(scenario, scenario.seed, { trace: true, hash: false });
     const run = { scenario, seed: scenario.seed, source: 'sim' as const, verdict: r.verdict };
     const events = r.trace!.toArray();
@@ -313,5 +314,87 @@ describe('a JSON Lines trace whose verdict is long', () => {
     const again = JSON.parse((await cli('check', `${doc}.json`, '--json')).out) as { verdict: Verdict; storedVerdictDiffers?: true };
     expect(again.storedVerdictDiffers).toBeUndefined();
     expect(again.verdict.availability).toEqual(whole.verdict.availability);
+  });
+});
+
+describe('an interrupted run', () => {
+  /** The temporary files beside `target` that --out writes before it puts the file in place. */
+  const temporaries = (target: string): string[] => readdirSync(dir).filter((f) => f.startsWith(`.${target}.`) && f.endsWith('.tmp'));
+
+  /** Starts `locklab run` on a run that would take minutes, waits until its file is being written, sends `signal`, and returns how it ended. */
+  async function interrupt(target: string, signal: NodeJS.Signals, extra: string[]): Promise<{ code: number | null; err: string; ms: number }> {
+    // Fifty clients and a hundred million kernel events: minutes of work.
+    const file = scenarioFile(`long-${target}.json`, workloadScenario(2_000_000));
+    const child = spawn(process.execPath, ['--import', 'tsx', 'sim/cli/start.ts', 'run', file, '--out', join(dir, target), ...extra], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let err = '';
+    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    let ended = false;
+    const exited = new Promise<number | null>((r) =>
+      child.on('exit', (c) => {
+        ended = true;
+        r(c);
+      }),
+    );
+    const killer = setTimeout(() => child.kill('SIGKILL'), 90_000);
+    // Until the temporary file exists and has been written to for a while (a busy machine starts tsx slowly).
+    const begun = Date.now();
+    while (!ended && Date.now() - begun < 60_000) {
+      const tmp = temporaries(target);
+      if (tmp.length > 0 && (extra.length > 0 || statSync(join(dir, tmp[0]!)).size > 100_000)) break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(ended, err).toBe(false);
+    expect(temporaries(target)).toHaveLength(1);
+    await new Promise((r) => setTimeout(r, 300));
+    const sent = Date.now();
+    child.kill(signal);
+    const code = await exited;
+    clearTimeout(killer);
+    return { code, err, ms: Date.now() - sent };
+  }
+
+  it('with Ctrl-C stops within moments, exits 130, says so, and leaves no temporary file and no half-written trace', { timeout: 120_000 }, async () => {
+    const r = await interrupt('long.jsonl', 'SIGINT', ['--tail', '3']);
+    expect(r.code).toBe(130);
+    expect(r.err).toMatch(/^locklab: .*long-long\.jsonl\.json: interrupted \(SIGINT\) after [\d,]+ kernel events; nothing was written to .*long\.jsonl\n$/);
+    expect(r.ms).toBeLessThan(10_000);
+    expect(temporaries('long.jsonl')).toEqual([]);
+    expect(existsSync(join(dir, 'long.jsonl'))).toBe(false);
+  });
+
+  it('with SIGTERM while it keeps its trace for a whole document, exits 143 and leaves nothing behind', { timeout: 120_000 }, async () => {
+    // The run that keeps its trace is held to maxTraceEvents (a second or two); the signal comes while it runs.
+    const r = await interrupt('kept.json', 'SIGTERM', ['--json']);
+    expect(r.code).toBe(143);
+    expect(r.err).toContain('interrupted (SIGTERM) after');
+    expect(temporaries('kept.json')).toEqual([]);
+    expect(existsSync(join(dir, 'kept.json'))).toBe(false);
+  });
+
+  it('run in slices, as the command runs it to look for interruptions, gives the run hash, events and verdict of one run', () => {
+    for (const name of ['pause-past-expiry', 'redlock-clock-jump', 'zookeeper-session-expiry', 'random-gc-pauses']) {
+      const scenario = normalizeScenario(BUILTIN_SCENARIOS[name], name);
+      const whole = runJob(scenario, 7);
+      for (const slice of [1, 3, 1000]) {
+        const job = startJob(scenario, 7);
+        let stop;
+        let slices = 0;
+        while ((stop = job.advance(slice)) === undefined) slices++;
+        const r = job.finish(stop);
+        expect(r.runHash, `${name} in slices of ${slice}`).toBe(whole.runHash);
+        expect(r.stop).toEqual(whole.stop);
+        expect(r.verdict).toEqual(whole.verdict);
+        if (slice === 1) expect(slices).toBeGreaterThan(10);
+      }
+    }
+    // A run stopped by its own event budget stops there, in slices too, however the slices fall.
+    const capped = normalizeScenario(forever(5000), 'forever.json');
+    const job = startJob(capped, capped.seed);
+    let stop;
+    while ((stop = job.advance(777)) === undefined);
+    expect(stop).toEqual(runJob(capped).stop);
+    expect(stop).toMatchObject({ reason: 'event-budget', events: 5000 });
   });
 });

@@ -17,7 +17,7 @@ import type { TraceDocument } from '../trace/types.js';
 import { readJsonFile, readLines } from './files.js';
 import { formatStop, formatVerdict } from './format.js';
 import { addLessonCommands } from './lessons-commands.js';
-import { isJsonl, runCommand, type RunOptions } from './run-command.js';
+import { isJsonl, runCommand, RunInterrupted, type RunOptions } from './run-command.js';
 import { registerRealCommands } from './real.js';
 import { readScenarioRef } from './scenario-ref.js';
 import { addSweepCommands } from './sweep-commands.js';
@@ -178,13 +178,20 @@ A run that keeps its whole trace (--json, --out *.json, the full timeline) stops
 --head/--tail keep none and run to the scenario's budget.
 
 Exit codes: 0 the run completed (whatever its outcome), 1 the outcome met --fail-on,
-2 bad input, 3 the run stopped at its event or time budget.`,
+2 bad input, 3 the run stopped at its event or time budget, 130 interrupted with Ctrl-C
+(143 SIGTERM, 129 SIGHUP): a file --out was writing is removed, not left half-written.`,
     )
-    .action((ref: string, opts: RunOptions) => {
+    .action(async (ref: string, opts: RunOptions) => {
       const loaded = loadScenario(ref);
       const scenario = applyOverrides(loaded.scenario, opts.set);
-      const r = runCommand(ref, scenario, opts, io, c);
-      code = exitFor(r.end.stop, r.outcome, opts.failOn);
+      try {
+        const r = await runCommand(ref, scenario, opts, io, c);
+        code = exitFor(r.end.stop, r.outcome, opts.failOn);
+      } catch (err) {
+        if (!(err instanceof RunInterrupted)) throw err;
+        io.err(`locklab: ${ref}: ${err.message}\n`);
+        code = err.exitCode;
+      }
     });
 
   program

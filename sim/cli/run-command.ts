@@ -2,7 +2,7 @@ import type { Colors } from 'picocolors/types.js';
 import { CurrentSteps } from '../clients/step-marks.js';
 import { InputError } from '../errors.js';
 import { reproduceCommand } from '../reproduce.js';
-import { runJob } from '../run.js';
+import { startJob } from '../run.js';
 import { grouped, LIMITS, limitText } from '../scenario/limits.js';
 import type { Override } from '../scenario/set.js';
 import { clientPhpLines, codeNote, type ClientPhp } from '../scenario/steps-php.js';
@@ -62,12 +62,21 @@ export const RUN_CAPS: RunCaps = { keptEvents: LIMITS.maxTraceEvents, traceBytes
  * characters; a longer document is measured to its end, let go, and made
  * again as it is written, so that it is never held whole.
  */
-function writeTraceText(doc: TraceDocument, events: KeptTrace, ref: string, caps: RunCaps, write: (piece: string) => void): void {
+async function writeTraceText(
+  doc: TraceDocument,
+  events: KeptTrace,
+  ref: string,
+  caps: RunCaps,
+  write: (piece: string) => void,
+  pause: () => Promise<void>,
+): Promise<void> {
   let held: string[] | undefined = [];
   let heldChars = 0;
   let bytes = 0;
+  let measured = 0;
   for (const p of traceTextPieces(doc, events)) {
     bytes += Buffer.byteLength(p, 'utf8');
+    if (++measured % PIECES_PER_PAUSE === 0) await pause();
     if (held === undefined) continue;
     heldChars += p.length;
     if (heldChars <= caps.heldTextChars) held.push(p);
@@ -80,7 +89,75 @@ function writeTraceText(doc: TraceDocument, events: KeptTrace, ref: string, caps
         message: `the run recorded ${grouped(events.length)} trace events, too many for one trace file (${limitText('maxTraceBytes')}); lower budget.maxEvents, or stream the trace with --out trace.jsonl`,
       },
     ]);
-  for (const p of held ?? traceTextPieces(doc, events)) write(p);
+  let n = 0;
+  for (const p of held ?? traceTextPieces(doc, events)) {
+    write(p);
+    if (++n % PIECES_PER_PAUSE === 0) await pause();
+  }
+}
+
+/** How many pieces of a trace document (4,096 events each) are made between two looks for an interruption: about a tenth of a second. */
+const PIECES_PER_PAUSE = 8;
+
+/** How many kernel events a run goes on for between two looks for an interruption: about a tenth of a second. */
+const EVENTS_PER_SLICE = 100_000;
+
+/** The signals that interrupt `locklab run`, and the exit code of each (128 plus its number, as a shell reports it). */
+const INTERRUPTS = { SIGINT: 130, SIGTERM: 143, SIGHUP: 129 } as const;
+
+/**
+ * `locklab run` was interrupted (Ctrl-C, SIGTERM, SIGHUP): the file it was
+ * writing is gone, not left half-written. `events`: the kernel events
+ * the run had processed.
+ */
+export class RunInterrupted extends Error {
+  constructor(
+    readonly signal: keyof typeof INTERRUPTS,
+    readonly events: number,
+    readonly out: string | undefined,
+  ) {
+    super(`interrupted (${signal}) after ${grouped(events)} kernel events${out === undefined ? '' : `; nothing was written to ${out}`}`);
+  }
+
+  get exitCode(): number {
+    return INTERRUPTS[this.signal];
+  }
+}
+
+/**
+ * Listens for the interrupting signals while `locklab run` works, in place
+ * of Node's default (which ends the process at once, and would leave the
+ * temporary file of --out behind). The run stops at its next pause, a
+ * tenth of a second at most. Once nothing is left to write but the
+ * timeline, the default comes back (`close`): a long timeline printing to
+ * a terminal stops at Ctrl-C, as any command's output does.
+ */
+class Interrupts {
+  private signal: keyof typeof INTERRUPTS | undefined;
+  private readonly listeners = (Object.keys(INTERRUPTS) as Array<keyof typeof INTERRUPTS>).map((signal) => {
+    const listener = (): void => {
+      this.signal ??= signal;
+    };
+    process.on(signal, listener);
+    return { signal, listener };
+  });
+
+  /** Lets the signals in (a turn of the event loop), and throws RunInterrupted if one came. */
+  async pause(events: () => number, out: string | undefined): Promise<void> {
+    await new Promise((resolve) => setImmediate(resolve));
+    if (this.signal !== undefined) throw new RunInterrupted(this.signal, events(), out);
+  }
+
+  /** Removes the listeners (again, harmlessly, after `close`). */
+  release(): void {
+    for (const { signal, listener } of this.listeners) process.removeListener(signal, listener);
+  }
+
+  /** Gives the signals back to Node's default (the process ends at once); throws RunInterrupted if one came before. */
+  close(events: () => number, out: string | undefined): void {
+    this.release();
+    if (this.signal !== undefined) throw new RunInterrupted(this.signal, events(), out);
+  }
 }
 
 /** What each client runs, as PHP, under its name and machine, for `--code`. */
@@ -160,14 +237,14 @@ class CodeLines {
  * head and tail of the timeline) and memory stays flat however long the run.
  * Returns the run's end for the exit code.
  */
-export function runCommand(
+export async function runCommand(
   ref: string,
   scenario: Scenario,
   opts: RunOptions,
   io: Out,
   c: Colors,
   caps: RunCaps = RUN_CAPS,
-): { end: RunEnd; outcome: TraceDocument['verdict']['outcome'] } {
+): Promise<{ end: RunEnd; outcome: TraceDocument['verdict']['outcome'] }> {
   if (opts.stream === true && opts.json !== true)
     throw new InputError('--stream', [{ path: '', message: 'goes with --json: it prints the trace as JSON Lines' }]);
   if (opts.code === true && opts.json === true)
@@ -181,6 +258,7 @@ export function runCommand(
 
   // The file is opened first: a target that cannot be written is refused before the run, not after it.
   const file = opts.out === undefined ? undefined : new AtomicFile(opts.out);
+  const interrupts = new Interrupts();
   try {
     const sinks: Array<(e: TraceEvent) => void> = [];
     let fileLines: JsonlWriter | undefined;
@@ -204,7 +282,7 @@ export function runCommand(
 
     const keptCapEvents = caps.keptEvents;
     const capped = keep && scenario.budget.maxEvents > keptCapEvents;
-    const r = runJob(scenario, seed, {
+    const job = startJob(scenario, seed, {
       trace: keep,
       hash: false,
       bounded: !keep,
@@ -212,6 +290,10 @@ export function runCommand(
       ...(keep ? { maxEvents: keptCapEvents } : {}),
       ...(lines === undefined ? {} : { marks: lines.steps }),
     });
+    const pause = (): Promise<void> => interrupts.pause(() => job.events, opts.out);
+    let stop: RunEnd['stop'] | undefined;
+    while ((stop = job.advance(EVENTS_PER_SLICE)) === undefined) await pause();
+    const r = job.finish(stop);
     const end: RunEnd = {
       scenario,
       stop: r.stop,
@@ -227,7 +309,7 @@ export function runCommand(
       if (fileLines !== undefined) {
         fileLines.line(jsonlTail(r.stop, r.verdict));
         fileLines.flush();
-      } else writeTraceText(doc!, kept!, ref, caps, (p) => file.write(p));
+      } else await writeTraceText(doc!, kept!, ref, caps, (p) => file.write(p), pause);
       file.commit();
     }
     const why = stopReason(end);
@@ -235,10 +317,11 @@ export function runCommand(
       if (outLines !== undefined) {
         outLines.line(jsonlTail(r.stop, r.verdict));
         outLines.flush();
-      } else writeTraceText(doc!, kept!, ref, caps, (p) => io.out(p));
+      } else await writeTraceText(doc!, kept!, ref, caps, (p) => io.out(p), pause);
       // Standard output is the trace, so why the run stopped short goes to standard error too.
       if (why !== undefined) io.err(`locklab: ${ref}: ${why}\n`);
     } else {
+      interrupts.close(() => job.events, undefined);
       const run = { scenario, seed, source: 'sim' as const, verdict: r.verdict };
       // A kept trace is printed from its columns, a few thousand lines at a time, never as one string.
       if (opts.code === true) io.out(`${formatCode(scenario, c)}\n\n`);
@@ -256,6 +339,7 @@ export function runCommand(
     }
     return { end, outcome: r.verdict.outcome };
   } finally {
+    interrupts.release();
     file?.abort();
   }
 }
