@@ -4,7 +4,11 @@ import { createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { planSweep, type SweepPlan } from '../sim/odds/plan.js';
 import type { SweepReport } from '../sim/odds/report.js';
+import { normalizeScenario } from '../sim/scenario/normalize.js';
+import { BUILTIN_SCENARIOS } from '../sim/scenarios/index.js';
+import { workersFor } from '../sim/sweep/local.js';
 import { cli, type CliResult } from './support/cli.js';
 
 let dir: string;
@@ -130,6 +134,51 @@ describe('locklab sweep', () => {
       '--vary: clients.A.ttlMs: the step of 1000..9000:0 is zero',
     );
     expectBadInput(await cli('sweep', 'pause-past-expiry', '--seeds', '500..1'), '--seeds: the seed range 500..1 is in the wrong order');
+  });
+
+  it('refuses more worker processes than maxWorkers, and starts no more than the sweep has batches', async () => {
+    // Refused as the option is read, as any bad option is (commander's own two lines: the option and the hint to add --help).
+    const huge = await cli('sweep', 'pause-past-expiry', '--seeds', '1..5', '--workers', '10000');
+    expect(huge.code).toBe(2);
+    expect(huge.err).toContain(
+      "option '--workers <n>' argument '10000' is invalid. expected at most 256 worker processes, got 10000; the limit is 256 processes (maxWorkers).",
+    );
+    const threads = await cli('worker', '--queue', 'redis://127.0.0.1:1', '--threads', '257');
+    expect(threads.code).toBe(2);
+    expect(threads.err).toContain('the limit is 256 processes (maxWorkers)');
+    const plan = (batchSize: number): SweepPlan =>
+      planSweep({
+        scenarioRef: 'pause-past-expiry',
+        base: normalizeScenario(BUILTIN_SCENARIOS['pause-past-expiry'], 'pause-past-expiry'),
+        sets: [],
+        varies: [],
+        seeds: { from: 1, to: 5 },
+        codeVersion: 'test',
+        batchSize,
+      });
+    expect(plan(5).batches).toHaveLength(1);
+    expect(workersFor(plan(5), 50)).toBe(1);
+    expect(workersFor(plan(1), 50)).toBe(5);
+    expect(workersFor(plan(1), 2)).toBe(2);
+    // Fifty asked for, five seeds: one batch, one worker, and the report all the same.
+    const many = await cli('sweep', 'pause-past-expiry', '--seeds', '1..5', '--workers', '50', '--json');
+    expect(many.code).toBe(0);
+    expect((JSON.parse(many.out) as SweepReport).runs).toBe(5);
+  });
+
+  it('refuses an --out or --shrink file it cannot write before it runs a seed, and leaves neither when nothing is unsafe', async () => {
+    for (const option of ['--out', '--shrink']) {
+      const started = Date.now();
+      const r = await cli('sweep', 'pause-past-expiry', '--seeds', '1..2000000', '--workers', '1', option, join(dir, 'nowhere', 'f.json'));
+      expectBadInput(r, 'cannot write: its directory does not exist');
+      // Two million seeds would take a minute or more: refused before any of them.
+      expect(Date.now() - started).toBeLessThan(20_000);
+    }
+    const shrunk = join(dir, 'never.json');
+    const r = await cli('sweep', 'pause-past-expiry', '--seeds', '1..20', '--workers', '1', '--set', 'resource.fencing=true', '--shrink', shrunk, '--json');
+    expect(r.err).toContain('no run of this sweep was unsafe');
+    expect(existsSync(shrunk)).toBe(false);
+    expect(readdirSync(dir).filter((f) => f.startsWith('.never.json'))).toEqual([]);
   });
 
   it('leaves no file behind when the report cannot be written', async () => {

@@ -7,12 +7,13 @@ import { defaultBatchSize, planSweep, type SweepPlan } from '../odds/plan.js';
 import { parseSeedRange, parseVary, type Vary } from '../odds/range.js';
 import { reportCsv, reportJson, reportText, runs, sweepReport, type SweepReport } from '../odds/report.js';
 import { shrinkScenario } from '../odds/shrink.js';
+import { LIMITS, limitText } from '../scenario/limits.js';
 import { parseOverride, applyOverrides, type Override } from '../scenario/set.js';
 import { counted } from '../words.js';
 import type { Scenario } from '../scenario/types.js';
 import { runScenario } from '../run.js';
 import { serializeScenario } from '../odds/scenario-file.js';
-import { readJsonFile, writeFileAtomic } from './files.js';
+import { AtomicFile, readJsonFile, writeFileAtomic } from './files.js';
 import type { Io } from './main.js';
 
 /**
@@ -48,6 +49,16 @@ function positive() {
   return (value: string): number => {
     if (!/^\d+$/.test(value.trim()) || Number(value) < 1) throw new InvalidArgumentError(`expected a whole number above zero, got "${value}".`);
     return Number(value);
+  };
+}
+
+/** A count of worker processes: from 1 to maxWorkers. */
+function workerCount() {
+  return (value: string): number => {
+    const n = positive()(value);
+    if (n > LIMITS.maxWorkers)
+      throw new InvalidArgumentError(`expected at most ${LIMITS.maxWorkers} worker processes, got ${value}; ${limitText('maxWorkers')}.`);
+    return n;
   };
 }
 
@@ -111,12 +122,12 @@ export function addSweepCommands(program: Command, io: Io, c: Colors, loadScenar
     .option('--seeds <from..to>', 'the seeds to run, both included', '1..1000')
     .option('--vary <path=a..b:step>', 'vary a field over a range (or a list: path=v1,v2); repeatable, one grid axis each', collectVary, [] as Vary[])
     .option('--set <path=value>', 'override a scenario field for every run (repeatable)', collectOverride, [] as Override[])
-    .option('--workers <n>', 'worker processes on this machine (default: every core)', positive())
+    .option('--workers <n>', 'worker processes on this machine (default: every core; never more than the sweep has batches)', workerCount())
     .option('--batch <n>', 'seeds per batch (default: about 16 batches per worker)', positive())
     .option('--queue <redis-url>', 'put the batches on a BullMQ queue for `locklab worker` processes instead, e.g. redis://127.0.0.1:6379')
     .option('--json', 'print the report as JSON')
     .option('--csv', 'print the report as CSV, one row per combination')
-    .option('--out <file>', 'write the report to a file (JSON, or CSV with --csv or a .csv name) instead of printing it')
+    .option('--out <file>', 'write the report to a file (JSON, or CSV with --csv or a .csv name); the text report is still printed, unless --json or --csv')
     .option('--shrink <file>', 'shrink the first unsafe run found and write the smallest scenario to this file')
     .addHelpText(
       'after',
@@ -153,58 +164,70 @@ Exit codes: 0 the sweep completed, 2 bad input, ${EXIT_INTERRUPTED} stopped with
         batchSize: opts.batch ?? defaultBatchSize(seedCount, combos, target === undefined ? threads : 4 * threads),
       });
 
-      const abort = new AbortController();
-      const onSigint = (): void => abort.abort();
-      process.once('SIGINT', onSigint);
-      const bar = progressBar(cliProgress, process.stderr.isTTY === true && opts.json !== true && opts.csv !== true);
-      const started = performance.now();
-      let agg: SweepAggregate;
+      // The files are opened first: a target that cannot be written is refused before the sweep, not after it.
+      const outFile = opts.out === undefined ? undefined : new AtomicFile(opts.out);
+      let shrinkFile: AtomicFile | undefined;
       try {
-        if (target === undefined) agg = await sweepLocally(plan, threads, (d, t) => bar.update(d, t), abort.signal);
-        else {
-          const q = await sweepOnQueue(plan, target, (d, t) => bar.update(d, t), abort.signal);
-          agg = q.aggregate;
+        shrinkFile = opts.shrink === undefined ? undefined : new AtomicFile(opts.shrink);
+        const abort = new AbortController();
+        const onSigint = (): void => abort.abort();
+        process.once('SIGINT', onSigint);
+        const bar = progressBar(cliProgress, process.stderr.isTTY === true && opts.json !== true && opts.csv !== true);
+        const started = performance.now();
+        let agg: SweepAggregate;
+        try {
+          if (target === undefined) agg = await sweepLocally(plan, threads, (d, t) => bar.update(d, t), abort.signal);
+          else {
+            const q = await sweepOnQueue(plan, target, (d, t) => bar.update(d, t), abort.signal);
+            agg = q.aggregate;
+            bar.stop();
+            for (const w of q.workers)
+              io.err(
+                c.dim(
+                  `worker ${w.worker}: ${runs(w.seeds)} in ${counted(w.batches, 'batch', { plural: 'batches' })}, ${w.ms === 0 ? '∞' : Math.round((w.seeds / w.ms) * 1000)} runs/s while busy\n`,
+                ),
+              );
+            if (q.stalled > 0) io.err(c.dim(`${counted(q.stalled, 'batch', { plural: 'batches' })} retried after a worker stopped mid-batch\n`));
+            if (q.duplicates > 0) io.err(c.dim(`${counted(q.duplicates, 'batch result')} arrived twice and counted once\n`));
+          }
+        } finally {
           bar.stop();
-          for (const w of q.workers)
-            io.err(
-              c.dim(
-                `worker ${w.worker}: ${runs(w.seeds)} in ${counted(w.batches, 'batch', { plural: 'batches' })}, ${w.ms === 0 ? '∞' : Math.round((w.seeds / w.ms) * 1000)} runs/s while busy\n`,
-              ),
-            );
-          if (q.stalled > 0) io.err(c.dim(`${counted(q.stalled, 'batch', { plural: 'batches' })} retried after a worker stopped mid-batch\n`));
-          if (q.duplicates > 0) io.err(c.dim(`${counted(q.duplicates, 'batch result')} arrived twice and counted once\n`));
+          process.removeListener('SIGINT', onSigint);
+        }
+        const seconds = (performance.now() - started) / 1000;
+        const report: SweepReport = sweepReport(agg, loaded.scenario.name);
+        const text = opts.csv === true || opts.out?.toLowerCase().endsWith('.csv') === true ? reportCsv(report) : reportJson(report);
+        if (outFile !== undefined) {
+          outFile.write(text);
+          outFile.commit();
+          if (opts.json !== true && opts.csv !== true) io.out(reportText(report));
+        } else if (opts.json === true || opts.csv === true) io.out(text);
+        else io.out(reportText(report));
+        if (opts.json !== true && opts.csv !== true)
+          io.err(c.dim(`${runs(report.runs)} in ${seconds.toFixed(1)} s (${Math.round(report.runs / seconds)} runs/s)\n`));
+        if (opts.out !== undefined) io.err(c.dim(`Report written to ${opts.out}\n`));
+        if (report.partial) {
+          io.err(`locklab: sweep stopped early: the report covers the ${runs(report.runs)} counted so far and is marked partial\n`);
+          setCode(EXIT_INTERRUPTED);
+          return;
+        }
+        if (shrinkFile !== undefined) {
+          const first = report.combinations.findIndex((cr) => cr.unsafe.k > 0);
+          if (first === -1) {
+            io.err('locklab: --shrink: no run of this sweep was unsafe, so there is nothing to shrink\n');
+          } else {
+            const combo = plan.combinations[first]!;
+            const seed = report.combinations[first]!.failing[0]!.seed;
+            const r = shrinkScenario(combo.scenario, seed);
+            shrinkFile.write(serializeScenario(r.scenario));
+            shrinkFile.commit();
+            io.err(c.dim(`Smallest failure of seed ${seed} written to ${opts.shrink} (${counted(r.changes.length, 'change')}, ${runs(r.runs)})\n`));
+          }
         }
       } finally {
-        bar.stop();
-        process.removeListener('SIGINT', onSigint);
-      }
-      const seconds = (performance.now() - started) / 1000;
-      const report: SweepReport = sweepReport(agg, loaded.scenario.name);
-      const text = opts.csv === true || opts.out?.toLowerCase().endsWith('.csv') === true ? reportCsv(report) : reportJson(report);
-      if (opts.out !== undefined) {
-        writeFileAtomic(opts.out, text);
-        if (opts.json !== true && opts.csv !== true) io.out(reportText(report));
-      } else if (opts.json === true || opts.csv === true) io.out(text);
-      else io.out(reportText(report));
-      if (opts.json !== true && opts.csv !== true)
-        io.err(c.dim(`${runs(report.runs)} in ${seconds.toFixed(1)} s (${Math.round(report.runs / seconds)} runs/s)\n`));
-      if (opts.out !== undefined) io.err(c.dim(`Report written to ${opts.out}\n`));
-      if (report.partial) {
-        io.err(`locklab: sweep stopped early: the report covers the ${runs(report.runs)} counted so far and is marked partial\n`);
-        setCode(EXIT_INTERRUPTED);
-        return;
-      }
-      if (opts.shrink !== undefined) {
-        const first = report.combinations.findIndex((cr) => cr.unsafe.k > 0);
-        if (first === -1) {
-          io.err('locklab: --shrink: no run of this sweep was unsafe, so there is nothing to shrink\n');
-        } else {
-          const combo = plan.combinations[first]!;
-          const seed = report.combinations[first]!.failing[0]!.seed;
-          const r = shrinkScenario(combo.scenario, seed);
-          writeFileAtomic(opts.shrink, serializeScenario(r.scenario));
-          io.err(c.dim(`Smallest failure of seed ${seed} written to ${opts.shrink} (${counted(r.changes.length, 'change')}, ${runs(r.runs)})\n`));
-        }
+        // Whatever was not put in place goes: a sweep stopped early, or nothing to shrink, leaves no file.
+        outFile?.abort();
+        shrinkFile?.abort();
       }
     });
 
@@ -212,7 +235,7 @@ Exit codes: 0 the sweep completed, 2 bad input, ${EXIT_INTERRUPTED} stopped with
     .command('worker')
     .description('Take sweep batches from a BullMQ queue and run them on this machine until stopped (Ctrl-C).')
     .requiredOption('--queue <redis-url>', 'the Redis server the sweeps put their batches on, e.g. redis://10.0.0.5:6379')
-    .option('--threads <n>', 'worker processes (default: every core)', positive())
+    .option('--threads <n>', 'worker processes (default: every core)', workerCount())
     .option('--lock-ms <ms>', 'how long a batch stays locked without a heartbeat before another worker may take it over', positive(), 10000)
     .action(async (opts: { queue: string; threads?: number; lockMs: number }) => {
       const { startQueueWorker, allCores, parseRedisUrl, codeVersion } = await sweepMachinery();

@@ -45,6 +45,8 @@ export const LIMITS = {
   maxOverrides: 100,
   /** Issues an error message lists before it says how many more there are. */
   maxIssuesShown: 20,
+  /** Worker processes one sweep or one `locklab worker` starts on a machine (`--workers`, `--threads`): each is a whole Node process. */
+  maxWorkers: 256,
 } as const;
 
 export type LimitName = keyof typeof LIMITS;
@@ -70,6 +72,7 @@ export const LIMIT_UNITS: Readonly<Record<LimitName, string>> = {
   maxTextChars: 'characters',
   maxOverrides: 'overrides',
   maxIssuesShown: 'issues',
+  maxWorkers: 'processes',
 };
 
 /** How a limit is quoted in an error: its value and its name, so the reader can look it up in docs/limits.md. */
