@@ -76,7 +76,12 @@ export function parseJson(text: string, source: string, kind: JsonKind = 'scenar
   try {
     value = JSON.parse(body);
   } catch {
-    throw new InputError(source, [{ path: '', message: syntaxError(body) }]);
+    const message = syntaxError(body);
+    // One JSON value per line, the first a trace's head: a JSON Lines trace under a .json name.
+    const jsonLines = kind === 'trace' && message.endsWith(WORDS.EndOfFileExpected!) && /^\{[^\n]*"schema"/.test(body);
+    throw new InputError(source, [
+      { path: '', message: jsonLines ? `${message} (a JSON Lines trace, one JSON object per line, is read when its name ends in .jsonl)` : message },
+    ]);
   }
   checkJsonValue(value, source, kind);
   return value;

@@ -159,6 +159,23 @@ describe('bad input: one clear line naming the file and path, exit 2, no stack t
     expectBadInput(await cli('run', file), `${file}: not valid JSON at line 3, column 16: a value was expected`);
   });
 
+  it('a trace where a scenario belongs, whole or as JSON Lines: one line saying so, and what to do with it', async () => {
+    const trace = join(dir, 'a-trace.json');
+    const lines = join(dir, 'a-trace.jsonl');
+    await cli('run', 'pause-past-expiry', '--out', trace);
+    await cli('run', 'pause-past-expiry', '--out', lines);
+    for (const file of [trace, lines]) {
+      const r = await cli('run', file);
+      expectBadInput(r, `${file}: is a trace, not a scenario: judge it with \`locklab check\`, or convert it with \`locklab export\``);
+      expect(r.err.trim().split('\n')).toHaveLength(1);
+    }
+  });
+
+  it('a summary longer than its limit names the limit', async () => {
+    const file = scenarioFile('long-summary.json', (s) => (s.summary = 'x'.repeat(3000)));
+    expectBadInput(await cli('run', file), `${file}: summary: has 3,000 characters; the limit is 2,000 characters (maxTextChars)`);
+  });
+
   it('a file that does not exist', async () => {
     expectBadInput(await cli('run', join(dir, 'nope.json')), 'nope.json: no such file');
   });

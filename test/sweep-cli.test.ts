@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -324,5 +324,36 @@ describe('locklab export --format chrome', () => {
     const other = await cli('export', trace, '--format', 'xml');
     expect(other.code).toBe(2);
     expect(other.err).toContain("argument 'xml' is invalid. Allowed choices are chrome.");
+  });
+
+  it('converts a JSON Lines trace to the same Chrome trace as the same run written as one document', async () => {
+    const whole = join(dir, 'gc.json');
+    const lines = join(dir, 'gc.jsonl');
+    expect((await cli('run', 'random-gc-pauses', '--out', whole)).code).toBe(0);
+    expect((await cli('run', 'random-gc-pauses', '--out', lines)).code).toBe(0);
+    const fromLines = await cli('export', lines);
+    expect(fromLines.code).toBe(0);
+    expect(fromLines.out).toBe((await cli('export', whole)).out);
+    expect(JSON.parse(fromLines.out).traceEvents.length).toBeGreaterThan(100);
+    // A JSON Lines trace under a .json name: the message says what it looks like and how it is read.
+    const misnamed = join(dir, 'gc-lines.json');
+    writeFileSync(misnamed, readFileSync(lines, 'utf8'));
+    for (const command of ['export', 'check']) {
+      const r = await cli(command, misnamed);
+      expect(r.code).toBe(2);
+      expect(r.err).toBe(
+        `locklab: ${misnamed}: not valid JSON at line 2, column 1: text after the end of the JSON value (a JSON Lines trace, one JSON object per line, is read when its name ends in .jsonl)\n`,
+      );
+    }
+  });
+
+  it('takes one seed with --seed, as run does, and refuses a range', async () => {
+    for (const command of ['export', 'shrink']) {
+      const r = await cli(command, 'pause-past-expiry', '--seed', '1..3');
+      expect(r.code).toBe(2);
+      expect(r.err).toContain(`option '--seed <n>' argument '1..3' is invalid. expected a whole number from 0 to 4294967295, got "1..3".`);
+    }
+    const a = await cli('export', 'pause-past-expiry', '--seed', '12');
+    expect(JSON.parse(a.out).otherData.seed).toBe(12);
   });
 });

@@ -3,7 +3,6 @@ import pc from 'picocolors';
 import type { Colors } from 'picocolors/types.js';
 import { InputError } from '../errors.js';
 import { LIMITS, limitText } from '../scenario/limits.js';
-import { readSeed } from '../scenario/seed.js';
 import { normalizeScenario } from '../scenario/normalize.js';
 import { applyOverrides, parseOverride, type Override } from '../scenario/set.js';
 import type { Scenario } from '../scenario/types.js';
@@ -20,6 +19,7 @@ import { addLessonCommands } from './lessons-commands.js';
 import { isJsonl, runCommand, RunInterrupted, type RunOptions } from './run-command.js';
 import { registerRealCommands } from './real.js';
 import { readScenarioRef } from './scenario-ref.js';
+import { parseSeed } from './seed-option.js';
 import { addSweepCommands } from './sweep-commands.js';
 
 /** Exit codes, as the README documents them. */
@@ -41,12 +41,6 @@ const processIo: Io = {
   err: (t) => process.stderr.write(t),
   colour: process.stdout.isTTY === true && !('NO_COLOR' in process.env) && process.env.TERM !== 'dumb',
 };
-
-function parseSeed(value: string): number {
-  const r = readSeed(value);
-  if (!r.ok) throw new InvalidArgumentError(`${r.expected}, got "${value}".`);
-  return r.seed;
-}
 
 function collect(value: string, previous: Override[]): Override[] {
   if (previous.length >= LIMITS.maxOverrides)

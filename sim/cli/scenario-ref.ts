@@ -3,6 +3,13 @@ import { InputError } from '../errors.js';
 import { BUILTIN_NAMES, BUILTIN_SCENARIOS } from '../scenarios/index.js';
 import { readJsonFile } from './files.js';
 
+const TRACE_NOT_SCENARIO = 'is a trace, not a scenario: judge it with `locklab check`, or convert it with `locklab export`';
+
+/** Whether `doc` is a trace document (it has a schema and events) rather than a scenario. */
+function isTraceDocument(doc: unknown): boolean {
+  return typeof doc === 'object' && doc !== null && !Array.isArray(doc) && 'schema' in doc && 'events' in doc;
+}
+
 /** A scenario named on a command line or in a test: the document, and what to call it in messages. */
 export interface ScenarioRef {
   readonly document: unknown;
@@ -17,7 +24,12 @@ export interface ScenarioRef {
  * that is neither (the command points at `locklab scenarios`).
  */
 export function readScenarioRef(ref: string, seeAlso = ''): ScenarioRef {
-  if (existsSync(ref) || /[/\\]|\.json$/i.test(ref)) return { document: readJsonFile(ref), label: ref, builtin: false };
+  if (existsSync(ref) || /[/\\]|\.json$/i.test(ref)) {
+    if (/\.jsonl$/i.test(ref)) throw new InputError(ref, [{ path: '', message: TRACE_NOT_SCENARIO }]);
+    const document = readJsonFile(ref);
+    if (isTraceDocument(document)) throw new InputError(ref, [{ path: '', message: TRACE_NOT_SCENARIO }]);
+    return { document, label: ref, builtin: false };
+  }
   const raw = BUILTIN_SCENARIOS[ref];
   if (raw === undefined) {
     throw new InputError(ref, [

@@ -7,14 +7,16 @@ import { defaultBatchSize, planSweep, type SweepPlan } from '../odds/plan.js';
 import { parseSeedRange, parseVary, type Vary } from '../odds/range.js';
 import { reportCsv, reportJson, reportText, runs, sweepReport, type SweepReport } from '../odds/report.js';
 import { shrinkScenario } from '../odds/shrink.js';
-import { LIMITS, limitText } from '../scenario/limits.js';
+import { grouped, LIMITS, limitText } from '../scenario/limits.js';
 import { parseOverride, applyOverrides, type Override } from '../scenario/set.js';
 import { counted } from '../words.js';
 import type { Scenario } from '../scenario/types.js';
 import { runScenario } from '../run.js';
 import { serializeScenario } from '../odds/scenario-file.js';
-import { AtomicFile, readJsonFile, writeFileAtomic } from './files.js';
+import { AtomicFile, readJsonFile, readLines, writeFileAtomic } from './files.js';
+import { TRACE_SCHEMA, type TraceDocument, type TraceEvent } from '../trace/types.js';
 import type { Io } from './main.js';
+import { parseSeed } from './seed-option.js';
 
 /**
  * What only sweeps and workers use — worker processes, the queue's Redis
@@ -50,6 +52,29 @@ function positive() {
     if (!/^\d+$/.test(value.trim()) || Number(value) < 1) throw new InvalidArgumentError(`expected a whole number above zero, got "${value}".`);
     return Number(value);
   };
+}
+
+/**
+ * A JSON Lines trace read back whole, for a format that lists every event
+ * (a Chrome trace): held to maxTraceEvents, as a run that keeps its trace
+ * is, since the export holds every event at once.
+ */
+async function readJsonlForExport(file: string): Promise<TraceDocument> {
+  const { JsonlTraceReader } = await import('../trace/jsonl-read.js');
+  const events: TraceEvent[] = [];
+  const reader = new JsonlTraceReader(file, (e, lineNo) => {
+    if (events.length === LIMITS.maxTraceEvents)
+      throw new InputError(file, [
+        {
+          path: '',
+          message: `has more than ${grouped(LIMITS.maxTraceEvents)} events (line ${lineNo}), more than an export holds at once; ${limitText('maxTraceEvents')}`,
+        },
+      ]);
+    events.push(e);
+  });
+  readLines(file, (text, lineNo) => reader.line(text, lineNo));
+  const t = reader.finish();
+  return { schema: TRACE_SCHEMA, source: t.source, scenario: t.scenario, seed: t.seed, stop: t.stop, events, verdict: t.verdict };
 }
 
 /** A count of worker processes: from 1 to maxWorkers. */
@@ -262,7 +287,7 @@ Exit codes: 0 the sweep completed, 2 bad input, ${EXIT_INTERRUPTED} stopped with
     .command('shrink')
     .description('Find the smallest variant of an unsafe run (fewest faults and clients, shortest durations, fewest writes) and write it as a scenario.')
     .argument('<scenario>', 'scenario file, or built-in name')
-    .option('--seed <n>', 'the seed whose run is unsafe (default: the scenario\'s "seed")', (v) => parseSeedRange(v, '--seed').from)
+    .option('--seed <n>', 'the seed whose run is unsafe (default: the scenario\'s "seed")', parseSeed)
     .option('--set <path=value>', 'override a scenario field first (repeatable)', collectOverride, [] as Override[])
     .option('--out <file>', 'where to write the smallest scenario (default: print it)')
     .action((ref: string, opts: { seed?: number; set: Override[]; out?: string }) => {
@@ -283,16 +308,17 @@ Exit codes: 0 the sweep completed, 2 bad input, ${EXIT_INTERRUPTED} stopped with
   program
     .command('export')
     .description("Convert a trace (a file, or a scenario run now) to another format: Chrome's trace-event JSON, which Perfetto opens.")
-    .argument('<input>', 'a trace JSON file (from `locklab run --json`), or a scenario file or built-in name to run first')
+    .argument('<input>', 'a trace file (JSON from `locklab run --json`, or JSON Lines, *.jsonl), or a scenario file or built-in name to run first')
     .addOption(format)
-    .option('--seed <n>', 'when running a scenario: its seed', (v) => parseSeedRange(v, '--seed').from)
+    .option('--seed <n>', 'when running a scenario: its seed', parseSeed)
     .option('--set <path=value>', 'when running a scenario: override a field (repeatable)', collectOverride, [] as Override[])
     .option('--out <file>', 'write to this file instead of printing')
     .action(async (input: string, opts: { format: 'chrome'; seed?: number; set: Override[]; out?: string }) => {
-      let doc;
-      const data = /\.json$/i.test(input) ? readJsonFile(input) : undefined;
+      let doc: TraceDocument;
+      const data = /\.json$/i.test(input) ? readJsonFile(input, 'trace') : undefined;
+      if (/\.jsonl$/i.test(input)) doc = await readJsonlForExport(input);
       // The trace schema's validators (1.8 MB): loaded only when a trace is read.
-      if (data !== undefined && typeof data === 'object' && data !== null && 'events' in data)
+      else if (data !== undefined && typeof data === 'object' && data !== null && 'events' in data)
         doc = (await import('../trace/validate.js')).validateTrace(data, input);
       else {
         const loaded = loadScenario(input);

@@ -16,6 +16,8 @@ let checkEvent: ((item: unknown) => InputIssue[]) | undefined;
 
 /** What reading a JSON Lines trace gives: the run's head and end, its events counted (not kept), the verdict judged afresh and the one stored. */
 export interface JsonlTrace {
+  /** Where the trace came from: the simulation or a real run. */
+  readonly source: 'sim' | 'real';
   readonly scenario: Scenario;
   readonly seed: number;
   readonly stop: StopInfo;
@@ -43,7 +45,11 @@ export class JsonlTraceReader {
   private checker = new Checker();
   private hasher: RunHasher | undefined;
 
-  constructor(private readonly source: string) {}
+  /** `onEvent` sees each event once it is read and judged: a caller that wants the events keeps them. */
+  constructor(
+    private readonly source: string,
+    private readonly onEvent?: (e: TraceEvent, lineNo: number) => void,
+  ) {}
 
   /** Reads line `lineNo` (from 1); an empty last line is no line. */
   line(text: string, lineNo: number): void {
@@ -85,8 +91,9 @@ export class JsonlTraceReader {
       if (err instanceof CheckError) throw new InputError(this.source, [{ path: `events[${err.seq}].${err.field}`, message: err.detail }]);
       throw err;
     }
-    const head = this.head as { scenario: Scenario; seed: number };
+    const head = this.head as { source: 'sim' | 'real'; scenario: Scenario; seed: number };
     return {
+      source: head.source,
       scenario: head.scenario,
       seed: head.seed,
       stop: this.end!.stop as StopInfo,
@@ -133,6 +140,7 @@ export class JsonlTraceReader {
       throw err;
     }
     this.hasher!.push(e);
+    this.onEvent?.(e, lineNo);
   }
 
   private fail(issue: InputIssue): void {
