@@ -3,6 +3,7 @@ import { InputError } from '../sim/errors.js';
 import { normalizeScenario } from '../sim/scenario/normalize.js';
 import { BUILTIN_NAMES, BUILTIN_SCENARIOS } from '../sim/scenarios/index.js';
 import { scenario, type ScenarioBuilder } from '../sim/testing/builder.js';
+import { runDocument, type RunSource } from '../sim/testing/run.js';
 
 const retry = (retries: number, retryDelayMs: number) => ({ acquire: { mode: 'try' as const, retries, retryDelayMs } });
 const blocking = { acquire: { mode: 'blocking' as const } };
@@ -380,6 +381,17 @@ describe('scenario(): a scenario built in code', () => {
         .client('A', { acquire: { shared: true }, writes: 2 })
         .build(),
     ).toThrow(/clients\[0\]\.writes: a client holding a shared \(read\) lock only reads/);
+  });
+
+  it('runDocument, handed a scenario where its source belongs, says what the source is', () => {
+    const doc = BUILTIN_SCENARIOS['pause-past-expiry'];
+    const call = () => runDocument(doc as unknown as RunSource);
+    expect(call).toThrow(InputError);
+    expect(call).toThrow(
+      'runDocument: source: expected { document, ref, label }: the scenario document, the name `locklab run` knows it by (or undefined), and a label for messages',
+    );
+    const run = runDocument({ document: doc, ref: 'pause-past-expiry', label: 'built-in pause-past-expiry' }, { seed: 7 });
+    expect(run.verdict.outcome).toBe('unsafe');
   });
 
   it('takes every client field of the format, random workloads included', () => {

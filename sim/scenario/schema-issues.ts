@@ -119,8 +119,11 @@ function describe(e: ErrorObject, root: object): InputIssue | undefined {
       return { path, message: `needs at least ${String(p.limit)} item${p.limit === 1 ? '' : 's'}` };
     case 'minLength':
       return { path, message: 'must not be empty' };
-    case 'maxLength':
-      return { path, message: `must be at most ${String(p.limit)} characters` };
+    case 'maxLength': {
+      const name = (e.parentSchema as { 'x-limit'?: LimitName } | undefined)?.['x-limit'];
+      const count = typeof e.data === 'string' ? `has ${grouped(e.data.length)} characters; ` : '';
+      return { path, message: name === undefined ? `must be at most ${String(p.limit)} characters` : `${count}${limitText(name)}` };
+    }
     case 'pattern':
       return { path, message: `expected a name of letters, digits, '_', '.' or '-' (at most 40), got ${show(e.data)}` };
     case 'oneOf':

@@ -7,6 +7,11 @@ function maxItems(name: LimitName): { maxItems: number; 'x-limit': LimitName } {
   return { maxItems: LIMITS[name], 'x-limit': name };
 }
 
+/** `maxLength` from a named limit, annotated as `maxItems` is. */
+function maxLength(name: LimitName): { maxLength: number; 'x-limit': LimitName } {
+  return { maxLength: LIMITS[name], 'x-limit': name };
+}
+
 /** The smallest positive duration: the simulation counts whole microseconds, so anything shorter would silently become 0. */
 const RESOLUTION_MS = 0.001;
 const YEAR_MS = 31536000000;
@@ -347,12 +352,12 @@ const BASE = {
     name: {
       type: 'string',
       minLength: 1,
-      maxLength: LIMITS.maxTextChars,
+      ...maxLength('maxTextChars'),
       description: 'Short identifier, shown in traces and listings.',
     },
     summary: {
       type: 'string',
-      maxLength: LIMITS.maxTextChars,
+      ...maxLength('maxTextChars'),
       description: 'One line saying what the scenario shows.',
     },
     seed: {

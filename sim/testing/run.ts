@@ -1,3 +1,4 @@
+import { InputError } from '../errors.js';
 import { findingsOf } from '../check/checker.js';
 import type { Finding, Verdict } from '../check/verdict.js';
 import { reproduceCommand, shellQuote } from '../reproduce.js';
@@ -72,6 +73,14 @@ export function reproduction(source: RunSource, seed: number, overrides: readonl
 
 /** Validates a scenario document as `locklab run` does, applies overrides, and runs it with the seed. */
 export function runDocument(source: RunSource, options: RunOptions = {}): Run {
+  // A caller in plain JavaScript may hand over the scenario itself: say what the source is, rather than that a document is undefined.
+  if (typeof source !== 'object' || source === null || !('document' in source) || typeof source.label !== 'string')
+    throw new InputError('runDocument', [
+      {
+        path: 'source',
+        message: 'expected { document, ref, label }: the scenario document, the name `locklab run` knows it by (or undefined), and a label for messages',
+      },
+    ]);
   const overrides: Override[] = Object.entries(options.set ?? {}).map(([path, value]) => ({ path, value }));
   const scenario = applyOverrides(normalizeScenario(source.document, source.label), overrides);
   const seed = options.seed ?? scenario.seed;

@@ -9,7 +9,7 @@ import { formatInstant } from '../../sim/time.js';
 import { InputError } from '../../sim/errors.js';
 import { parseJson } from '../../sim/json.js';
 import { runScenario } from '../../sim/run.js';
-import { grouped, LIMIT_UNITS, LIMITS, type LimitName } from '../../sim/scenario/limits.js';
+import { grouped, LIMIT_UNITS, LIMITS, limitText, type LimitName } from '../../sim/scenario/limits.js';
 import { normalizeScenario } from '../../sim/scenario/normalize.js';
 import { BUILTIN_SCENARIOS } from '../../sim/scenarios/index.js';
 import { serializeTrace } from '../../sim/trace/io.js';
@@ -93,7 +93,12 @@ describe('limits', () => {
   });
 
   it('a name or summary longer than maxTextChars is refused', () => {
-    expect(refusal({ ...base(), summary: 'x'.repeat(LIMITS.maxTextChars + 1) })).toBe(`bad.json: summary: must be at most ${LIMITS.maxTextChars} characters`);
+    expect(refusal({ ...base(), summary: 'x'.repeat(LIMITS.maxTextChars + 1) })).toBe(
+      `bad.json: summary: has ${grouped(LIMITS.maxTextChars + 1)} characters; ${limitText('maxTextChars')}`,
+    );
+    expect(refusal({ ...base(), name: 'y'.repeat(LIMITS.maxTextChars + 5) })).toBe(
+      `bad.json: name: has ${grouped(LIMITS.maxTextChars + 5)} characters; ${limitText('maxTextChars')}`,
+    );
   });
 
   it('every limit has a unit for its message', () => {
