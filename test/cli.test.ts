@@ -152,6 +152,57 @@ describe('locklab run', () => {
   });
 });
 
+describe('--set beyond the fields a scenario wrote', () => {
+  const store = async (...sets: string[]): Promise<Record<string, unknown>> => {
+    const r = await cli('run', 'pause-past-expiry', ...sets.flatMap((s) => ['--set', s]), '--json');
+    expect(r.code, r.err).toBe(0);
+    return (JSON.parse(r.out) as TraceDocument).scenario.store as unknown as Record<string, unknown>;
+  };
+
+  it("changes the store's kind with the new kind's defaults, keeping what the scenario chose that the new kind has", async () => {
+    expect(await store('store.kind=memcached')).toEqual({
+      kind: 'memcached',
+      name: 'memcached',
+      machine: 'db',
+      memoryBytes: 67108864,
+      keyPrefix: '',
+      initialTtlMs: 300000,
+      evictions: true,
+    });
+    // Redis's fencing counter start means nothing to Memcached, whoever set it; a key prefix does.
+    expect(await store('store.fencingTokenStart=5', 'store.keyPrefix=app:', 'store.kind=memcached')).toMatchObject({ kind: 'memcached', keyPrefix: 'app:' });
+    expect(await store('store.kind=postgres')).toEqual({ kind: 'postgres', name: 'postgres', machine: 'db' });
+    const r = await cli('run', 'pause-past-expiry', '--set', 'store.kind=memcached');
+    expect(r.out).toContain('memcached');
+    expect(r.out).toContain('Verdict: UNSAFE');
+  });
+
+  it("changes a fault's kind, and adds a client's optional fields: a drawn work time, pauses after acquiring, a crash rate, steps", async () => {
+    const doc = async (...sets: string[]): Promise<TraceDocument['scenario']> => {
+      const r = await cli('run', 'pause-past-expiry', ...sets.flatMap((s) => ['--set', s]), '--json');
+      expect(r.code, r.err).toBe(0);
+      return (JSON.parse(r.out) as TraceDocument).scenario;
+    };
+    expect((await doc('faults[0].kind=crash')).faults).toEqual([{ kind: 'crash', atMs: 1000, target: 'A' }]);
+    const drawn = (await doc('clients.A.workTime={"distribution":"exponential","meanMs":20}')).clients[0]!;
+    expect(drawn.workTime).toEqual({ distribution: 'exponential', meanMs: 20 });
+    const paused = (await doc('clients.A.pauseAfterAcquire={"probability":1,"duration":{"distribution":"fixed","ms":20000}}')).clients[0]!;
+    expect(paused.pauseAfterAcquire).toEqual({ probability: 1, duration: { distribution: 'fixed', ms: 20000 } });
+    expect((await doc('clients.B.crashRatePerS=0.5')).clients[1]!.crashRatePerS).toBe(0.5);
+    const scripted = (await doc('clients.A.steps=[{"step":"acquire"},{"step":"write"},{"step":"release"}]')).clients[0]!;
+    expect(scripted.steps).toHaveLength(3);
+  });
+
+  it('sweeps over store kinds', async () => {
+    const r = await cli('sweep', 'pause-past-expiry', '--seeds', '1..20', '--workers', '1', '--vary', 'store.kind=redis,memcached,zookeeper', '--json');
+    expect(r.code, r.err).toBe(0);
+    const report = JSON.parse(r.out) as { combinations: Array<{ params: Record<string, unknown>; runs: number; scenarioHash: string }> };
+    expect(report.combinations.map((c) => c.params['store.kind'])).toEqual(['redis', 'memcached', 'zookeeper']);
+    expect(report.combinations.every((c) => c.runs === 20)).toBe(true);
+    expect(new Set(report.combinations.map((c) => c.scenarioHash)).size).toBe(3);
+  });
+});
+
 describe('bad input: one clear line naming the file and path, exit 2, no stack trace', () => {
   it('malformed JSON', async () => {
     const file = join(dir, 'broken.json');

@@ -243,7 +243,7 @@ function checkReferences(s: Scenario): InputIssue[] {
 }
 
 /** The lifecycle fields of a client and their defaults: with `steps` they must keep them, since the steps replace them. */
-const LIFECYCLE_DEFAULTS: ReadonlyArray<[keyof ClientSpec, unknown]> = [
+export const LIFECYCLE_DEFAULTS: ReadonlyArray<[keyof ClientSpec, unknown]> = [
   ['acquire', { mode: 'try', shared: false, poll: true, method: 'atomic', retries: 0, retryDelayMs: 100, waitTimeoutMs: null }],
   ['workMs', WORK_MS_DEFAULT],
   ['refreshEveryMs', null],

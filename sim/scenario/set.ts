@@ -2,7 +2,7 @@ import { InputError, show } from '../errors.js';
 import { checkJsonValue } from '../json.js';
 import { joinPath } from './jsonpath.js';
 import { LIMITS, limitText } from './limits.js';
-import { normalizeScenario } from './normalize.js';
+import { LIFECYCLE_DEFAULTS, normalizeScenario } from './normalize.js';
 import type { Scenario } from './types.js';
 
 /** One `--set path=value` override. */
@@ -55,32 +55,124 @@ function steps(path: string): string[] {
 
 /**
  * Applies overrides to a normalized scenario and validates the result again.
- * Every field exists after normalization, so a path that does not resolve is
- * a typo and is reported with the fields that do exist. Array items may be
- * named by index or, where they have one, by name (`clients.B.ttlMs`), and
- * `*` stands for every item (`clients[*].ttlMs`: every client's TTL).
+ * Every field with a default exists after normalization, so a path through
+ * one that does not resolve is a typo and is reported with the fields that
+ * do exist; the last step may also name an optional field the scenario left
+ * out (a client's `workTime`, `pauseAfterAcquire`, `crashRatePerS`), which
+ * the schema then judges like any other. Array items may be named by index
+ * or, where they have one, by name (`clients.B.ttlMs`), and `*` stands for
+ * every item (`clients[*].ttlMs`: every client's TTL).
+ *
+ * An override of a `kind` (the store's, a fault's) first takes away the
+ * fields that only held the old kind's defaults, so the new kind gets its
+ * own (`--set store.kind=memcached` on a Redis scenario drops Redis's
+ * persistence and name); a field the scenario chose itself stays, and the
+ * new kind is held to it.
  */
 export function applyOverrides(scenario: Scenario, overrides: readonly Override[]): Scenario {
   if (overrides.length === 0) return scenario;
   // A scenario is JSON data, so a JSON round trip copies it whole; it needs no host API beyond ES2023.
   const doc = JSON.parse(JSON.stringify(scenario)) as Record<string, unknown>;
+  const rekinded = new Map<string, Record<string, unknown>>();
+  const added = new Map<string, Override>();
   for (const o of overrides) {
     const parts = steps(o.path);
     if (parts.length === 0) throw new InputError('--set', [{ path: o.path, message: 'is empty' }]);
-    setAt(doc, parts, 0, '', o);
+    setAt(doc, parts, 0, '', [], o, doc, { rekinded, added });
   }
-  return normalizeScenario(doc, '--set');
+  // A field the new kind does not have at all cannot apply to it, whoever chose it: it goes (the schema names each).
+  for (;;) {
+    try {
+      return normalizeScenario(doc, '--set');
+    } catch (err) {
+      if (!(err instanceof InputError)) throw err;
+      const typo = err.issues.find((i) => added.has(i.path) && i.message.startsWith('unknown field'));
+      if (typo !== undefined) {
+        // A field this object does not have: said with the path as the user wrote it, and the fields it does have.
+        const dot = typo.path.lastIndexOf('.');
+        const fields = typo.message.replace(/^unknown field; expected one of: /, '');
+        throw new InputError('--set', [
+          {
+            path: added.get(typo.path)!.path,
+            message: `unknown path: ${typo.path.slice(0, dot)} has no field ${show(typo.path.slice(dot + 1))} (fields: ${fields})`,
+          },
+        ]);
+      }
+      if (!dropUnknownFields(err, rekinded)) throw err;
+    }
+  }
 }
 
-/** Sets `o.value` at `parts[i..]` below `node`, which the path reached as `walked`. */
-function setAt(node: unknown, parts: readonly string[], i: number, walked: string, o: Override): void {
+/** Deletes each field `err` calls unknown on an object whose kind was changed; returns whether it deleted any. */
+function dropUnknownFields(err: InputError, rekinded: ReadonlyMap<string, Record<string, unknown>>): boolean {
+  let dropped = false;
+  for (const issue of err.issues) {
+    if (!issue.message.startsWith('unknown field')) continue;
+    const dot = issue.path.lastIndexOf('.');
+    const obj = rekinded.get(issue.path.slice(0, dot));
+    const field = issue.path.slice(dot + 1);
+    if (obj === undefined || !(field in obj)) continue;
+    delete obj[field];
+    dropped = true;
+  }
+  return dropped;
+}
+
+/**
+ * What a client's field replaces when an override sets it: a drawn work
+ * time replaces workMs, and steps replace every lifecycle field (the
+ * normalizer refuses both side by side, and --set has no way to unset one).
+ * Not the other way round: a workMs set on a client whose work time is
+ * drawn is refused, naming workTime, as a sweep over it would be flat.
+ */
+function replaced(client: Record<string, unknown>, field: Slot, value: unknown): void {
+  if (field === 'workTime' && value !== null && value !== undefined) client.workMs = workMsDefault();
+  if (field === 'steps' && value !== null) {
+    for (const [f, fallback] of LIFECYCLE_DEFAULTS) client[f] = JSON.parse(JSON.stringify(fallback)) as unknown;
+    delete client.workTime;
+    delete client.pauseAfterAcquire;
+  }
+}
+
+function workMsDefault(): unknown {
+  return LIFECYCLE_DEFAULTS.find(([f]) => f === 'workMs')![1];
+}
+
+type Slot = string | number;
+
+/** What overrides did besides set values: the objects whose kind they changed, and the fields they added (by path, with the override). */
+interface Seen {
+  readonly rekinded: Map<string, Record<string, unknown>>;
+  readonly added: Map<string, Override>;
+}
+
+/** Sets `o.value` at `parts[i..]` below `node`, which the path reached as `walked` (in words) and `at` (its keys), in `root`. */
+function setAt(
+  node: unknown,
+  parts: readonly string[],
+  i: number,
+  walked: string,
+  at: readonly Slot[],
+  o: Override,
+  root: Record<string, unknown>,
+  seen: Seen,
+): void {
   const part = parts[i]!;
   const last = i === parts.length - 1;
   const container = node as Record<string, unknown> | unknown[];
-  const step = (slot: string | number): void => {
+  const step = (slot: Slot): void => {
     const here = walked + (typeof slot === 'number' ? `[${slot}]` : walked === '' ? slot : `.${slot}`);
-    if (last) (container as Record<string | number, unknown>)[slot] = o.value;
-    else setAt((container as Record<string | number, unknown>)[slot], parts, i + 1, here, o);
+    const target = container as Record<Slot, unknown>;
+    if (!last) return setAt(target[slot], parts, i + 1, here, [...at, slot], o, root, seen);
+    if (!Array.isArray(container)) {
+      if (!(slot in container)) seen.added.set(here, o);
+      if (slot === 'kind' && target.kind !== o.value) {
+        dropDefaults(root, at, container);
+        seen.rekinded.set(walked, container);
+      }
+      if (at.length === 2 && at[0] === 'clients') replaced(container, slot, o.value);
+    }
+    target[slot] = o.value;
   };
   if (Array.isArray(container)) {
     if (part === '*') {
@@ -98,7 +190,8 @@ function setAt(node: unknown, parts: readonly string[], i: number, walked: strin
     }
     step(slot);
   } else if (container !== null && typeof container === 'object') {
-    if (!Object.prototype.hasOwnProperty.call(container, part)) {
+    // The last step may add a field the scenario left out: the schema says below whether this object has it.
+    if (!last && !Object.prototype.hasOwnProperty.call(container, part)) {
       const fields = Object.keys(container).join(', ');
       throw new InputError('--set', [{ path: o.path, message: `unknown path: ${walked || 'the scenario'} has no field ${show(part)} (fields: ${fields})` }]);
     }
@@ -106,4 +199,35 @@ function setAt(node: unknown, parts: readonly string[], i: number, walked: strin
   } else {
     throw new InputError('--set', [{ path: o.path, message: `unknown path: ${walked} is ${show(container)}, not an object` }]);
   }
+}
+
+/**
+ * Takes from `obj` (at `at` in `root`, a normalized scenario) every field
+ * that only holds its default: one that normalization gives the same value
+ * when it is left out. What the scenario chose itself stays.
+ */
+function dropDefaults(root: Record<string, unknown>, at: readonly Slot[], obj: Record<string, unknown>): void {
+  for (const field of Object.keys(obj)) {
+    if (field === 'kind') continue;
+    const value = obj[field];
+    delete obj[field];
+    let fallback: unknown;
+    try {
+      fallback = valueAt(normalizeScenario(JSON.parse(JSON.stringify(root)), '--set'), [...at, field]);
+    } catch {
+      // Without it the scenario is not valid: it is no default.
+      fallback = undefined;
+    }
+    if (fallback === undefined || JSON.stringify(fallback) !== JSON.stringify(value)) obj[field] = value;
+  }
+}
+
+/** The value at `at` in `root`, or undefined where the path leads nowhere. */
+function valueAt(root: unknown, at: readonly Slot[]): unknown {
+  let node = root;
+  for (const slot of at) {
+    if (node === null || typeof node !== 'object') return undefined;
+    node = (node as Record<Slot, unknown>)[slot];
+  }
+  return node;
 }
