@@ -1,3 +1,4 @@
+import { check } from '../check/checker.js';
 import { InputError } from '../errors.js';
 import type { Scenario } from '../scenario/types.js';
 import type { TraceEvent } from '../trace/types.js';
@@ -7,12 +8,13 @@ import { LESSON_DATA } from './parse.js';
 import { findEvent, describeQuery } from './query.js';
 import { judge, scenarioOf } from './runs.js';
 import { attemptRef, changesOf, type Attempt } from './attempt.js';
-import type { Challenge, Json, Lesson, LessonProblem, RunRef } from './types.js';
+import type { Challenge, Json, Lesson, LessonProblem, RunRef, Stop } from './types.js';
 
 /**
  * Replays every run a lesson embeds and checks what the lesson says about
  * them: each statement of `shows` and of the "try this" toggles holds, each
- * stop's query finds an event (in story order), each prediction's right
+ * stop's query finds an event (in story order) and its statements hold on
+ * the run so far, each prediction's right
  * options are exactly those the replayed run bears out, and each challenge
  * fails unchanged and passes with its reference solution.
  */
@@ -73,6 +75,7 @@ export function checkLesson(lesson: Lesson): LessonProblem[] {
       lastSeq = e.seq;
       const missing = fillCaption(stop.text, e).missing;
       if (missing.length > 0) problem(`${field}.text`, `quotes ${missing.map((m) => `{${m}}`).join(', ')}, which event ${e.seq} (${e.kind}) does not have`);
+      checkStopFindings(stop, e, j, field, holds, problem);
     });
     story.tries.forEach((t, k) => {
       const j = run({ scenario: story.scenario, set: t.set }, `stories[${i}].tries[${k}]`);
@@ -96,6 +99,37 @@ export function checkLesson(lesson: Lesson): LessonProblem[] {
 
   lesson.challenges.forEach((c, i) => checkChallenge(c, `challenges[${i}]`, run, problem, lesson.scenarios[c.scenario]?.seed ?? 0));
   return problems;
+}
+
+/**
+ * Holds a stop's caption to the run as far as the learner has watched it:
+ * the stop's statements are checked on the events up to and including its
+ * event, judged by the checker as that much of the trace stands, which is
+ * what the timeline's marks and the findings panel show at that moment. A
+ * stop placed on a write the checker flags as stale must say so in a
+ * statement, so that a caption cannot call the damage harmless (or put it
+ * on another write) without the check noticing.
+ */
+function checkStopFindings(
+  stop: Stop,
+  e: TraceEvent,
+  run: Judged,
+  field: string,
+  holds: (field: string, xs: Parameters<typeof evaluateAll>[0], judged: Judged) => void,
+  problem: (field: string, message: string) => void,
+): void {
+  const events = run.events.filter((x) => x.seq <= e.seq);
+  const soFar: Judged = { events, verdict: check(events), stop: run.stop };
+  if (stop.expect !== undefined) holds(`${field}.expect`, stop.expect, soFar);
+  for (const w of soFar.verdict.staleWrites) {
+    if (w.seq !== e.seq) continue;
+    const said = (stop.expect ?? []).some((x) => 'staleWrite' in x && x.staleWrite !== 'none' && x.staleWrite.client === w.client);
+    if (!said)
+      problem(
+        `${field}.expect`,
+        `is missing: the stop is at ${w.client}'s write, which the checker flags as stale (${w.accepted ? 'accepted' : 'rejected by fencing'}); say so in the caption, and hold it to the run with { staleWrite: { client: ${w.client}, accepted: ${w.accepted} } }`,
+      );
+  }
 }
 
 function checkChallenge(

@@ -195,6 +195,11 @@ export function parseLesson(folder: string, files: LessonFiles, knownClaims: Rea
     );
     s.stops.forEach((t, j) => {
       if (t.ask !== undefined) options(t.ask.options, `stories[${i}].stops[${j}].ask`, t.ask.multi === true, false);
+      if (t.expect !== undefined) statements(t.expect, `stories[${i}].stops[${j}].expect`);
+      t.expect?.forEach((x, k) => {
+        if ('stopped' in x)
+          problem(dataFile, `stories[${i}].stops[${j}].expect[${k}]`, "a stop's statements are about the run so far; how the run stopped belongs to its end");
+      });
     });
     s.tries.forEach((t, j) => statements(t.expect, `stories[${i}].tries[${j}].expect`));
   });

@@ -156,6 +156,7 @@ export const lessonDataSchema = {
                 at: { $ref: '#/definitions/query' },
                 text,
                 set: setMap,
+                expect: { ...expectList, minItems: 1 },
                 ask: {
                   type: 'object',
                   additionalProperties: false,

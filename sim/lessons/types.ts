@@ -150,6 +150,11 @@ export interface Stop {
   readonly ask?: Omit<Question, 'id' | 'predict'>;
   /** Overrides for this stop and the ones after it (the story goes on in a changed run). */
   readonly set?: Readonly<Record<string, Json>>;
+  /**
+   * What the run shows so far, up to and including the stop's event, as the
+   * checker judges that much of it: what the caption says, held to the trace.
+   */
+  readonly expect?: readonly Expect[];
 }
 
 /** A "try this" toggle: re-run the story with one change and say what that shows. */

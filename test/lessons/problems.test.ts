@@ -44,6 +44,56 @@ describe('a malformed lesson', () => {
     ]);
   });
 
+  it("with lesson 1's old narration, which let A's stale write pass as harmless, names the stop", () => {
+    const stop = /( {6}- id: first-write\n[\s\S]*?)( {6}- id: second-write)/.exec(lesson1['lesson.yaml']!)![1]!;
+    const old =
+      '      - id: first-write\n        at: { kind: write.accepted, actor: resource }\n        text: The first write reaches the shared database. Nothing is wrong yet.\n';
+    expect(problemsOf(replace('lesson.yaml', stop, old))).toEqual([
+      "01-one-machine/lesson.yaml: stories[0].stops[2].expect: is missing: the stop is at A's write, which the checker flags as stale (accepted); say so in the caption, and hold it to the run with { staleWrite: { client: A, accepted: true } }",
+    ]);
+  });
+
+  it("with a stop that says nothing is wrong yet at A's stale write names the statement and what the run showed so far", () => {
+    expect(
+      problemsOf(
+        replace(
+          'lesson.yaml',
+          '          - staleWrite: { client: A, accepted: true }\n          - writes: { accepted: 1 }',
+          '          - staleWrite: none\n          - writes: { accepted: 1 }',
+        ),
+      ),
+    ).toEqual([
+      "01-one-machine/lesson.yaml: stories[0].stops[2].expect[1]: expected no stale write reaches the resource, but A's stale write (token none) accepted",
+      "01-one-machine/lesson.yaml: stories[0].stops[2].expect: is missing: the stop is at A's write, which the checker flags as stale (accepted); say so in the caption, and hold it to the run with { staleWrite: { client: A, accepted: true } }",
+    ]);
+  });
+
+  it('with a stop that blames the later write for the earlier one names the statement', () => {
+    expect(
+      problemsOf(
+        replace(
+          'lesson.yaml',
+          '          - writes: { accepted: 2 }\n          - staleWrite: { client: A',
+          '          - writes: { accepted: 2 }\n          - staleWrite: { client: B',
+        ),
+      ),
+    ).toEqual(["01-one-machine/lesson.yaml: stories[0].stops[3].expect[1]: expected B's stale write is accepted, but A's stale write (token none) accepted"]);
+  });
+
+  it('with a stop that states what only the whole run shows names the statement: a stop sees the run so far', () => {
+    expect(problemsOf(replace('lesson.yaml', '          - writes: { accepted: 1 }\n', '          - writes: { accepted: 2 }\n'))).toEqual([
+      '01-one-machine/lesson.yaml: stories[0].stops[2].expect[2]: expected the resource 2 writes accepted, but 1 write accepted, 0 rejected',
+    ]);
+  });
+
+  it("with a stop that states how the run stopped says that belongs to the run's end", () => {
+    expect(
+      problemsOf(replace('lesson.yaml', '          - writes: { accepted: 1 }\n', '          - writes: { accepted: 1 }\n          - stopped: completed\n')),
+    ).toEqual([
+      "01-one-machine/lesson.yaml: stories[0].stops[2].expect[3]: a stop's statements are about the run so far; how the run stopped belongs to its end",
+    ]);
+  });
+
   for (const [field, words, why] of [
     ['notOnSymfony', 'Symfony has no flock store.', 'a story with notReal has no recording at all; say why only once, in notReal'],
     ['racy', 'It hangs on timing.', 'a story with notReal is not played on real servers, so it cannot be racy there; keep one of the two'],
