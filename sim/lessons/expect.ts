@@ -55,6 +55,9 @@ function rangeText(r: MsRange | undefined): string {
 
 const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
 
+/** A count of writes as a sentence says it: "no writes", "1 write", "2 writes". */
+const count = (n: number): string => (n === 0 ? 'no writes' : plural(n, 'write'));
+
 function writesOf(events: readonly TraceEvent[], client: string | undefined): { accepted: number; rejected: number } {
   let accepted = 0;
   let rejected = 0;
@@ -180,11 +183,15 @@ export function evaluate(x: Expect, run: Judged): Checked {
   const w = x.writes;
   const n = writesOf(run.events, w.client);
   const ok = (w.accepted === undefined || n.accepted === w.accepted) && (w.rejected === undefined || n.rejected === w.rejected);
-  const who = w.client === undefined ? 'the resource' : `${w.client}'s writes:`;
-  const want = [w.accepted === undefined ? '' : `${plural(w.accepted, 'write')} accepted`, w.rejected === undefined ? '' : `${w.rejected} rejected`].filter(
+  const from = w.client === undefined ? '' : ` from ${w.client}`;
+  const want = [w.accepted === undefined ? '' : `accepted ${count(w.accepted)}`, w.rejected === undefined ? '' : `rejected ${count(w.rejected)}`].filter(
     (s) => s !== '',
   );
-  return { ok, statement: `${who} ${want.join(', ')}`, found: `${plural(n.accepted, 'write')} accepted, ${n.rejected} rejected` };
+  return {
+    ok,
+    statement: `the resource ${want.join(' and ')}${from}`,
+    found: `it accepted ${count(n.accepted)}${from} and rejected ${n.rejected === 0 ? 'none' : count(n.rejected)}`,
+  };
 }
 
 /** Checks every statement; the run passes when all hold. */

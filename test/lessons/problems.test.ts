@@ -82,7 +82,7 @@ describe('a malformed lesson', () => {
 
   it('with a stop that states what only the whole run shows names the statement: a stop sees the run so far', () => {
     expect(problemsOf(replace('lesson.yaml', '          - writes: { accepted: 1 }\n', '          - writes: { accepted: 2 }\n'))).toEqual([
-      '01-one-machine/lesson.yaml: stories[0].stops[2].expect[2]: expected the resource 2 writes accepted, but 1 write accepted, 0 rejected',
+      '01-one-machine/lesson.yaml: stories[0].stops[2].expect[2]: expected the resource accepted 2 writes, but it accepted 1 write and rejected none',
     ]);
   });
 

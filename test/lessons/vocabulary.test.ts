@@ -56,6 +56,24 @@ describe('statements', () => {
     expect(evaluate({ rejectedWrite: { client: 'A' } }, run).found).toBe('no write was rejected');
   });
 
+  it('say what the resource did with the writes as a sentence, with the client they came from', () => {
+    expect(evaluate({ writes: { accepted: 1, rejected: 1 } }, runFenced)).toEqual({
+      ok: true,
+      statement: 'the resource accepted 1 write and rejected 1 write',
+      found: 'it accepted 1 write and rejected 1 write',
+    });
+    expect(evaluate({ writes: { accepted: 3 } }, run)).toEqual({
+      ok: false,
+      statement: 'the resource accepted 3 writes',
+      found: 'it accepted 2 writes and rejected none',
+    });
+    expect(evaluate({ writes: { client: 'A', accepted: 0, rejected: 0 } }, run)).toEqual({
+      ok: false,
+      statement: 'the resource accepted no writes and rejected no writes from A',
+      found: 'it accepted 1 write from A and rejected none',
+    });
+  });
+
   it('count lost locks, writes, events and the time between two events', () => {
     expect(evaluate({ lostLock: { client: 'A', how: 'expired' } }, run).ok).toBe(true);
     expect(evaluate({ lostLock: 'none' }, run).ok).toBe(false);
