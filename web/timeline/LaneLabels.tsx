@@ -1,3 +1,4 @@
+import { laneNames } from './lane-names.js';
 import { fitText, type Lane } from './layout.js';
 
 /** Room the row names ("believes", "store") take at the gutter's right edge. */
@@ -15,10 +16,7 @@ export function LaneLabels({ lanes, plotW, gutter }: { lanes: readonly Lane[]; p
     <g className="lane-labels">
       {lanes.map((l) => {
         const left = gutter - 8 - (l.kind === 'client' ? (gutter >= 150 ? ROW_NAMES_W : 40) : 4);
-        const pair = l.id === 'resource-pair';
-        const name = l.kind === 'resource' && !pair ? 'resource' : l.name;
-        const where = l.machine === '' || pair ? '' : l.kind === 'client' ? `on ${l.machine}` : `@${l.machine}`;
-        const full = where === '' ? name : `${name} ${where}`;
+        const { name, where, full } = laneNames(l);
         // A forked child runs on its parent's machine; its second line says whose child it is.
         const second = l.kind === 'client' && l.note !== undefined ? l.note : where;
         const title = l.kind === 'client' && l.note !== undefined ? `${full}, ${l.note} (forked with a copy of its Lock)` : full;
