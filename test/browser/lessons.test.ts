@@ -136,6 +136,21 @@ describeBrowser('a learner goes through lesson 4', () => {
     expect(await ch.getByTestId('result-break-it').textContent()).toContain('A and B both believe they hold the lock, but no double ownership');
     await ch.getByRole('button', { name: 'Give me a hint' }).click();
     expect(await ch.getByTestId('hints').locator('li').count()).toBe(1);
+    // The reference solution is a button of the same row, in the words of the challenge's controls, and it hides again.
+    const toggle = ch.getByTestId('solution-toggle-break-it');
+    expect(await toggle.getAttribute('aria-expanded')).toBe('false');
+    const rowOf = async (l: Locator) => (await l.boundingBox())!.y;
+    expect(await rowOf(toggle)).toBe(await rowOf(ch.getByTestId('run-break-it')));
+    await toggle.click();
+    expect(await toggle.getAttribute('aria-expanded')).toBe('true');
+    expect(await toggle.textContent()).toBe('Hide the reference solution');
+    expect(await ch.getByTestId('solution').locator('p').first().textContent()).toBe(
+      'Reference solution: Add “Pause A (GC stall)” at 1000 ms, lasting 8000 ms.',
+    );
+    expect(await ch.getByTestId('solution').getAttribute('id')).toBe(await toggle.getAttribute('aria-controls'));
+    await toggle.click();
+    expect(await toggle.getAttribute('aria-expanded')).toBe('false');
+    expect(await ch.getByTestId('solution').count()).toBe(0);
     await ch.getByTestId('knob-fault').selectOption('0');
     await ch.getByTestId('knob-fault-durationMs').fill('8000');
     await ch.getByTestId('run-break-it').click();

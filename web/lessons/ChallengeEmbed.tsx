@@ -8,13 +8,11 @@ import { sim } from '../worker/client.js';
 import type { Verdict } from '../../sim/check/verdict.js';
 import { useUi } from '../state/ui.js';
 import { useProgress } from './progress.js';
+import { FIELD_LABELS, solutionText } from './solution-text.js';
 import { judgeTrace, runRef, stage, useStage, verdictOf } from './stage.js';
 import { Stage } from './Stage.js';
 
 export const challengeAnchor = (id: string): string => `challenge-${id}`;
-
-/** Fault fields in words, as the learner edits them. */
-const FIELD_LABELS: Readonly<Record<string, string>> = { atMs: 'at', durationMs: 'lasting', byMs: 'by', extraMs: 'extra delay', downMs: 'down for' };
 
 const KIND: Readonly<Record<Challenge['type'], string>> = { break: 'Break it', fix: 'Fix it', cheapest: 'Cheapest fix' };
 
@@ -181,15 +179,22 @@ export function ChallengeEmbed({ lesson, challenge }: { lesson: Lesson; challeng
           ),
         )}
       </div>
-      <p>
+      <p className="challenge-actions">
         <button type="button" className="primary" onClick={() => void run()} disabled={running} data-testid={`run-${challenge.id}`}>
           {running ? 'Running…' : 'Run my attempt'}
-        </button>{' '}
+        </button>
         <button type="button" onClick={() => setHints(Math.min(challenge.hints.length, hints + 1))} disabled={hints >= challenge.hints.length}>
           {hints === 0 ? 'Give me a hint' : hints < challenge.hints.length ? `Another hint (${hints + 1} of ${challenge.hints.length})` : 'No more hints'}
-        </button>{' '}
-        <button type="button" className="link-button" onClick={() => setShowSolution(true)}>
-          Show the reference solution
+        </button>
+        <button
+          type="button"
+          onClick={() => setShowSolution(!showSolution)}
+          aria-expanded={showSolution}
+          // It names the panel only while the panel is there to name.
+          {...(showSolution ? { 'aria-controls': `solution-${challenge.id}` } : {})}
+          data-testid={`solution-toggle-${challenge.id}`}
+        >
+          {showSolution ? 'Hide the reference solution' : 'Show the reference solution'}
         </button>
       </p>
       {hints > 0 && (
@@ -200,24 +205,9 @@ export function ChallengeEmbed({ lesson, challenge }: { lesson: Lesson; challeng
         </ol>
       )}
       {showSolution && (
-        <div className="solution" data-testid="solution">
+        <div className="solution" id={`solution-${challenge.id}`} data-testid="solution">
           <p>
-            <strong>Reference solution:</strong>{' '}
-            {[
-              ...Object.entries(challenge.solution.set ?? {}).map(
-                ([p, v]) => `${challenge.knobs.find((k) => k.path === p)?.label ?? p} = ${JSON.stringify(v)}`,
-              ),
-              ...(challenge.solution.addFault === undefined
-                ? []
-                : [
-                    `add “${faultKnob?.faults?.[challenge.solution.addFault.choice]?.label ?? ''}” with ${Object.entries(
-                      challenge.solution.addFault.fields ?? {},
-                    )
-                      .map(([f, v]) => `${f} ${v}`)
-                      .join(', ')}`,
-                  ]),
-            ].join('; ')}
-            .
+            <strong>Reference solution:</strong> {solutionText(challenge)}
           </p>
           <p>{challenge.explain}</p>
           <button
