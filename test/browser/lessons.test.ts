@@ -2,7 +2,9 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { loadLessons } from '../../sim/cli/lessons.js';
 import { optionOrder, storyAskKey } from '../../sim/lessons/option-order.js';
+import { summaryOf } from '../../web/lessons/plugin.js';
 import { axeViolations, describeBrowser, openCode, screenshot, SCREENSHOTS, startLab, type Lab } from './harness.js';
 
 /*
@@ -23,6 +25,21 @@ async function shotOf(part: Locator, name: string): Promise<void> {
 
 async function waitStop(page: Page, stop: string): Promise<void> {
   await expect.poll(() => page.getByTestId('stop-panel').getAttribute('data-stop'), { timeout: 15_000 }).toBe(stop);
+}
+
+/** Stored progress in which the given lessons are finished (every question answered, every story played to its end), last in `last`. */
+function finishedProgress(ids: readonly string[], last: string): string {
+  const summaries = loadLessons(undefined, false).lessons.map(summaryOf);
+  const answers: Record<string, Record<string, number[]>> = {};
+  const stops: Record<string, string[]> = {};
+  const solved: Record<string, string[]> = {};
+  for (const id of ids) {
+    const l = summaries.find((x) => x.id === id)!;
+    answers[id] = Object.fromEntries(l.questions.map((q) => [q, [0]]));
+    stops[id] = l.stories.map((st) => `${st.id}/${st.lastStop}`);
+    solved[id] = [...l.challenges];
+  }
+  return JSON.stringify({ version: 1, answers, stops, solved, last: { lesson: last, anchor: null } });
 }
 
 /** Answers a question by ticking the given options of its section and pressing its check button. */
@@ -369,7 +386,8 @@ describeBrowser('a learner goes through lesson 4', () => {
     await expect.poll(() => page.locator('article.lesson').getAttribute('data-lesson')).toBe('pause-past-expiry');
     await expect.poll(() => page.url()).toContain('at=step-what-a-lease-buys');
     await page.goto(`${lab.url}#/lessons`);
-    expect(await page.getByTestId('resume').textContent()).toBe('Continue lesson 4: Pause past expiry');
+    // The tests above finished lesson 4: the course page's button goes on to lesson 5 rather than back into it.
+    expect(await page.getByTestId('resume').textContent()).toBe('Go on to lesson 5: Fencing tokens, and when they cannot help');
     await page.close();
   });
 
@@ -406,6 +424,27 @@ describeBrowser('a learner goes through lesson 4', () => {
     expect(await stop.getByTestId('stop-caption').textContent()).toContain('token 34');
     await page.close();
     await stop.close();
+  });
+
+  it('after a finished lesson, the course page goes on to the next unfinished one, and says when all are finished', async () => {
+    const page = await lab.page('#/lessons');
+    // The learner's progress from the tests above is put back at the end, for the tests after this one.
+    const before = await page.evaluate(() => localStorage.getItem('locklab.progress'));
+    await page.evaluate((p) => localStorage.setItem('locklab.progress', p), finishedProgress(['leases'], 'leases'));
+    await page.reload();
+    expect(await page.getByTestId('course-progress').textContent()).toContain('1 of 12 lessons finished');
+    expect(await page.getByTestId('resume').textContent()).toBe('Go on to lesson 4: Pause past expiry');
+    await page.getByTestId('resume').click();
+    await expect.poll(() => page.locator('article.lesson').getAttribute('data-lesson')).toBe('pause-past-expiry');
+    const all = loadLessons(undefined, false).lessons.map((l) => l.id);
+    await page.evaluate((p) => localStorage.setItem('locklab.progress', p), finishedProgress(all, 'leases'));
+    await page.goto(`${lab.url}#/lessons`);
+    await page.reload();
+    expect(await page.getByTestId('course-progress').textContent()).toContain('12 of 12 lessons finished');
+    expect(await page.getByTestId('all-finished').textContent()).toBe('You have finished all 12 lessons.');
+    expect(await page.getByTestId('resume').count()).toBe(0);
+    await page.evaluate((p) => (p === null ? localStorage.removeItem('locklab.progress') : localStorage.setItem('locklab.progress', p)), before);
+    await page.close();
   });
 
   it('discards stored progress it cannot read, says so, and carries on', async () => {

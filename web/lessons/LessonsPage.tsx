@@ -1,7 +1,8 @@
 import './lessons.css';
 import { useUi } from '../state/ui.js';
-import { LESSONS, lessonSummary } from './catalog.js';
+import { LESSONS } from './catalog.js';
 import { useProgress } from './progress.js';
+import { resumeTarget } from './resume.js';
 import { useLessonRoute } from './route.js';
 import { guessesText, statusLine, statusOf } from './status.js';
 
@@ -9,10 +10,13 @@ import { guessesText, statusLine, statusOf } from './status.js';
 export function LessonsPage() {
   const progress = useProgress();
   const go = useLessonRoute((s) => s.go);
-  const last = progress.last !== null && 'lesson' in progress.last ? progress.last : null;
-  const lastLesson = last === null ? undefined : lessonSummary(last.lesson);
   const statuses = LESSONS.map((l) => statusOf(l, progress));
   const finished = statuses.filter((s) => s.finished).length;
+  const resume = resumeTarget(
+    LESSONS,
+    statuses.map((s) => s.finished),
+    progress.last,
+  );
 
   return (
     <div className="lessons-page">
@@ -23,16 +27,27 @@ export function LessonsPage() {
           questions and a challenge checked by the same checker the lab uses. Nothing to install: every store is simulated in your browser.
         </p>
         <p className="lessons-actions">
-          {lastLesson !== undefined ? (
-            <button type="button" className="primary" onClick={() => go(lastLesson.id, last?.anchor ?? null)} data-testid="resume">
-              Continue lesson {lastLesson.number}: {lastLesson.title}
+          {resume.kind === 'continue' ? (
+            <button type="button" className="primary" onClick={() => go(resume.lesson.id, resume.anchor)} data-testid="resume">
+              Continue lesson {resume.lesson.number}: {resume.lesson.title}
+            </button>
+          ) : resume.kind === 'next' ? (
+            <button type="button" className="primary" onClick={() => go(resume.lesson.id)} data-testid="resume">
+              Go on to lesson {resume.lesson.number}: {resume.lesson.title}
+            </button>
+          ) : resume.kind === 'start' ? (
+            <button type="button" className="primary" onClick={() => go(resume.lesson.id)} data-testid="start">
+              Start with lesson {resume.lesson.number}
             </button>
           ) : (
-            <button type="button" className="primary" onClick={() => go(LESSONS[0]!.id)} data-testid="start">
-              Start with lesson 1
-            </button>
+            <strong data-testid="all-finished">You have finished all {LESSONS.length} lessons.</strong>
           )}{' '}
-          <button type="button" onClick={() => useUi.getState().set({ view: 'lab' })} data-testid="open-lab">
+          <button
+            type="button"
+            className={resume.kind === 'done' ? 'primary' : undefined}
+            onClick={() => useUi.getState().set({ view: 'lab' })}
+            data-testid="open-lab"
+          >
             Open the free lab
           </button>
         </p>
