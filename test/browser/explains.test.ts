@@ -74,6 +74,21 @@ describeBrowser('the lab explains itself', () => {
     expect(rk).not.toContain('pause');
   });
 
+  it('at the first finding, the details say what A believes in the same words and figures as the table beside them', async () => {
+    const page = await lab.page('#/lab?s=pause-past-expiry');
+    await ready(page);
+    await page.keyboard.press('n');
+    const inspector = page.getByTestId('inspector');
+    await inspector.waitFor();
+    const belief = (await inspector.getByTestId('inspect-belief').textContent())!;
+    const table = (await page.locator('[data-testid="belief-table"] tr[data-client="A"] td').first().textContent())!;
+    const ranOut = /ran out ([\d.]+ m?s) ago/.exec(table)?.[1];
+    expect(ranOut).toBeDefined();
+    // Before, the details gave the time left A's last belief recorded ("9 s left") beside "its lease has run out".
+    expect(belief).toBe(`holds A:1 #33 while paused, though by its own clock its lease ran out ${ranOut} ago`);
+    await page.close();
+  });
+
   it('clicking a mark shows its event in the side panel: what happened, the belief, the store’s truth, the message it answers', async () => {
     const page = await lab.page('#/lab?s=pause-past-expiry');
     await ready(page);
@@ -82,7 +97,8 @@ describeBrowser('the lab explains itself', () => {
     await inspector.waitFor();
     await expect.poll(() => page.getByTestId('current-event').textContent()).toContain('Event 28 of 32');
     expect(await inspector.getByTestId('inspect-belief').textContent()).toContain('holds A:1 #33');
-    expect(await inspector.getByTestId('inspect-belief').textContent()).toContain('by its own clock its lease has run out');
+    expect(await inspector.getByTestId('inspect-belief').textContent()).toContain('though by its own clock its lease ran out');
+    expect(await inspector.getByTestId('inspect-belief').textContent()).not.toContain(' left');
     expect(await inspector.getByTestId('inspect-truth').textContent()).toBe('nothing for A: A:1 #33 ended at 10.001 s (lock.expired)');
     const message = inspector.getByTestId('inspect-message');
     expect(await message.textContent()).toContain('A writes to the resource with fencing token 33');

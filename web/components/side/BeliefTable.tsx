@@ -1,4 +1,4 @@
-import { formatDuration } from '../../../sim/time.js';
+import { leaseLeftWords } from '../../model/belief-words.js';
 import { clientViewAt, type ClientView } from '../../model/state-at.js';
 import type { LoadedTrace } from '../../state/traces.js';
 
@@ -39,11 +39,7 @@ export function BeliefTable({ views }: { views: readonly ClientView[] }) {
                   <>
                     <span className="yes">● holds</span> {c.belief?.owner}
                     {c.belief?.fence !== undefined && <> · token {c.belief.fence}</>}
-                    {c.ttlLeftUs !== null && (
-                      <div className={c.ttlLeftUs < 0 ? 'ttl-out' : 'muted'}>
-                        {c.ttlLeftUs >= 0 ? `${formatDuration(c.ttlLeftUs)} left` : `ran out ${formatDuration(-c.ttlLeftUs)} ago`}
-                      </div>
-                    )}
+                    {c.ttlLeftUs !== null && <div className={c.ttlLeftUs < 0 ? 'ttl-out' : 'muted'}>{leaseLeftWords(c.ttlLeftUs)}</div>}
                   </>
                 ) : (
                   <span className="no">○ holds nothing</span>

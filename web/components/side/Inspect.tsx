@@ -1,6 +1,7 @@
-import { describe, describeBelief } from '../../../sim/trace/describe.js';
+import { describe } from '../../../sim/trace/describe.js';
 import type { TraceEvent } from '../../../sim/trace/types.js';
 import { formatInstant } from '../../../sim/time.js';
+import { beliefWords } from '../../model/belief-words.js';
 import { clientViewAt, spanAt, spansAt } from '../../model/state-at.js';
 import type { Span } from '../../model/types.js';
 import type { LoadedTrace } from '../../state/traces.js';
@@ -74,14 +75,7 @@ export function Inspect({ trace, seq, atCursor }: { trace: LoadedTrace; seq: num
         {view !== null && (
           <>
             <dt>What {client} believes</dt>
-            <dd data-testid="inspect-belief">
-              {view.belief === null
-                ? 'nothing yet'
-                : view.belief.holds
-                  ? `${describeBelief({ ...e, believes: view.belief })}${view.ttlLeftUs !== null && view.ttlLeftUs < 0 ? ' (by its own clock its lease has run out)' : ''}`
-                  : 'that it holds nothing'}
-              {view.paused && ', while paused'}
-            </dd>
+            <dd data-testid="inspect-belief">{beliefWords(view)}</dd>
             <dt>What the store says</dt>
             <dd data-testid="inspect-truth">
               {holding !== null
