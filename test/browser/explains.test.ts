@@ -72,6 +72,9 @@ describeBrowser('the lab explains itself', () => {
     expect(rk).toContain('partition');
     expect(rk).toContain('clock.jump');
     expect(rk).not.toContain('pause');
+    // Its A to E are Redis nodes: the example of a bar's label is its first client's, and Redlock hands out no token.
+    expect(await redlock.getByTestId('legend').locator('[data-legend="owner"]').textContent()).toBe('client1:1 client1’s 1st acquisition');
+    await redlock.close();
   });
 
   it('at the first finding, the details say what A believes in the same words and figures as the table beside them', async () => {

@@ -1,5 +1,6 @@
 import { sizeField, type Distribution } from '../../sim/kernel/dist.js';
 import { showValue } from '../../sim/odds/range.js';
+import { ordinal } from '../model/ordinal.js';
 import { forEachStep } from '../../sim/scenario/steps.js';
 import { storeKind } from '../../sim/stores/registry.js';
 import { STORE_FIELDS } from '../sandbox/words.js';
@@ -41,12 +42,6 @@ function drawnField(d: Distribution): { field: string; word: string } {
 /** The value of the field `drawnField` names. */
 function fieldOf(d: Distribution): number {
   return d.distribution === 'exponential' ? d.meanMs : d.distribution === 'fixed' ? d.ms : d.maxMs;
-}
-
-/** 1st, 2nd, 3rd, 4th… */
-function ordinal(n: number): string {
-  const teen = n % 100 >= 11 && n % 100 <= 13;
-  return `${n}${teen ? 'th' : (['th', 'st', 'nd', 'rd'][n % 10] ?? 'th')}`;
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { ReactNode } from 'react';
 import type { LoadedTrace } from '../state/traces.js';
+import { GENERIC_OWNER, ownerExample } from './owner-example.js';
 
 interface Item {
   readonly key: string;
@@ -58,11 +59,12 @@ const ITEMS: readonly (Item & { when: string })[] = [
     sample: svg(<rect className="truth" width="26" height="10" y="2" />),
     words: 'the store holds it (for that client, or on that node)',
   },
+  // Its example is replaced by one from the runs shown (ownerExample).
   {
     key: 'owner',
     when: 'owner',
-    sample: <span className="mono legend-token">A:1 #33</span>,
-    words: 'A’s 1st acquisition, fencing token 33',
+    sample: <span className="mono legend-token">{GENERIC_OWNER.label}</span>,
+    words: GENERIC_OWNER.words,
   },
   { key: 'pause', when: 'pause', sample: svg(<rect className="pause" width="26" height="10" y="2" rx="2" />), words: 'paused (GC stall): it keeps believing' },
   {
@@ -148,7 +150,10 @@ const ITEMS: readonly (Item & { when: string })[] = [
  */
 export function Legend({ traces, divergence = false, all = false }: { traces: readonly LoadedTrace[]; divergence?: boolean; all?: boolean }) {
   const here = present(traces);
-  const items = all ? ITEMS : ITEMS.filter((i) => here.has(i.when));
+  const example = ownerExample(traces.map((t) => t.model));
+  const items = (all ? ITEMS : ITEMS.filter((i) => here.has(i.when))).map((i) =>
+    i.key === 'owner' && example !== null ? { ...i, sample: <span className="mono legend-token">{example.label}</span>, words: example.words } : i,
+  );
   return (
     <ul className={all ? 'legend-bar legend-all' : 'legend-bar'} data-testid={all ? 'legend-all' : 'legend'} aria-label="What the marks mean">
       {items.map((i) => (
