@@ -145,6 +145,10 @@ describe('--seeds and --vary', () => {
     expect(inputMessage(() => parseVary('clients.A.ttlMs=30000..5000:5000'))).toMatch(/^--vary: clients\.A\.ttlMs: the range 30000\.\.5000:5000 is empty/);
     expect(inputMessage(() => parseVary('clients.A.ttlMs=1..10:0'))).toMatch(/^--vary: clients\.A\.ttlMs: the step of 1\.\.10:0 is zero/);
     expect(inputMessage(() => parseVary('clients.A.ttlMs'))).toMatch(/^--vary: expected path=from\.\.to:step/);
+    // A range with a step that is no number is a mistyped range, not a list of one string for the scenario to refuse later.
+    expect(inputMessage(() => parseVary('faults[0].durationMs=17000..7000:abc'))).toBe(
+      '--vary: faults[0].durationMs: expected a range from..to:step of numbers (e.g. 7000..17000:1000), or a list v1,v2, got "17000..7000:abc"',
+    );
   });
 
   it('refuse a path that does not exist the way --set does, naming the fields that do', () => {

@@ -69,7 +69,8 @@ export function parseVary(text: string, source = '--vary'): Vary {
     return { path, values };
   }
   if (spec === '') throw bad('has no values: give from..to:step or a list v1,v2');
-  if (/^[-\d.]+\.\.[-\d.]*$/.test(spec)) throw bad(`expected a range from..to:step of numbers, got ${show(spec)}`);
+  // Two dots are a range's, in no list value a sweep takes: a range that does not parse is a mistyped range, not a list of one string.
+  if (spec.includes('..')) throw bad(`expected a range from..to:step of numbers (e.g. 7000..17000:1000), or a list v1,v2, got ${show(spec)}`);
   const values = spec.split(',').map((v) => {
     const raw = v.trim();
     if (raw === '') throw bad(`has an empty value in the list ${show(spec)}`);

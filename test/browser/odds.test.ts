@@ -234,7 +234,28 @@ describeBrowser('the Odds view', () => {
     await page.getByTestId('odds-run').click();
     await expect
       .poll(() => page.getByRole('alert').textContent())
-      .toBe('first parameter: faults[0].durationMs: the step of 7000..17000:0 is zero: give a step above zero (e.g. 7000..17000:1)');
+      .toBe('pause of A at 1 s (ms): the step of 7000..17000:0 is zero: give a step above zero (e.g. 7000..17000:1)');
+    await page.close();
+  });
+
+  it('refuses a mistyped range by the label the learner picked and the syntax it takes, and takes the last sweep’s results away', async () => {
+    const page = await lab.page('#/odds', { width: 1280, height: 800 });
+    await page.getByTestId('odds-runs').fill('20');
+    await page.getByTestId('vary-spec').fill('7000..17000:5000');
+    await page.getByTestId('odds-run').click();
+    await expect.poll(() => page.getByTestId('odds-status').textContent(), { timeout: 60_000 }).toMatch(/60 of 60 runs .* done$/);
+    await page.getByTestId('odds-table').waitFor();
+    await page.getByTestId('vary-spec').fill('17000..7000:abc');
+    await page.getByTestId('odds-run').click();
+    await expect
+      .poll(() => page.getByRole('alert').textContent())
+      .toBe('pause of A at 1 s (ms): expected a range from..to:step of numbers (e.g. 7000..17000:1000), or a list v1,v2, got "17000..7000:abc"');
+    // The sweep before is not this one's answer: its plot, table and "done" go with the error.
+    expect(await page.getByTestId('odds-status').textContent()).toBe('');
+    expect(await page.getByTestId('odds-plot').count()).toBe(0);
+    expect(await page.getByTestId('odds-table').count()).toBe(0);
+    expect(lab.errors).toEqual([]);
+    await page.close();
   });
 
   it('lists the first 100 points of a long sweep in its table, and says the CSV has them all', async () => {

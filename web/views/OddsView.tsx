@@ -1,7 +1,7 @@
 import { useEffect, useMemo, useState } from 'react';
 import { InputError } from '../../sim/errors.js';
 import { defaultBatchSize, planSweep } from '../../sim/odds/plan.js';
-import { parseSeedRange, parseVary, type Vary } from '../../sim/odds/range.js';
+import { parseSeedRange, type Vary } from '../../sim/odds/range.js';
 import { formatShare, reportCsv, reportJson, runs as runsOf, sweepReport } from '../../sim/odds/report.js';
 import { grouped } from '../../sim/scenario/limits.js';
 import { normalizeScenario } from '../../sim/scenario/normalize.js';
@@ -10,6 +10,7 @@ import { BUILTIN_NAMES, BUILTIN_SCENARIOS } from '../../sim/scenarios/index.js';
 import { formatDuration } from '../../sim/time.js';
 import { download } from '../components/FilePicker.js';
 import { OddsPlot, METRICS, type MetricKey } from '../odds/OddsPlot.js';
+import { readVary, sweepErrorText } from '../odds/form-errors.js';
 import { OddsTable } from '../odds/OddsTable.js';
 import { defaultRange, leadChoice, paramChoices, showParam, type ParamChoice } from '../odds/params.js';
 import { browserCores, OddsSweep, releaseWorkers, shrinkInWorker, warmWorkers, type SweepProgress } from '../odds/pool.js';
@@ -47,11 +48,12 @@ let viewOpen = false;
 async function startSweep(): Promise<void> {
   const odds = useOdds.getState();
   const f = odds.form;
+  const choices = paramChoices(scenarioOf(f.scenario));
   let plan;
   try {
     const base = scenarioOf(f.scenario);
-    const varies: Vary[] = [parseVary(`${f.path1.trim()}=${f.spec1.trim()}`, 'first parameter')];
-    if (f.path2.trim() !== '') varies.push(parseVary(`${f.path2.trim()}=${f.spec2.trim()}`, 'second parameter'));
+    const varies: Vary[] = [readVary(choices, f.path1, f.spec1)];
+    if (f.path2.trim() !== '') varies.push(readVary(choices, f.path2, f.spec2));
     const runs = Number(f.runs);
     if (!Number.isInteger(runs) || runs < 1)
       throw new InputError('runs per point', [{ path: '', message: `expected a whole number above zero, got ${JSON.stringify(f.runs)}` }]);
@@ -75,7 +77,8 @@ async function startSweep(): Promise<void> {
     });
     odds.set({ threads });
   } catch (err) {
-    odds.set({ error: err instanceof InputError ? err.message.replace('--set: ', '').replace('--vary: ', '') : String(err) });
+    // The plot, table and status of the sweep before would read as this sweep's answer under the error: they go with it.
+    odds.set({ error: sweepErrorText(err, choices), report: null, plan: null, selected: null, elapsedMs: 0 });
     return;
   }
   const sweep = new OddsSweep(useOdds.getState().threads);
