@@ -426,6 +426,36 @@ describeBrowser('a learner goes through lesson 4', () => {
     await stop.close();
   });
 
+  it('opens the lessons list at its top from deep in a lesson, by its link or by the address, and a question’s link still scrolls to it', async () => {
+    const page = await lab.page(LESSON4, { width: 1280, height: 800 });
+    await page.locator('article.lesson').waitFor();
+    const deep = async () => {
+      await page.evaluate(() => window.scrollTo(0, 3000));
+      await expect.poll(() => page.evaluate(() => window.scrollY)).toBeGreaterThan(1000);
+    };
+    await deep();
+    await page.getByRole('link', { name: '← All lessons' }).click();
+    await page.getByTestId('course-progress').waitFor();
+    // Before, the list opened at the lesson's height (scrollY 627 here): lessons 4–12 and no header.
+    expect(await page.evaluate(() => window.scrollY)).toBe(0);
+    expect(await page.locator('.lessons-intro h2').isVisible()).toBe(true);
+    await page.locator('.lesson-card[data-lesson="pause-past-expiry"] a').click();
+    await page.locator('article.lesson').waitFor();
+    expect(await page.evaluate(() => window.scrollY)).toBe(0);
+    // The lab writes the lesson's address a moment later; until then the address is still the list's, and setting it again would change nothing.
+    await expect.poll(() => page.url()).toContain(LESSON4);
+    await deep();
+    await page.evaluate(() => (location.hash = '#/lessons'));
+    await page.getByTestId('course-progress').waitFor();
+    await expect.poll(() => page.evaluate(() => window.scrollY)).toBe(0);
+    // An anchor is a place in a page, not a new page: it is still scrolled to.
+    await page.evaluate((h) => (location.hash = h), `${LESSON4}?at=q-no-error`);
+    await page.locator('#q-no-error').waitFor();
+    await expect.poll(() => page.evaluate(() => document.getElementById('q-no-error')!.getBoundingClientRect().top)).toBeLessThan(50);
+    expect(await page.evaluate(() => window.scrollY)).toBeGreaterThan(500);
+    await page.close();
+  });
+
   it('after a finished lesson, the course page goes on to the next unfinished one, and says when all are finished', async () => {
     const page = await lab.page('#/lessons');
     // The learner's progress from the tests above is put back at the end, for the tests after this one.

@@ -1,6 +1,7 @@
 import { useCallback, useEffect } from 'react';
 import { LessonsPage } from '../lessons/LessonsPage.js';
 import { useLessonRoute } from '../lessons/route.js';
+import { usePageTop } from '../state/page-top.js';
 import { usePlayback } from '../state/playback.js';
 import { remember } from '../state/remembered.js';
 import { loadTraceFile, whenTraceIsScenario } from '../state/session.js';
@@ -50,6 +51,7 @@ export function App() {
   const set = useUi((s) => s.set);
   useShortcuts();
   usePlayback();
+  usePageTop();
 
   useEffect(() => {
     document.documentElement.dataset.theme = theme;
