@@ -50,6 +50,33 @@ describeBrowser('the lab replays pause-past-expiry', () => {
     expect(lab.errors).toEqual([]);
   });
 
+  it('on a 390 px phone, the timeline’s clocks, names, band label and last write all fit, none over another or past the edge', async () => {
+    const page = await lab.page('#/lab?s=pause-past-expiry', { width: 390, height: 844 });
+    await ready(page);
+    const fig = page.locator('figure.timeline').first();
+    const box = async (sel: string) => (await fig.locator(sel).first().boundingBox())!;
+    const plot = await box('rect.plot-bg');
+    // A's clock and the row name "store" on the same line: the clock ends before the name begins.
+    const clock = await box('[data-clock="app1"]');
+    const store = fig.locator('g[data-lane="client:A"] text.row-name', { hasText: 'store' });
+    expect(clock.x + clock.width).toBeLessThan((await store.boundingBox())!.x);
+    // The resource's name and machine whole, not "resource @…".
+    const resource = await fig.locator('g.lane-labels g[data-lane="resource"]').textContent();
+    expect(resource).not.toContain('…');
+    expect(resource).toContain('@db');
+    // The band's name whole, inside the plot.
+    const band = fig.locator('text.band-label');
+    expect(await band.textContent()).toBe('⚠ A & B both believe');
+    const b = (await band.boundingBox())!;
+    expect(b.x).toBeGreaterThanOrEqual(plot.x);
+    expect(b.x + b.width).toBeLessThanOrEqual(plot.x + plot.width);
+    // The stale write at 16 s, halo and all, inside the plot.
+    const stale = (await fig.locator('[data-mark="write"][data-outcome="stale-accepted"] .write-stale-halo').boundingBox())!;
+    expect(stale.x + stale.width).toBeLessThanOrEqual(plot.x + plot.width);
+    await screenshot(page, 'lab-390');
+    await page.close();
+  });
+
   it('marks the line of PHP each client is on at the playhead: A frozen in work() while B takes the lock', async () => {
     const page = await lab.page('#/lab?s=pause-past-expiry');
     await ready(page);

@@ -1,3 +1,4 @@
+import { AFTER_END } from '../timeline/layout.js';
 import { getTrace } from './traces.js';
 import { useUi } from './ui.js';
 
@@ -15,7 +16,7 @@ export function fullDomainOf(primaryId: string | null, secondaryId: string | nul
   if (d === undefined) {
     const a = getTrace(primaryId)?.model.endUs ?? 1;
     const b = getTrace(secondaryId)?.model.endUs ?? 0;
-    d = [0, Math.ceil(Math.max(a, b, 1) * 1.04)];
+    d = [0, Math.ceil(Math.max(a, b, 1) * AFTER_END)];
     if (domains.size > 64) domains.clear();
     domains.set(key, d);
   }

@@ -1,5 +1,5 @@
 import { laneNames } from './lane-names.js';
-import { fitText, type Lane } from './layout.js';
+import { fitText, textPx, type Lane } from './layout.js';
 
 /** Room the row names ("believes", "store") take at the gutter's right edge. */
 const ROW_NAMES_W = 56;
@@ -20,6 +20,8 @@ export function LaneLabels({ lanes, plotW, gutter }: { lanes: readonly Lane[]; p
         // A forked child runs on its parent's machine; its second line says whose child it is.
         const second = l.kind === 'client' && l.note !== undefined ? l.note : where;
         const title = l.kind === 'client' && l.note !== undefined ? `${full}, ${l.note} (forked with a copy of its Lock)` : full;
+        // A resource lane is tall enough for its machine on a line of its own, under its name, where the gutter is too narrow for both.
+        const split = l.kind === 'resource' && where !== '' && textPx(full, 12.5, true) > left;
         return (
           <g key={l.id} data-lane={l.id}>
             <title>{title}</title>
@@ -43,6 +45,20 @@ export function LaneLabels({ lanes, plotW, gutter }: { lanes: readonly Lane[]; p
                 <text className="row-name" x={gutter - 6} y={l.truthY + 4} textAnchor="end">
                   store
                 </text>
+              </>
+            ) : split ? (
+              <>
+                <text className="lane-name" x={8} y={l.y + 14}>
+                  {fitText(name, left, 12.5, true)}
+                </text>
+                <text className="lane-machine" x={8} y={l.y + 27}>
+                  {fitText(where, left, 11)}
+                </text>
+                {l.note !== undefined && l.note !== '' && (
+                  <text className="lane-machine" x={8} y={l.y + 40} data-note={l.note}>
+                    {fitText(l.note, left, 11)}
+                  </text>
+                )}
               </>
             ) : (
               <>

@@ -4,7 +4,14 @@ import { formatInstant } from '../../sim/time.js';
 import { localAt } from '../model/state-at.js';
 import type { LoadedTrace } from '../state/traces.js';
 import { useCursorOf, useUi } from '../state/ui.js';
-import { AXIS_H, clockY, type Lane } from './layout.js';
+import { AXIS_H, clockText, clockY, textPx, type Lane } from './layout.js';
+
+/**
+ * The room a lane's clock has in the gutter: up to a client's row name
+ * "store" at its right edge, written on the same line. Every lane's clock
+ * gets the same room, so that they all read alike.
+ */
+const clockRoom = (gutter: number): number => gutter - 6 - textPx('store', 11) - 6 - 8;
 
 interface Props {
   trace: LoadedTrace;
@@ -58,7 +65,7 @@ export function Overlay({ trace, lanes, x, height, primary, gutter }: Props) {
           const local = clock === undefined ? null : localAt(clock, playheadUs);
           return (
             <text key={l.id} className="lane-clock" x={8} y={clockY(l)} data-clock={l.machine}>
-              {local === null ? '' : `◷ ${formatInstant(local)}`}
+              {local === null ? '' : clockText(formatInstant(local), clockRoom(gutter))}
             </text>
           );
         })}

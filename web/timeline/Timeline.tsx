@@ -6,7 +6,7 @@ import { useEffect, useLayoutEffect, useMemo, useRef } from 'react';
 import { spanAt } from '../model/state-at.js';
 import type { LoadedTrace } from '../state/traces.js';
 import { useUi } from '../state/ui.js';
-import { AXIS_H, FINDINGS_H, gutterFor, layoutLanes } from './layout.js';
+import { AXIS_H, FINDINGS_H, gutterFor, layoutLanes, withEndRoom } from './layout.js';
 import { LaneLabels } from './LaneLabels.js';
 import { Marks } from './Marks.js';
 import type { ResourceRow } from './marks/resource.js';
@@ -33,7 +33,7 @@ const MIN_SPAN_US = 20;
  * node and for the resource. Wheel or pinch zooms and dragging pans
  * (d3-zoom); a click moves the playhead there.
  */
-export function Timeline({ trace, fullDomain, primary, title, divergeUs = null, pair = null }: Props) {
+export function Timeline({ trace, fullDomain: given, primary, title, divergeUs = null, pair = null }: Props) {
   const [boxRef, boxW] = useWidth<HTMLDivElement>();
   const svgRef = useRef<SVGSVGElement | null>(null);
   const zoomRef = useRef<ZoomBehavior<SVGSVGElement, unknown> | null>(null);
@@ -45,6 +45,8 @@ export function Timeline({ trace, fullDomain, primary, title, divergeUs = null, 
 
   const GUTTER_W = gutterFor(boxW);
   const plotW = Math.max(160, boxW - GUTTER_W - 12);
+  // On a narrow plot the axis runs a little past the run, so the marks at its last instant are not cut by the edge.
+  const fullDomain = useMemo(() => withEndRoom(given, plotW), [given, plotW]);
   const { lanes, height, findingsY } = useMemo(
     () => layoutLanes(trace.model, trace.annotations, pair?.name ?? null, trace.doc.scenario.resource.fencing ? 'fencing on' : 'fencing off'),
     [trace, pair?.name],

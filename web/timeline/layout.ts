@@ -132,5 +132,40 @@ export function fitText(text: string, widthPx: number, fontPx: number, bold = fa
 /** How wide text will be drawn, by the same estimate. */
 export const textPx = (text: string, fontPx: number, bold = false): number => text.length * charPx(fontPx, bold);
 
+/** How far the whole time axis runs past a run's end, as a factor of its length: room for the last event's label (fullDomainOf). */
+export const AFTER_END = 1.04;
+
+/** Room a mark at a run's last instant needs on its right (a stale write's halo is 12 px across its centre, with its stroke). */
+export const END_ROOM_PX = 18;
+
+/**
+ * The whole time axis, stretched so that a plot this wide keeps END_ROOM_PX
+ * after its last instant. The axis given has a few per cent of room after
+ * the run's end, plenty on a desktop and a third of a stale write's mark on
+ * a phone, where that mark sat half off the right edge. It is only ever
+ * widened, and not at all where the room is there already.
+ */
+export function withEndRoom(full: readonly [number, number], plotW: number): readonly [number, number] {
+  const [d0, d1] = full;
+  // The given axis ends AFTER_END times the run's length (fullDomainOf): that is where the run ends.
+  const endUs = d0 + (d1 - d0) / AFTER_END;
+  const roomPx = ((d1 - endUs) / Math.max(1, d1 - d0)) * plotW;
+  if (roomPx >= END_ROOM_PX || plotW <= END_ROOM_PX * 2) return full;
+  return [d0, Math.ceil(d0 + ((endUs - d0) * plotW) / (plotW - END_ROOM_PX))];
+}
+
 /** Where a lane's machine clock is written in the gutter: under the lane's name (and a client's machine). */
 export const clockY = (l: Lane): number => l.y + l.h - 7;
+
+/** Width of a character of the clocks' monospace font at 11 px. */
+const MONO_PX = 6.6;
+
+/**
+ * A lane's clock reading, "◷ 10.001 s", shortened where the gutter is narrow
+ * (a phone's): first without the clock sign, then without the unit, so it
+ * never runs into the row name beside it ("0.000 sstore").
+ */
+export function clockText(instant: string, roomPx: number): string {
+  for (const text of [`◷ ${instant}`, instant, instant.replace(/ s$/, '')]) if (text.length * MONO_PX <= roomPx) return text;
+  return instant.replace(/ s$/, '');
+}

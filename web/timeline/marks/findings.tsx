@@ -1,6 +1,19 @@
 import { BAND_LABEL_H, textPx } from '../layout.js';
 import { seconds, type DrawCtx } from './ctx.js';
 
+/** A double-ownership window's name: "⚠ A & B both believe", and how many more windows it stands for. */
+const bandLabel = (clients: readonly string[], more: number): string =>
+  `⚠ ${clients[0]} & ${clients[1]} both believe${more > 0 ? ` (+${more} more windows)` : ''}`;
+
+/**
+ * Where a band's name starts: at the band, or, for a band near the plot's
+ * right edge (on a phone, most of them), as far left as the whole name
+ * needs, since the plot cuts whatever runs past its edge.
+ */
+function bandLabelX(c: DrawCtx, fromUs: number, label: string): number {
+  return Math.max(0, Math.min(c.px(fromUs) + 2, c.plotW - textPx(label, 11, true) - 2));
+}
+
 /**
  * Double-ownership windows: a cross-hatched band across every lane, named
  * underneath. Where windows follow each other closer than their names are
@@ -11,7 +24,7 @@ export function doubleBands(c: DrawCtx, top: number): void {
   const visible = c.model.doubleOwnership.filter((d) => d.toUs >= c.d0 && d.fromUs <= c.d1);
   const named = new Map<number, number>();
   for (let i = 0; i < visible.length;) {
-    const label = (n: number) => `⚠ ${visible[i]!.clients[0]} & ${visible[i]!.clients[1]} both believe${n > 0 ? ` (+${n} more windows)` : ''}`;
+    const label = (n: number) => bandLabel(visible[i]!.clients, n);
     let j = i + 1;
     while (j < visible.length && c.px(visible[j]!.fromUs) < c.px(visible[i]!.fromUs) + 2 + textPx(label(j - i), 11, true) + 6) j++;
     named.set(i, j - i - 1);
@@ -26,8 +39,8 @@ export function doubleBands(c: DrawCtx, top: number): void {
         <rect className="band-double" x={c.px(d.fromUs)} y={top} width={w} height={c.height - top - BAND_LABEL_H} />
         <rect className="band-double-hatch" x={c.px(d.fromUs)} y={top} width={w} height={c.height - top - BAND_LABEL_H} />
         {more !== undefined && (
-          <text className="band-label" x={c.px(d.fromUs) + 2} y={c.height - 4}>
-            {`⚠ ${d.clients[0]} & ${d.clients[1]} both believe${more > 0 ? ` (+${more} more windows)` : ''}`}
+          <text className="band-label" x={bandLabelX(c, d.fromUs, bandLabel(d.clients, more))} y={c.height - 4}>
+            {bandLabel(d.clients, more)}
           </text>
         )}
       </g>,
