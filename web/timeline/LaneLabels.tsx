@@ -46,27 +46,18 @@ export function LaneLabels({ lanes, plotW, gutter }: { lanes: readonly Lane[]; p
                   store
                 </text>
               </>
-            ) : split ? (
-              <>
-                <text className="lane-name" x={8} y={l.y + 14}>
-                  {fitText(name, left, 12.5, true)}
-                </text>
-                <text className="lane-machine" x={8} y={l.y + 27}>
-                  {fitText(where, left, 11)}
-                </text>
-                {l.note !== undefined && l.note !== '' && (
-                  <text className="lane-machine" x={8} y={l.y + 40} data-note={l.note}>
-                    {fitText(l.note, left, 11)}
-                  </text>
-                )}
-              </>
             ) : (
               <>
                 <text className="lane-name" x={8} y={l.y + 14}>
-                  {fitText(full, left, 12.5, true)}
+                  {fitText(split ? name : full, left, 12.5, true)}
                 </text>
+                {split && (
+                  <text className="lane-machine" x={8} y={l.y + 27}>
+                    {fitText(where, left, 11)}
+                  </text>
+                )}
                 {l.note !== undefined && l.note !== '' && (
-                  <text className="lane-machine" x={8} y={l.y + 27} data-note={l.note}>
+                  <text className="lane-machine" x={8} y={l.y + (split ? 40 : 27)} data-note={l.note}>
                     {fitText(l.note, left, 11)}
                   </text>
                 )}
