@@ -3,7 +3,7 @@ import { checkJsonValue } from '../json.js';
 import { joinPath } from './jsonpath.js';
 import { LIMITS, limitText } from './limits.js';
 import { LIFECYCLE_DEFAULTS, normalizeScenario } from './normalize.js';
-import type { Scenario } from './types.js';
+import { WORK_MS_DEFAULT, type Scenario } from './types.js';
 
 /** One `--set path=value` override. */
 export interface Override {
@@ -126,16 +126,12 @@ function dropUnknownFields(err: InputError, rekinded: ReadonlyMap<string, Record
  * drawn is refused, naming workTime, as a sweep over it would be flat.
  */
 function replaced(client: Record<string, unknown>, field: Slot, value: unknown): void {
-  if (field === 'workTime' && value !== null && value !== undefined) client.workMs = workMsDefault();
+  if (field === 'workTime' && value !== null && value !== undefined) client.workMs = WORK_MS_DEFAULT;
   if (field === 'steps' && value !== null) {
     for (const [f, fallback] of LIFECYCLE_DEFAULTS) client[f] = JSON.parse(JSON.stringify(fallback)) as unknown;
     delete client.workTime;
     delete client.pauseAfterAcquire;
   }
-}
-
-function workMsDefault(): unknown {
-  return LIFECYCLE_DEFAULTS.find(([f]) => f === 'workMs')![1];
 }
 
 type Slot = string | number;

@@ -48,10 +48,11 @@ let viewOpen = false;
 async function startSweep(): Promise<void> {
   const odds = useOdds.getState();
   const f = odds.form;
-  const choices = paramChoices(scenarioOf(f.scenario));
+  let choices: ParamChoice[] = [];
   let plan;
   try {
     const base = scenarioOf(f.scenario);
+    choices = paramChoices(base);
     const varies: Vary[] = [readVary(choices, f.path1, f.spec1)];
     if (f.path2.trim() !== '') varies.push(readVary(choices, f.path2, f.spec2));
     const runs = Number(f.runs);
