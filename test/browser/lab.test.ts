@@ -77,6 +77,32 @@ describeBrowser('the lab replays pause-past-expiry', () => {
     await page.close();
   });
 
+  it('keeps the trace file buttons on one row at any width, and the event search’s example whole on a phone', async () => {
+    for (const width of [1440, 1280, 1024, 390]) {
+      const page = await lab.page('#/lab?s=pause-past-expiry', { width, height: 900 });
+      await ready(page);
+      // "Export for Perfetto" never wraps alone under the rest of the toolbar: the three file buttons share a row.
+      const tops = await page
+        .getByTestId('trace-file-tools')
+        .locator('button, .button-like')
+        .evaluateAll((els) => els.map((e) => Math.round(e.getBoundingClientRect().top)));
+      expect(tops, `at ${width} px`).toHaveLength(3);
+      expect(new Set(tops).size, `at ${width} px: ${tops.join(', ')}`).toBe(1);
+      // The search box's example is not cut mid-word: its text fits inside the box.
+      const fit = await page.getByTestId('event-search').evaluate((el) => {
+        const input = el as HTMLInputElement;
+        const css = getComputedStyle(input);
+        const ctx = document.createElement('canvas').getContext('2d')!;
+        ctx.font = `${css.fontStyle} ${css.fontWeight} ${css.fontSize} ${css.fontFamily}`;
+        return { text: ctx.measureText(input.placeholder).width, room: input.clientWidth - parseFloat(css.paddingLeft) - parseFloat(css.paddingRight) };
+      });
+      expect(fit.text, `at ${width} px`).toBeLessThanOrEqual(fit.room);
+      if (width === 390) await screenshot(page, 'lab-390-toolbar');
+      await page.close();
+    }
+    expect(lab.errors).toEqual([]);
+  });
+
   it('marks the line of PHP each client is on at the playhead: A frozen in work() while B takes the lock', async () => {
     const page = await lab.page('#/lab?s=pause-past-expiry');
     await ready(page);

@@ -3,6 +3,7 @@ import { describe, toneOf } from '../../sim/trace/describe.js';
 import type { TraceEvent } from '../../sim/trace/types.js';
 import { formatInstant } from '../../sim/time.js';
 import type { LoadedTrace } from '../state/traces.js';
+import { useMedia } from '../state/useMedia.js';
 import { useUi } from '../state/ui.js';
 import { FlagLine } from './side/FlagLine.js';
 
@@ -63,6 +64,8 @@ export function EventLog({ trace }: { trace: LoadedTrace }) {
   const [query, setQuery] = useState('');
   const deferred = useDeferredValue(query);
   const id = useId();
+  // On a phone the box is narrower than the full example, which would be cut mid-word.
+  const phone = useMedia('(max-width: 640px)');
   const found = useMemo(() => searchEvents(trace, deferred), [trace, deferred]);
   const events = trace.doc.events;
   const searching = deferred.trim() !== '';
@@ -79,7 +82,7 @@ export function EventLog({ trace }: { trace: LoadedTrace }) {
           id={id}
           type="search"
           className="event-search"
-          placeholder="Search events: B denied, token 33, expired…"
+          placeholder={phone ? 'Search: B denied, token 33…' : 'Search events: B denied, token 33, expired…'}
           value={query}
           onChange={(ev) => setQuery(ev.target.value)}
           data-testid="event-search"

@@ -121,18 +121,21 @@ export function LabView() {
           Fork from here…
         </button>
         <LinkButton />
-        <FilePicker label="Open trace…" onFile={(f) => void loadTraceFile(f, 'primary')} testId="open-trace" />
-        <button type="button" onClick={() => download(`${trace.doc.scenario.name}-seed${trace.doc.seed}.trace.json`, trace.text)}>
-          Export trace
-        </button>
-        <button
-          type="button"
-          onClick={() => download(`${trace.doc.scenario.name}-seed${trace.doc.seed}.chrome.json`, serializeChromeTrace(trace.doc))}
-          title="Chrome's trace-event format: open it in Perfetto (ui.perfetto.dev) or chrome://tracing"
-          data-testid="export-chrome"
-        >
-          Export for Perfetto
-        </button>
+        {/* The trace's files, together: a row too narrow for all three takes them to the next line as one, never the last alone. */}
+        <span className="tool-group" role="group" aria-label="Trace file" data-testid="trace-file-tools">
+          <FilePicker label="Open trace…" onFile={(f) => void loadTraceFile(f, 'primary')} testId="open-trace" />
+          <button type="button" onClick={() => download(`${trace.doc.scenario.name}-seed${trace.doc.seed}.trace.json`, trace.text)}>
+            Export trace
+          </button>
+          <button
+            type="button"
+            onClick={() => download(`${trace.doc.scenario.name}-seed${trace.doc.seed}.chrome.json`, serializeChromeTrace(trace.doc))}
+            title="Chrome's trace-event format: open it in Perfetto (ui.perfetto.dev) or chrome://tracing"
+            data-testid="export-chrome"
+          >
+            Export for Perfetto
+          </button>
+        </span>
       </div>
       {trace.doc.scenario.summary !== '' && (
         <p className="summary" data-testid="scenario-summary">
