@@ -456,6 +456,60 @@ describeBrowser('a learner goes through lesson 4', () => {
     await page.close();
   });
 
+  it('goes Back and Forward between the pages the learner opened, each scrolled where they left it, and never out of the lab', async () => {
+    const page = await lab.page('#/lessons', { width: 1280, height: 800 });
+    await page.getByTestId('course-progress').waitFor();
+    const scrollY = () => page.evaluate(() => window.scrollY);
+    const entries = () => page.evaluate(() => history.length);
+    const start = await entries();
+    // Scrolled down the list to lesson 4's card, and into lesson 4 from it.
+    const card = page.locator('.lesson-card[data-lesson="pause-past-expiry"] a');
+    await page.evaluate(() => window.scrollTo(0, 400));
+    await card.scrollIntoViewIfNeeded();
+    const inList = await scrollY();
+    expect(inList).toBeGreaterThan(100);
+    await card.click();
+    await page.locator('article.lesson[data-lesson="pause-past-expiry"]').waitFor();
+    expect(await scrollY()).toBe(0);
+    // Read to the end of lesson 4, and on to lesson 5.
+    const next = page.getByTestId('next-lesson');
+    await next.scrollIntoViewIfNeeded();
+    const atEnd = await scrollY();
+    expect(atEnd).toBeGreaterThan(1000);
+    await next.click();
+    await expect.poll(() => page.locator('article.lesson').getAttribute('data-lesson')).not.toBe('pause-past-expiry');
+    expect(await scrollY()).toBe(0);
+    // Then the lab, where moving about (the arrows on) changes the address but makes no new entry.
+    await page.getByRole('button', { name: 'Lab', exact: true }).click();
+    await expect.poll(() => page.url()).toContain('#/lab');
+    await expect.poll(entries).toBe(start + 3);
+    await page.getByRole('checkbox', { name: 'Arrows' }).check();
+    await expect.poll(() => page.url()).toMatch(/arrows/);
+    expect(await entries()).toBe(start + 3);
+
+    // Before, the lab wrote every address in place of the last: Back left Locklab for the page before it.
+    await page.goBack();
+    await expect.poll(() => page.locator('main').getAttribute('data-view')).toBe('lesson');
+    expect(await page.locator('article.lesson').getAttribute('data-lesson')).not.toBe('pause-past-expiry');
+    expect(await scrollY()).toBe(0);
+    await page.goBack();
+    await expect.poll(() => page.locator('article.lesson').getAttribute('data-lesson')).toBe('pause-past-expiry');
+    expect(page.url()).toContain(LESSON4);
+    await expect.poll(scrollY).toBe(atEnd);
+    await page.goBack();
+    await page.getByTestId('course-progress').waitFor();
+    await expect.poll(scrollY).toBe(inList);
+    await page.goForward();
+    await expect.poll(() => page.locator('article.lesson').getAttribute('data-lesson')).toBe('pause-past-expiry');
+    await expect.poll(scrollY).toBe(atEnd);
+    // A reload keeps the place too.
+    await page.reload();
+    await page.locator('article.lesson[data-lesson="pause-past-expiry"]').waitFor();
+    await expect.poll(scrollY).toBe(atEnd);
+    expect(lab.errors).toEqual([]);
+    await page.close();
+  });
+
   it('after a finished lesson, the course page goes on to the next unfinished one, and says when all are finished', async () => {
     const page = await lab.page('#/lessons');
     // The learner's progress from the tests above is put back at the end, for the tests after this one.

@@ -1,14 +1,16 @@
 import { isLessonHash, lessonHash, openLessonHash, useLessonRoute } from '../lessons/route.js';
 import { useProgress } from '../lessons/progress.js';
 import { currentLink, DEFAULT_SCENARIO, openLink, runPrimary } from './session.js';
+import { writeAddress } from './history-places.js';
 import { getTrace } from './traces.js';
 import { useUi, type UiState } from './ui.js';
 
 /*
  * Keeps the address bar equal to the permalink of what is on screen, so
- * copying the URL at any moment shares exactly this view. Writing uses
- * replaceState (scrubbing must not flood the history); a hash the user
- * types or pastes is opened as a link.
+ * copying the URL at any moment shares exactly this view. A new page is
+ * a new history entry; anything else replaces the entry's address
+ * (scrubbing must not flood the history); a hash the user types or pastes,
+ * or Back and Forward, are opened as a link.
  */
 let written = '';
 let enabled = false;
@@ -33,7 +35,8 @@ async function write(): Promise<void> {
   const hash = link === null ? lessonHash(useLessonRoute.getState()) : link.ok ? link.hash : `#/${view}`;
   if (hash !== location.hash) {
     written = hash;
-    history.replaceState(null, '', hash);
+    // A new page gets an entry of its own, so that Back returns to the one before; a move within a page replaces the address.
+    writeAddress(hash);
   }
 }
 
