@@ -151,6 +151,14 @@ describe('--seeds and --vary', () => {
     );
   });
 
+  it('refuse a sweep of more batches than a plan holds, before any is made, and take the largest that fits', () => {
+    expect(inputMessage(() => plan(['resource.fencing=false,true'], '1..1000001', 2))).toBe(
+      '--seeds: 1,000,001 seeds × 2 combinations in batches of 2 seeds make 1,000,002 batches, more than the 1,000,000 a sweep takes: give fewer seeds or values, or a larger --batch',
+    );
+    expect(inputMessage(() => plan([], '1..2000000', 1))).toMatch(/^--seeds: 2,000,000 seeds × 1 combination in batches of 1 seed make 2,000,000 batches/);
+    expect(plan([], '1..1000000', 1).batches).toHaveLength(1_000_000);
+  });
+
   it('refuse a path that does not exist the way --set does, naming the fields that do', () => {
     const m = inputMessage(() => plan(['clients.A.ttlMx=1..2'], '1..2', 10));
     expect(m).toMatch(/^--vary: clients\.A\.ttlMx: unknown path: clients\[0\] has no field "ttlMx" \(fields: .*ttlMs/);

@@ -136,6 +136,16 @@ describe('locklab sweep', () => {
     expectBadInput(await cli('sweep', 'pause-past-expiry', '--seeds', '500..1'), '--seeds: the seed range 500..1 is in the wrong order');
   });
 
+  it('refuses, in a second and naming --seeds, a sweep of more batches than it can plan, rather than fill the memory', async () => {
+    const started = Date.now();
+    expectBadInput(
+      await cli('sweep', 'random-gc-pauses', '--seeds', '0..4294967295', '--vary', 'clients[*].ttlMs=1000..2000:1', '--out', join(dir, 'huge.json')),
+      '--seeds: 4,294,967,296 seeds × 1,001 combinations in batches of 5,000 seeds make 859,852,994 batches, more than the 1,000,000 a sweep takes',
+    );
+    expect(Date.now() - started).toBeLessThan(20_000);
+    expect(existsSync(join(dir, 'huge.json'))).toBe(false);
+  });
+
   it('refuses more worker processes than maxWorkers, and starts no more than the sweep has batches', async () => {
     // Refused as the option is read, as any bad option is (commander's own two lines: the option and the hint to add --help).
     const huge = await cli('sweep', 'pause-past-expiry', '--seeds', '1..5', '--workers', '10000');

@@ -1,7 +1,9 @@
 import { InputError } from '../errors.js';
+import { grouped } from '../scenario/limits.js';
 import { applyOverrides, type Override } from '../scenario/set.js';
 import type { Scenario } from '../scenario/types.js';
 import { canonicalHash } from '../trace/hash.js';
+import { counted } from '../words.js';
 import { showValue, type SeedRange, type Vary } from './range.js';
 
 /*
@@ -45,6 +47,9 @@ export interface SweepPlan {
 /** The most grid points one sweep may have. */
 export const MAX_COMBINATIONS = 10_000;
 
+/** The most batches one sweep may plan: each is held from the start, so a plan past this would fill the memory before the first seed ran. */
+export const MAX_BATCHES = 1_000_000;
+
 export function scenarioHash(s: Scenario): string {
   return canonicalHash(s);
 }
@@ -85,6 +90,17 @@ export function planSweep(input: PlanInput): SweepPlan {
     ]);
   if (!Number.isInteger(input.batchSize) || input.batchSize < 1)
     throw new InputError('--batch', [{ path: '', message: `expected a whole number of seeds above zero, got ${input.batchSize}` }]);
+  const seedCount = input.seeds.to - input.seeds.from + 1;
+  const batchCount = total * Math.ceil(seedCount / input.batchSize);
+  if (batchCount > MAX_BATCHES) {
+    const of = (x: number, noun: string): string => counted(x, noun, { show: grouped });
+    throw new InputError('--seeds', [
+      {
+        path: '',
+        message: `${of(seedCount, 'seed')} × ${of(total, 'combination')} in batches of ${of(input.batchSize, 'seed')} make ${grouped(batchCount)} batches, more than the ${grouped(MAX_BATCHES)} a sweep takes: give fewer seeds or values, or a larger --batch`,
+      },
+    ]);
+  }
 
   const combinations: Combination[] = [];
   for (let index = 0; index < total; index++) {
