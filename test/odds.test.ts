@@ -5,7 +5,7 @@ import { SweepAggregate } from '../sim/odds/aggregate.js';
 import { runBatch } from '../sim/odds/batch.js';
 import { planSweep, type SweepPlan } from '../sim/odds/plan.js';
 import { parseSeedRange, parseVary } from '../sim/odds/range.js';
-import { reportCsv, reportJson, runs, sweepReport } from '../sim/odds/report.js';
+import { reportCsv, reportJson, reportText, runs, sweepReport } from '../sim/odds/report.js';
 import { emptyTally, FAILING_SEEDS_KEPT, mergeTally, type Tally } from '../sim/odds/tally.js';
 import { wilson } from '../sim/odds/wilson.js';
 import { normalizeScenario } from '../sim/scenario/normalize.js';
@@ -243,6 +243,25 @@ describe('the sweep plan and its aggregate', () => {
     expect(csv[1]).toMatch(new RegExp(`^10008,30,${c.unsafe.k},`));
     expect(csv[1]!.endsWith(`,${c.failing[0]!.seed},locklab run pause-past-expiry --seed ${c.failing[0]!.seed} --set 'faults[0].durationMs=10008'`)).toBe(true);
     expect(csv).toHaveLength(3);
+  });
+});
+
+describe('the text report', () => {
+  it('says, before its figures, that a share is of whole runs and what each measure counts', () => {
+    const p = plan(['resource.fencing=false,true'], '1..3', 3);
+    const agg = new SweepAggregate(p);
+    for (const b of p.batches) agg.accept(b.key, runBatch(p.combinations[b.combo]!.scenario, b.from, b.to));
+    const text = reportText(sweepReport(agg, 'pause-past-expiry'));
+    const [head] = text.split('\n\n');
+    const lines = head!.split('\n');
+    expect(lines[1]).toMatch(/^Shares of runs, with Wilson 95 % intervals\. A run is the whole scenario, every lock cycle of every client, and counts once/);
+    // Each measure a block prints is explained once, by the words the block uses for it.
+    for (const measure of ['unsafe', 'fenced', 'double ownership', 'lost lock', 'locked out for nothing']) {
+      expect(lines.filter((l) => l.startsWith(`  ${measure}  `))).toHaveLength(1);
+      expect(text).toMatch(new RegExp(`\n  ${measure} [^\n]*\\d+(\\.\\d)? % \\(`));
+    }
+    expect(head).toContain('two clients believed they held the same lock at the same true time, whether or not both wrote');
+    expect(head).toContain('fencing refused every one');
   });
 });
 

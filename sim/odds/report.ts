@@ -151,6 +151,16 @@ export function runs(n: number, show: (n: number) => string = String): string {
   return counted(n, 'run', { show });
 }
 
+/** What the text report's figures count, under its first line: a share is of whole runs, not of lock cycles, and each measure is said once. */
+export const TEXT_KEY: readonly string[] = [
+  'Shares of runs, with Wilson 95 % intervals. A run is the whole scenario, every lock cycle of every client, and counts once however often it broke:',
+  "  unsafe                  a stale write (the writer's lock had ended or gone to a newer holder) was accepted by the resource",
+  '  fenced                  stale writes reached the resource and fencing refused every one',
+  '  double ownership        two clients believed they held the same lock at the same true time, whether or not both wrote',
+  '  lost lock               the store dropped a lock (expiry, deletion, restart) while its client still believed it held it',
+  '  locked out for nothing  the store kept a lock for an owner that had crashed or stopped using it, keeping the others out',
+];
+
 /** The report as text: one block per combination, the failing seeds with their commands. */
 export function reportText(r: SweepReport): string {
   const lines: string[] = [];
@@ -158,7 +168,7 @@ export function reportText(r: SweepReport): string {
   lines.push(
     `${r.scenarioName} · ${seeds} · ${counted(r.combinations.length, 'combination')} · ${runs(r.runs)}${r.partial ? ' · PARTIAL (stopped early)' : ''}`,
   );
-  lines.push('Shares of runs, with Wilson 95 % intervals.');
+  lines.push(...TEXT_KEY);
   for (const c of r.combinations) {
     lines.push('');
     const label = Object.entries(c.params)
