@@ -228,6 +228,29 @@ describeBrowser('the Odds view', () => {
     expect(lab.errors).toEqual([]);
   });
 
+  it('sweeps one value of a parameter against a second, and its axis names that value alone', async () => {
+    const page = await lab.page('#/odds', { width: 1440, height: 900 });
+    await page.getByTestId('odds-scenario').selectOption('random-gc-pauses');
+    await page.getByTestId('vary-select').selectOption('clients[*].pauseAfterAcquire.duration.maxMs');
+    await page.getByTestId('vary-spec').fill('40000');
+    await page.getByTestId('and-optionally-a-second-parameter-select').selectOption('resource.fencing');
+    await page.getByTestId('odds-runs').fill('20');
+    await page.getByTestId('odds-run').click();
+    await expect.poll(() => page.getByTestId('odds-status').textContent(), { timeout: 90_000 }).toMatch(/40 of 40 runs .* done$/);
+    const xLabels = await page
+      .locator('[data-testid="odds-plot"] text.tick-label')
+      .evaluateAll((ts) => ts.map((t) => t.textContent ?? '').filter((t) => !t.endsWith(' %')));
+    expect(xLabels).toEqual(['40,000']);
+    // Every point stands on that one value.
+    const xs = await page.locator('g.odds-point circle.odds-hit').evaluateAll((cs) => [...new Set(cs.map((c) => c.getAttribute('cx')))]);
+    expect(xs).toHaveLength(1);
+    const tick = await page.locator('[data-testid="odds-plot"] text.tick-label', { hasText: '40,000' }).getAttribute('x');
+    expect(Number(tick)).toBeCloseTo(Number(xs[0]), 3);
+    await screenshot(page, 'odds-one-value');
+    expect(lab.errors).toEqual([]);
+    await page.close();
+  });
+
   it('refuses a range with a step of zero in one line naming the field', async () => {
     const page = await lab.page('#/odds');
     await page.getByTestId('vary-spec').fill('7000..17000:0');

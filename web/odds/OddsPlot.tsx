@@ -83,7 +83,8 @@ export function OddsPlot({ report, metrics, chosen, selected, axisLabel, labels,
   const y = scaleLinear()
     .domain([0, 1])
     .range([height - m.bottom, m.top]);
-  const xTicks = numeric ? xNum.ticks(narrow ? 4 : 8) : xs;
+  // One value swept is one place on the axis: ticks either side of it would name values no run had.
+  const xTicks = numeric && xs.length > 1 ? xNum.ticks(narrow ? 4 : 8) : xs;
   const series = seriesOf(report, metrics, labels);
 
   return (
