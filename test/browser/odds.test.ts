@@ -188,6 +188,14 @@ describeBrowser('the Odds view', () => {
     expect(await page.locator('g.odds-point[data-metric="unsafe"][data-combo="4"]').getAttribute('aria-label')).toContain(
       'stale write accepted 100 % (96.3–100) of 100 runs',
     );
+    // There every stale write reached the resource and was refused: the intro names the plotted line by what it counts, an accepted
+    // stale write, and says what one run is.
+    const fencedAt15s = await page.getByTestId('odds-table').locator('tbody tr').nth(5).locator('td').nth(4).textContent();
+    expect(fencedAt15s).toBe('100 % (96.3–100)');
+    const intro = await page.locator('.odds-intro').textContent();
+    expect(intro).toContain('in which the resource accepted a stale write (fencing refuses most of them)');
+    expect(intro).not.toContain('reached the resource');
+    expect(intro).toContain('A run is the whole scenario, every lock cycle of every client, and counts once however often it broke.');
     await screenshot(page, 'odds-two-parameters');
     expect(lab.errors).toEqual([]);
   });

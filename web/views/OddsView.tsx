@@ -313,8 +313,9 @@ export function OddsView() {
       <h2 id="odds-title">Odds</h2>
       <p className="odds-intro">
         How often does it break? Pick a parameter and a range: every value is run with many seeds, and the plot shows the share of runs in which two clients
-        both owned the lock, and in which a stale write reached the resource. The band around each line is its 95 % confidence interval. Click a point to open
-        one of its failing runs.
+        both owned the lock, and in which the resource accepted a stale write (fencing refuses most of them). A run is the whole scenario, every lock cycle of
+        every client, and counts once however often it broke. The band around each line is its 95 % confidence interval. Click a point to open one of its
+        failing runs.
       </p>
       <form
         className="odds-form"
