@@ -370,6 +370,12 @@ export class StepRunner {
     if (r.status === 'ok' || r.status === 'failed') {
       // A key that no longer held our token: Symfony deletes nothing and returns quietly.
       lock.dirty = false;
+      if (r.stillLocked === true) {
+        c.emit('release.error', { owner, msg: r.msg, reason: r.reason ?? 'the store refused the release', data: { stillLocked: true } });
+        return yield* fail(
+          this.raise('exception.releasing', 'release', [LOCK_RELEASING], `Failed to release the "${lock.key}" lock, the resource is still locked.`),
+        );
+      }
       c.emit(r.status === 'ok' ? 'release.ok' : 'release.lost', { owner, msg: r.msg, reason: r.reason });
       return;
     }

@@ -100,6 +100,13 @@ export class MemcachedDriver implements LockDriver {
     if (g.result.status !== 'reply') return step(g.result, '');
     if (g.holder !== lease.owner || g.casId === undefined) return { status: 'failed', msg: g.result.msg, reason: 'not the owner' };
     const c = (yield this.cas(io, key, lease.owner, RELEASE_CAS_TTL_US, g.casId, 'release.request', { method, command: 'cas' })) as CallResult<LockReply>;
+    if (c.status === 'reply' && !c.reply.ok && c.reply.error !== undefined) {
+      // The server refused to store (memcached -M with memory full): delete() returns quietly, and Lock::release()
+      // then asks exists(), whose `get` still finds our token.
+      const e = gotten((yield this.gets(io, key, lease.owner, 'release.request', { method, command: 'get' })) as CallResult<LockReply>);
+      const kept = e.result.status === 'reply' && e.holder === lease.owner;
+      return { status: 'failed', msg: e.result.msg, reason: c.reply.error, ...(kept ? { stillLocked: true as const } : {}) };
+    }
     if (c.status !== 'reply' || !c.reply.ok) return step(c, 'the item changed since gets');
     const d = (yield io.send(this.node, { op: 'del', key, owner: lease.owner }, 'release.request', {
       owner: lease.owner,

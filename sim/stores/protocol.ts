@@ -117,6 +117,12 @@ export type StepResult = {
   readonly msg: number;
   readonly reason?: string | undefined;
   readonly expiresLocalUs?: number | undefined;
+  /**
+   * A release that deleted nothing while the key still holds our token:
+   * Lock::release() follows the store's delete() with exists(), and throws
+   * LockReleasingException ("the resource is still locked") when it says yes.
+   */
+  readonly stillLocked?: true | undefined;
 };
 
 /**
@@ -189,7 +195,7 @@ export interface LockDriver {
   acquireCall?(io: ClientIo, a: AcquireArgs): Effect;
   acquireAnswer?(r: CallResult<LockReply>): AcquireResult;
   refresh(io: ClientIo, lease: LeaseRef, ttlUs: number): Script<StepResult>;
-  /** `failed` is a release that found the key no longer ours (Symfony returns quietly); the other failures throw LockReleasingException. */
+  /** `failed` is a release that deleted nothing: quiet when the key is no longer ours, LockReleasingException when it still is (`stillLocked`); the other failures throw LockReleasingException too. */
   release(io: ClientIo, lease: LeaseRef, method: 'token-checked' | 'plain-del'): Script<StepResult>;
   /** `exists()`: asks the store (or, for flock and semaphores, the library's own state) whether the lease is still ours. */
   exists(io: ClientIo, lease: LeaseRef & { readonly shared: boolean }): Script<ExistsResult>;

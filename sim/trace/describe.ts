@@ -139,6 +139,7 @@ export function describe(e: TraceEvent): string {
     case 'release.timeout':
       return 'hears nothing back about its release';
     case 'release.error':
+      if (e.data?.stillLocked === true) return `hears ${key} still holds its token: the store refused the release (${e.reason ?? 'an error'})`;
       return 'cannot connect to release';
     case 'exception.conflicted':
     case 'exception.expired':
@@ -238,7 +239,7 @@ const EXCEPTION_WHY: Readonly<Record<string, string>> = {
   'exception.conflicted': 'someone else holds the lock, or it is gone',
   'exception.expired': 'the lease ran out while the request was in flight, so Symfony deleted the key',
   'exception.acquiring': 'the store could not be asked',
-  'exception.releasing': 'the store could not be asked',
+  'exception.releasing': 'the store could not be asked, or the key still holds its token',
   'exception.invalid-ttl': 'the store takes no TTL under 1 s',
   'exception.store': 'the store could not be asked, and isAcquired() lets its error through',
   'exception.unsupported': 'the store has no such method',

@@ -212,7 +212,13 @@ export const EVENT_KINDS = {
     doc: 'release() returns quietly: the key no longer held our token (the lock was lost), so nothing was deleted and nothing is thrown.',
   },
   'release.timeout': { actor: 'client', required: [...REPLY, 'reason'], failure: 'maybe', tone: 'info', doc: 'Hears nothing about its release in time.' },
-  'release.error': { actor: 'client', required: [...REPLY, 'reason'], failure: 'definite', tone: 'info', doc: 'Cannot reach the store to release.' },
+  'release.error': {
+    actor: 'client',
+    required: [...REPLY, 'reason'],
+    failure: 'definite',
+    tone: 'info',
+    doc: 'Cannot reach the store to release; or (data.stillLocked) the store refused the release, and exists() still finds our token.',
+  },
   'release.skipped': {
     actor: 'client',
     required: [...CLIENT, 'owner', 'reason'],
