@@ -239,7 +239,7 @@ const EXCEPTION_WHY: Readonly<Record<string, string>> = {
   'exception.conflicted': 'someone else holds the lock, or it is gone',
   'exception.expired': 'the lease ran out while the request was in flight, so Symfony deleted the key',
   'exception.acquiring': 'the store could not be asked',
-  'exception.releasing': 'the store could not be asked, or the key still holds its token',
+  'exception.releasing': 'the store could not be asked',
   'exception.invalid-ttl': 'the store takes no TTL under 1 s',
   'exception.store': 'the store could not be asked, and isAcquired() lets its error through',
   'exception.unsupported': 'the store has no such method',
@@ -254,7 +254,9 @@ function exceptionText(e: TraceEvent): string {
   const thrown = str(e, 'thrown') ?? chain[0] ?? 'an exception';
   const previous = chain.length > 1 ? ` (← ${chain.slice(1).join(' ← ')})` : '';
   const who = method === 'throw' ? 'THROWS' : `${method}() THROWS`;
-  return `${who} ${thrown}${previous}: ${EXCEPTION_WHY[e.kind] ?? 'failed'}${e.reason === undefined ? '' : ` — "${e.reason}"`}`;
+  // Lock::release() words this one itself: the store answered, and its key still holds our token.
+  const why = e.kind === 'exception.releasing' && e.reason?.endsWith('the resource is still locked.') ? 'the key still holds its token' : EXCEPTION_WHY[e.kind];
+  return `${who} ${thrown}${previous}: ${why ?? 'failed'}${e.reason === undefined ? '' : ` — "${e.reason}"`}`;
 }
 
 /** What a client believes, briefly: "holds A:1 (33), 9.998 s left". */
