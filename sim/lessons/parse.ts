@@ -7,6 +7,8 @@ import { frontMatterSchema, lessonDataSchema } from './schema.js';
 import { queriesOf, statementIssues } from './statements.js';
 import type { Challenge, Expect, Lesson, LessonCounts, LessonProblem, LessonScenario, Question, Shows, Story } from './types.js';
 
+/** How many times longer than its longest wrong option a single right answer may be before its length gives it away. */
+export const ANSWER_LENGTH_RATIO_MAX = 2;
 /** The files of a lesson folder: lesson.md, lesson.yaml and its scenario JSON files, by name. */
 export type LessonFiles = Readonly<Record<string, string>>;
 
@@ -139,6 +141,15 @@ export function parseLesson(folder: string, files: LessonFiles, knownClaims: Rea
     const right = opts.filter((o) => o.correct).length;
     if (!multi && right !== 1) problem(dataFile, `${field}.options`, `has ${right} right answers; a question has exactly one unless it is marked multi: true`);
     if (multi && right === 0) problem(dataFile, `${field}.options`, 'has no right answer');
+    // A right answer far longer than every wrong one gives itself away, as the first place did before options were shuffled.
+    const rightText = opts.find((o) => o.correct)?.text;
+    const longestWrong = Math.max(0, ...opts.filter((o) => !o.correct).map((o) => o.text.length));
+    if (!multi && right === 1 && rightText !== undefined && longestWrong > 0 && rightText.length > ANSWER_LENGTH_RATIO_MAX * longestWrong)
+      problem(
+        dataFile,
+        `${field}.options`,
+        `has a right answer of ${rightText.length} characters, more than ${ANSWER_LENGTH_RATIO_MAX} times its longest wrong one (${longestWrong}): its length gives it away`,
+      );
     opts.forEach((o, i) => {
       if (predict && o.expect === undefined)
         problem(dataFile, `${field}.options[${i}].expect`, 'is required in a prediction: what the replayed run shows when this option is what happens');

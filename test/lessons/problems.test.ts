@@ -115,11 +115,24 @@ describe('a malformed lesson', () => {
     const two = problemsOf(
       replace(
         'lesson.yaml',
-        '      - text: It is too slow for production traffic.\n        correct: false',
-        '      - text: It is too slow for production traffic.\n        correct: true',
+        '      - text: It is too slow for production traffic, so requests time out waiting for it.\n        correct: false',
+        '      - text: It is too slow for production traffic, so requests time out waiting for it.\n        correct: true',
       ),
     );
     expect(two).toEqual(['01-one-machine/lesson.yaml: quiz[0].options: has 2 right answers; a question has exactly one unless it is marked multi: true']);
+  });
+
+  it('with a right answer more than twice as long as every wrong one names its options', () => {
+    const long = problemsOf((f) => {
+      for (const wrong of [
+        'It is too slow for production traffic, so requests time out waiting for it.',
+        'It cannot be called from PHP-FPM workers, only from command-line scripts.',
+      ])
+        replace('lesson.yaml', `      - text: ${wrong}\n`, '      - text: It is slow.\n')(f);
+    });
+    expect(long).toEqual([
+      '01-one-machine/lesson.yaml: quiz[0].options: has a right answer of 81 characters, more than 2 times its longest wrong one (36): its length gives it away',
+    ]);
   });
 
   it('with a prediction the replayed run contradicts names the option', () => {
