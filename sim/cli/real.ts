@@ -25,6 +25,8 @@ export interface RealCli {
   setCode(code: number): void;
 }
 
+const YEAR_MS = 31_536_000_000;
+
 const SCHEMES: Readonly<Record<string, readonly string[]>> = {
   redis: ['redis:'],
   memcached: ['memcached:'],
@@ -54,7 +56,8 @@ interface RealOpts {
   json?: boolean;
   code?: boolean;
   out?: string;
-  maxTimeMs?: number;
+  /** --max-time, in ms (commander names the option after its flag). */
+  maxTime?: number;
   redis?: string[];
   memcached?: string[];
   postgres?: string[];
@@ -124,6 +127,12 @@ function realLineOf(scenario: Scenario, marks: StepMarks): (e: TraceEvent) => nu
   };
 }
 
+/** The scenario with its options applied: --set, then --max-time as its time budget, which the run and its trace both keep. */
+function scenarioOf(cli: RealCli, ref: string, opts: RealOpts): Scenario {
+  const scenario = applyOverrides(cli.loadScenario(ref).scenario, opts.set);
+  return opts.maxTime === undefined ? scenario : { ...scenario, budget: { ...scenario.budget, maxTimeMs: opts.maxTime } };
+}
+
 /** Runs the real scenario, turning what cannot be run into one clear message. */
 async function real(r: Runner, scenario: Scenario, opts: RealOpts, cli: RealCli, marks?: StepMarker): Promise<TraceDocument> {
   const started = Date.now();
@@ -132,7 +141,6 @@ async function real(r: Runner, scenario: Scenario, opts: RealOpts, cli: RealCli,
       library: opts.client,
       ...(marks === undefined ? {} : { marks }),
       urls: urlsFor(r, scenario, opts),
-      ...(opts.maxTimeMs === undefined ? {} : { maxTimeMs: opts.maxTimeMs }),
       progress: (line) => cli.io.err(cli.c.dim(`[real ${((Date.now() - started) / 1000).toFixed(1)} s] ${line}\n`)),
       onInterrupt: (doc) => {
         if (opts.out !== undefined) writeFileSync(opts.out, serializeTrace(doc));
@@ -165,10 +173,14 @@ export function registerRealCommands(program: Command, cli: RealCli): void {
     new Option('--client <library>', 'the lock code each client runs: node (Locklab\u2019s own) or symfony (the real Symfony Lock 5.4, in PHP)')
       .choices(['node', 'symfony'])
       .default('node');
-  const maxTime = new Option('--max-time <ms>', 'stop the run after this long (default: the scenario\u2019s time budget)').argParser((v) => {
-    if (!/^\d+$/.test(v)) throw new InvalidArgumentError(`expected a whole number of milliseconds, got "${v}".`);
-    return Number(v);
-  });
+  const maxTime = new Option('--max-time <ms>', 'stop the run after this long: its time budget (default: the scenario\u2019s budget.maxTimeMs)').argParser(
+    (v) => {
+      // The bounds of budget.maxTimeMs, which it stands for.
+      if (!/^\d+$/.test(v) || Number(v) < 1 || Number(v) > YEAR_MS)
+        throw new InvalidArgumentError(`expected a whole number of milliseconds from 1 to ${YEAR_MS} (a year), got "${v}".`);
+      return Number(v);
+    },
+  );
 
   addServerOptions(
     program
@@ -199,7 +211,7 @@ completed, 2 bad input or a scenario that cannot be made real, 3 the time budget
     .action(async (ref: string, opts: RealOpts) => {
       if (opts.code === true && opts.json === true)
         throw new InputError('--code', [{ path: '', message: "prints the clients' code above the timeline, which --json does not print" }]);
-      const scenario = applyOverrides(cli.loadScenario(ref).scenario, opts.set);
+      const scenario = scenarioOf(cli, ref, opts);
       const r = await realRunner();
       const marker = opts.code === true ? new StepMarker() : undefined;
       const doc = await real(r, scenario, opts, cli, marker);
@@ -230,7 +242,7 @@ completed, 2 bad input or a scenario that cannot be made real, 3 the time budget
   )
     .addHelpText('after', '\nExit codes: 0 the simulation and the real run agree (outcome and double ownership), 1 they do not, 2 bad input.')
     .action(async (ref: string, opts: RealOpts) => {
-      const scenario = applyOverrides(cli.loadScenario(ref).scenario, opts.set);
+      const scenario = scenarioOf(cli, ref, opts);
       const sim = runScenario(scenario);
       const r = await realRunner();
       const realDoc = await real(r, scenario, opts, cli);

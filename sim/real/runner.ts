@@ -181,6 +181,8 @@ export async function runReal(scenario: Scenario, opts: RealRunOptions = {}): Pr
   let observer: TruthObserver | undefined;
   let partial = false;
   let stopReason: TraceDocument['stop']['reason'] = 'completed';
+  /** When the time budget ran out, by the run's clock: the run went on that long, whatever its last event. */
+  let stoppedAtUs: number | undefined;
   const servers = new Map<string, Server>();
   /** Set once the run is over: faults still scheduled do nothing. */
   let closed = false;
@@ -199,7 +201,7 @@ export async function runReal(scenario: Scenario, opts: RealRunOptions = {}): Pr
       source: 'real',
       scenario,
       seed: scenario.seed,
-      stop: { reason: stopReason, events: events.length, timeUs: events[events.length - 1]?.timeUs ?? 0 },
+      stop: { reason: stopReason, events: events.length, timeUs: Math.max(stoppedAtUs ?? 0, events[events.length - 1]?.timeUs ?? 0) },
       events,
       verdict: check(events),
     };
@@ -467,6 +469,7 @@ export async function runReal(scenario: Scenario, opts: RealRunOptions = {}): Pr
         }
         if (elapsedMs > budgetMs) {
           stopReason = 'time-budget';
+          stoppedAtUs = clock.nowUs();
           clearInterval(poll);
           resolve();
         }

@@ -25,20 +25,24 @@ export interface RunEnd {
 export function stopReason(end: RunEnd): string | undefined {
   const s = end.stop;
   if (s.reason === 'completed') return undefined;
-  const after = `after ${grouped(s.events)} kernel events and ${formatInstant(s.timeUs)}`;
+  const real = end.source === 'real';
+  const after = real
+    ? `after ${grouped(s.events)} trace events and ${formatInstant(s.timeUs)} of real time`
+    : `after ${grouped(s.events)} kernel events and ${formatInstant(s.timeUs)}`;
   if (end.keptCapEvents !== undefined) {
     return `Run stopped at the event budget of a run that keeps its whole trace (${grouped(end.keptCapEvents)} events: maxTraceEvents; the scenario allows ${grouped(end.scenario.budget.maxEvents)}) ${after}. To run it whole, stream the trace instead: --out trace.jsonl or --json --stream, and --head N/--tail N for the timeline.`;
   }
   const which =
     s.reason === 'event-budget'
       ? `event budget (${end.scenario.budget.maxEvents} events)`
-      : `${end.source === 'real' ? 'time' : 'simulated-time'} budget (${formatDuration(end.scenario.budget.maxTimeMs * 1000)})`;
+      : `${real ? 'time' : 'simulated-time'} budget (${formatDuration(end.scenario.budget.maxTimeMs * 1000)})`;
   const waiter = waitsForEver(end.scenario);
   const why =
     waiter !== undefined
       ? `${waiter} may wait for ever (a blocking acquire with no waitTimeoutMs), which would keep the run from finishing`
       : 'no client here waits for ever, so the run was long rather than stuck';
-  return `Run stopped at its ${which} ${after}: ${why}. Raise budget.maxEvents or budget.maxTimeMs to let it run longer.`;
+  const raise = real ? 'Raise --max-time (budget.maxTimeMs)' : 'Raise budget.maxEvents or budget.maxTimeMs';
+  return `Run stopped at its ${which} ${after}: ${why}. ${raise} to let it run longer.`;
 }
 
 /** The first client that blocks on an acquire with no time limit, as "client A" (its lifecycle or any of its steps); undefined when none does. */

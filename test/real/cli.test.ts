@@ -118,6 +118,31 @@ describeReal('locklab real and locklab compare', () => {
     expect(left.filter((d) => existsSync(join(tmpdir(), d)))).toEqual([]);
   });
 
+  it('stops the run at --max-time, keeps that budget in the trace, says so and exits 3', async () => {
+    const out = join(dir, 'budget.json');
+    const t0 = Date.now();
+    // A's lease runs out at 10 s and the story ends at 16 s: a 2 s budget stops it long before either.
+    const r = await cli('real', 'pause-past-expiry', '--max-time', '2000', '--out', out);
+    expect(r.code, r.err).toBe(3);
+    expect(Date.now() - t0).toBeLessThan(15_000);
+    expect(r.out).toMatch(/Run stopped at its time budget \(2 s\) after \d+ trace events and 2\.\d{3} s of real time/);
+    expect(r.out).toContain('Raise --max-time (budget.maxTimeMs) to let it run longer.');
+    const doc = validateTrace(JSON.parse(readFileSync(out, 'utf8')), out);
+    expect(doc.stop.reason).toBe('time-budget');
+    expect(doc.scenario.budget.maxTimeMs).toBe(2000);
+    expect(doc.stop.timeUs).toBeGreaterThanOrEqual(2_000_000);
+    expect(doc.events.map((e) => e.kind)).not.toContain('lock.expired');
+  }, 60_000);
+
+  it('refuses a --max-time that is no time budget, naming the option and its bounds', async () => {
+    for (const bad of ['0', '-5', '1.5', '31536000001']) {
+      const r = await cli('real', 'pause-past-expiry', '--max-time', bad);
+      expect(r.code, bad).toBe(2);
+      expect(r.err).toContain(`option '--max-time <ms>' argument '${bad}' is invalid`);
+      expect(r.err).toContain('from 1 to 31536000000');
+    }
+  });
+
   it('says which part of a scenario cannot be made real, and why', async () => {
     const flock = await cli('real', 'flock-across-servers');
     expect(flock.code).toBe(2);
