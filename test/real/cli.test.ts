@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
 import { validateTrace } from '../../sim/trace/validate.js';
@@ -92,6 +93,55 @@ describeReal('locklab real and locklab compare', () => {
     });
     expect(code).toBe(2);
     expect(Date.now() - t0).toBeLessThan(15_000);
+  }, 120_000);
+
+  it('exits within seconds, naming the address, when a given server accepts the connection and never answers, whatever the store', async () => {
+    // Something else on the port (not the server asked for, or one stopped): it takes the connection and says nothing.
+    const sockets = new Set<Socket>();
+    const silent = createServer((s) => {
+      sockets.add(s);
+      s.on('close', () => sockets.delete(s));
+    });
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const port = (silent.address() as AddressInfo).port;
+    const root = new URL('../..', import.meta.url).pathname;
+    const run = (scenario: string, flag: string, url: string) =>
+      new Promise<{ code: number | null | 'still running'; err: string; ms: number }>((resolve) => {
+        const t0 = Date.now();
+        const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'sim/cli/start.ts'), 'real', scenario, flag, url], {
+          cwd: root,
+          stdio: ['ignore', 'pipe', 'pipe'],
+        });
+        let err = '';
+        child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+        const timer = setTimeout(() => {
+          child.kill('SIGKILL');
+          resolve({ code: 'still running', err, ms: Date.now() - t0 });
+        }, 40_000);
+        child.on('exit', (code) => {
+          clearTimeout(timer);
+          resolve({ code, err, ms: Date.now() - t0 });
+        });
+      });
+    try {
+      const cases = [
+        ['pause-past-expiry', '--redis', `redis://127.0.0.1:${port}`, 'redis'],
+        ['memcached-restart', '--memcached', `memcached://127.0.0.1:${port}`, 'memcached'],
+        ['postgres-connection-loss', '--postgres', `postgres://locklab@127.0.0.1:${port}/postgres`, 'postgres'],
+        ['zookeeper-session-expiry', '--zookeeper', `zookeeper://127.0.0.1:${port}`, 'zookeeper'],
+        ['etcd-revision-fencing', '--etcd', `http://127.0.0.1:${port}`, 'etcd'],
+      ] as const;
+      const results = await Promise.all(cases.map(([scenario, flag, url]) => run(scenario, flag, url)));
+      cases.forEach(([scenario, , url, node], i) => {
+        const r = results[i]!;
+        expect(r.code, `${scenario}: ${r.err}`).toBe(2);
+        expect(r.err).toContain(`cannot reach ${node} at ${url}`);
+        expect(r.ms, scenario).toBeLessThan(20_000);
+      });
+    } finally {
+      for (const s of sockets) s.destroy();
+      silent.close();
+    }
   }, 120_000);
 
   it('on Ctrl-C stops every server and client it started and writes the partial trace, marked as such', async () => {

@@ -27,6 +27,19 @@ export function zkNumber(b: Buffer): number {
   return Number(b.readBigInt64BE(0));
 }
 
+/**
+ * Gives up a client that never got its session. close() only queues a
+ * close-session request for a server that answers; one that accepted the
+ * connection and says nothing (not ZooKeeper, or stopped) would keep the
+ * socket open, and this process alive, for ever. Closing first, then
+ * destroying the socket, ends the client for good: closed while closing, it
+ * does not reconnect.
+ */
+function abandon(client: ZkClient): void {
+  client.close();
+  (client as unknown as { connectionManager?: { socket?: { destroy(): void } } }).connectionManager?.socket?.destroy();
+}
+
 interface ZkSession {
   readonly client: ZkClient;
   expired: boolean;
@@ -61,7 +74,7 @@ export class ZooKeeperNode implements RealNode {
     const client = zookeeper.createClient(this.connection.replace(/^zookeeper:\/\//, ''), { sessionTimeout: sessionTimeoutMs, spinDelay: 100, retries: 0 });
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
-        client.close();
+        abandon(client);
         reject(new Error(`no ZooKeeper session within ${withinMs} ms`));
       }, withinMs);
       client.once('connected', () => {
