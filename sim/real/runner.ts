@@ -16,6 +16,7 @@ import { RealResource } from './resource.js';
 import { machineClocks, type RawEvent } from './runtime/real-runtime.js';
 import { RunClock } from './runtime/time.js';
 import { checkSymfonyStore } from './symfony/node.js';
+import { checkSymfonyInstalled } from './symfony/php.js';
 import { childEntry } from './child-bundle.js';
 
 /** How long every client process has to connect before the run starts. */
@@ -171,6 +172,7 @@ interface Child {
 export async function runReal(scenario: Scenario, opts: RealRunOptions = {}): Promise<TraceDocument> {
   const library = opts.library ?? 'node';
   const needs = checkRealScenario(scenario, library);
+  if (library === 'symfony') await checkSymfonyInstalled(needs.map((n) => n.server));
   const harness = new Harness();
   const raw: RawEvent[] = [];
   const rawMarks: RawMark[] = [];

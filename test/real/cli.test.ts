@@ -1,9 +1,10 @@
-import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
+import { checkSymfonyInstalled } from '../../sim/real/symfony/php.js';
 import { validateTrace } from '../../sim/trace/validate.js';
 import { cli } from '../support/cli.js';
 import { describeReal } from './support.js';
@@ -191,6 +192,31 @@ describeReal('locklab real and locklab compare', () => {
       expect(r.err).toContain(`option '--max-time <ms>' argument '${bad}' is invalid`);
       expect(r.err).toContain('from 1 to 31536000000');
     }
+  });
+
+  it('with --client symfony, names the Debian package of a missing PHP extension or Symfony Lock, before starting any server', async () => {
+    // PHP as it is where php-redis is not installed: the same configuration without the redis extension's ini file.
+    const scanDir = execFileSync('php', ['-r', 'echo PHP_CONFIG_FILE_SCAN_DIR;'], { encoding: 'utf8' });
+    const without = join(dir, 'php-conf.d');
+    mkdirSync(without);
+    for (const f of readdirSync(scanDir)) if (!/redis/.test(f)) copyFileSync(join(scanDir, f), join(without, f));
+    const before = process.env.PHP_INI_SCAN_DIR;
+    process.env.PHP_INI_SCAN_DIR = without;
+    let r: Awaited<ReturnType<typeof cli>>;
+    try {
+      r = await cli('real', 'pause-past-expiry', '--client', 'symfony');
+    } finally {
+      if (before === undefined) delete process.env.PHP_INI_SCAN_DIR;
+      else process.env.PHP_INI_SCAN_DIR = before;
+    }
+    expect(r.code).toBe(2);
+    expect(r.err).toContain("PHP's redis extension was not found: install Debian's php-redis package (apt-get install php-redis)");
+    expect(r.err).not.toMatch(/starting redis|Stack trace|Class "Redis" not found/);
+    // Stores that need other extensions pass; a missing Symfony Lock is named by its package.
+    await expect(checkSymfonyInstalled(['memcached', 'postgres'])).resolves.toBeUndefined();
+    await expect(checkSymfonyInstalled(['redis'], join(dir, 'no-such-autoload.php'))).rejects.toThrow(
+      "Symfony Lock was not found: install Debian's php-symfony-lock package (apt-get install php-symfony-lock)",
+    );
   });
 
   it('says which part of a scenario cannot be made real, and why', async () => {

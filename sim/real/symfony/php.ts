@@ -1,7 +1,8 @@
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { execFile, spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { promisify } from 'node:util';
 import { createInterface } from 'node:readline';
 import { PHP_DRIVER_PATH } from '../paths.js';
-import { findBinary } from '../harness/binaries.js';
+import { findBinary, findFile, MissingBinaryError } from '../harness/binaries.js';
 
 /** What Symfony threw, by class and message. */
 export interface PhpException {
@@ -26,6 +27,39 @@ export interface PhpReply {
 export type PhpStore =
   | { readonly kind: 'redis' | 'memcached' | 'postgres' | 'sql'; readonly url: string }
   | { readonly kind: 'combined'; readonly strategy: 'consensus' | 'unanimous'; readonly stores: readonly PhpStore[] };
+
+/** Where Debian's php-symfony-lock installs Symfony Lock; driver.php requires it from there. */
+export const SYMFONY_LOCK_AUTOLOAD = '/usr/share/php/Symfony/Component/Lock/autoload.php';
+
+/** The PHP extension each server's Symfony store talks through, and the Debian package that ships it. */
+const PHP_EXTENSIONS: Readonly<Record<string, readonly [extension: string, debianPackage: string]>> = {
+  redis: ['redis', 'php-redis'],
+  memcached: ['memcached', 'php-memcached'],
+  postgres: ['pdo_pgsql', 'php-pgsql'],
+};
+
+/**
+ * Checks, before any server starts, that the Symfony clients of a run on
+ * these servers can run: PHP, Symfony Lock and each store's PHP extension.
+ * Fails with MissingBinaryError naming the Debian package of the first missing,
+ * rather than let PHP fail later with a fatal error and its stack.
+ */
+export async function checkSymfonyInstalled(servers: readonly string[], autoload = SYMFONY_LOCK_AUTOLOAD): Promise<void> {
+  const php = findBinary('php', 'php-cli');
+  findFile([autoload], 'Symfony Lock', 'php-symfony-lock');
+  let loaded: string[];
+  try {
+    // Asked without blocking: other real runs may be under way in this process, their faults timed to the millisecond.
+    const { stdout } = await promisify(execFile)(php, ['-r', 'echo implode("\\n", get_loaded_extensions());'], { encoding: 'utf8', timeout: 10_000 });
+    loaded = stdout.toLowerCase().split('\n');
+  } catch (err) {
+    throw new Error(`${php} could not list its extensions: ${(err as Error).message.split('\n')[0]}`, { cause: err });
+  }
+  for (const server of new Set(servers)) {
+    const need = PHP_EXTENSIONS[server];
+    if (need !== undefined && !loaded.includes(need[0])) throw new MissingBinaryError(`PHP's ${need[0]} extension`, need[1]);
+  }
+}
 
 /** The driver script, shipped beside this module's source. */
 export function driverPhp(): string {
