@@ -89,6 +89,28 @@ describe("the traces recorded on real servers of the lessons' own stories", () =
   }
 });
 
+describe('what the README and docs/real-servers.md say of the recordings', () => {
+  const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8').replace(/\s+/g, ' ');
+  const notes = readFileSync(new URL('../docs/real-servers.md', import.meta.url), 'utf8').replace(/\s+/g, ' ');
+  const race = ofLessons.find((e) => e.lesson === 'atomic-acquire' && e.story === 'race' && e.client === 'node')!;
+
+  /** The numbers a sentence of the text quotes where `pattern` finds it. */
+  const quoted = (text: string, pattern: RegExp): number[] | undefined => pattern.exec(text)?.slice(1).map(Number);
+
+  it('counts the recordings the index lists', () => {
+    expect(quoted(readme, /\((\d+) traces, listed in `recorded\/index\.json`\)/)).toEqual([index.length]);
+    expect(quoted(readme, /(\d+) traces of (\d+) stories/)).toEqual([ofLessons.length, new Set(ofLessons.map((e) => `${e.lesson}/${e.story}`)).size]);
+  });
+
+  it("quote how many of lesson 2's racy real runs ended as the story does, as the index (and so the lab) has it", () => {
+    expect(race.realRuns).toBeDefined();
+    const { ended, of } = race.realRuns!;
+    expect(quoted(readme, /lesson 2's exists-then-set race: (\d+) of (\d+)/)).toEqual([ended, of]);
+    expect(quoted(notes, /the recorder played it (\d+) times, (\d+) ended as the story does/)).toEqual([of, ended]);
+    expect(quoted(notes, /the lab says "(\d+) of (\d+) runs"/)).toEqual([ended, of]);
+  });
+});
+
 describe('the step marks kept beside each recording', () => {
   it('are named in the index beside every recording, and recorded/ holds nothing but the index, the recordings and their marks', () => {
     for (const e of all) expect(e.marks, e.file).toBe(marksFileOf(e.file));
