@@ -79,6 +79,13 @@ function urlsFor(r: Runner, scenario: Scenario, opts: RealOpts): Map<string, str
   const given = { redis: opts.redis, memcached: opts.memcached, postgres: opts.postgres, zookeeper: opts.zookeeper, etcd: opts.etcd };
   if (Object.values(given).every((v) => v === undefined)) return out;
   const needs = r.serverNeeds(scenario);
+  // A URL for a server the scenario does not use is the mistake to name first, under its own option.
+  for (const [kind, list] of Object.entries(given)) {
+    if (list === undefined || needs.some((n) => n.server === kind)) continue;
+    throw new InputError(`--${kind}`, [
+      { path: '', message: `the scenario uses no ${kind} server (it runs on ${serversLine(needs)}), got ${counted(list.length, 'URL')}` },
+    ]);
+  }
   for (const [kind, list] of Object.entries(given)) {
     const nodes = needs.filter((n) => n.server === kind);
     if (list === undefined) {

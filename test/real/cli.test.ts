@@ -58,6 +58,16 @@ describeReal('locklab real and locklab compare', () => {
     expect(r.err).toMatch(/redis:\/\/HOST:PORT/);
   });
 
+  it('names the option of a URL given for a server the scenario does not use, and the servers it does use', async () => {
+    const memcached = await cli('real', 'pause-past-expiry', '--memcached', 'memcached://127.0.0.1:1');
+    expect(memcached.code).toBe(2);
+    expect(memcached.err).toContain('--memcached: the scenario uses no memcached server (it runs on redis), got 1 URL');
+    expect(memcached.err).not.toContain('--redis');
+    const redis = await cli('compare', 'sql-clock-skew', '--redis', 'redis://127.0.0.1:1');
+    expect(redis.code).toBe(2);
+    expect(redis.err).toContain('--redis: the scenario uses no redis server (it runs on postgres (sql)), got 1 URL');
+  });
+
   it('fails within seconds, naming the node and the address, when a given server cannot be reached, whatever the store', async () => {
     // pause-past-expiry sets its fencing counter before the run: that first connection must fail as fast, and let the command exit.
     for (const [scenario, flag, url, node] of [
