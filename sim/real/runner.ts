@@ -359,6 +359,8 @@ export async function runReal(scenario: Scenario, opts: RealRunOptions = {}): Pr
       const b = c.belief;
       const believes = b.ttlLeftUs === undefined ? b : { ...b, ttlLeftUs: b.ttlLeftUs - (local - c.beliefLocalUs) };
       const e = { timeUs: now, kind, actor: c.name, machine: c.machine, localUs: local, key: c.key, believes, data };
+      // What the progress line shows it doing: paused, crashed, resumed, as the runner made it.
+      c.lastKind = kind;
       emit(JSON.parse(JSON.stringify(e)) as RawEvent);
     };
     const faultEvent = (kind: string, machine: string, data: Record<string, unknown>, local = false): void => {

@@ -179,20 +179,24 @@ describeReal('locklab real and locklab compare', () => {
     expect(left.filter((d) => existsSync(join(tmpdir(), d)))).toEqual([]);
   });
 
-  it('stops the run at --max-time, keeps that budget in the trace, says so and exits 3', async () => {
+  it('stops the run at --max-time, keeps that budget in the trace, says so and exits 3; its progress shows the paused client paused', async () => {
     const out = join(dir, 'budget.json');
     const t0 = Date.now();
-    // A's lease runs out at 10 s and the story ends at 16 s: a 2 s budget stops it long before either.
-    const r = await cli('real', 'pause-past-expiry', '--max-time', '2000', '--out', out);
+    // A's lease runs out at 10 s and the story ends at 16 s: a 3 s budget stops it long before either.
+    const r = await cli('real', 'pause-past-expiry', '--max-time', '3000', '--out', out);
     expect(r.code, r.err).toBe(3);
     expect(Date.now() - t0).toBeLessThan(15_000);
-    expect(r.out).toMatch(/Run stopped at its time budget \(2 s\) after \d+ trace events and 2\.\d{3} s of real time/);
+    expect(r.out).toMatch(/Run stopped at its time budget \(3 s\) after \d+ trace events and 3\.\d{3} s of real time/);
     expect(r.out).toContain('Raise --max-time (budget.maxTimeMs) to let it run longer.');
     const doc = validateTrace(JSON.parse(readFileSync(out, 'utf8')), out);
     expect(doc.stop.reason).toBe('time-budget');
-    expect(doc.scenario.budget.maxTimeMs).toBe(2000);
-    expect(doc.stop.timeUs).toBeGreaterThanOrEqual(2_000_000);
+    expect(doc.scenario.budget.maxTimeMs).toBe(3000);
+    expect(doc.stop.timeUs).toBeGreaterThanOrEqual(3_000_000);
     expect(doc.events.map((e) => e.kind)).not.toContain('lock.expired');
+    // The progress line, once a second, says what each client is doing: from 1 s on, A is paused (SIGSTOP), not at work.
+    const states = [...r.err.matchAll(/\] (\d+\.\d) s {2}A: (\S+)/g)].filter((m) => Number(m[1]) >= 1.2).map((m) => m[2]);
+    expect(states.length).toBeGreaterThan(0);
+    expect(new Set(states)).toEqual(new Set(['process.pause']));
   }, 60_000);
 
   it('refuses a --max-time that is no time budget, naming the option and its bounds', async () => {
