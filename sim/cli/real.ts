@@ -158,8 +158,7 @@ async function real(r: Runner, scenario: Scenario, opts: RealOpts, cli: RealCli,
     });
   } catch (err) {
     if (err instanceof r.UnsupportedScenarioError) throw new InputError(scenario.name, [{ path: err.path, message: err.message.slice(err.path.length + 2) }]);
-    if (err instanceof r.MissingBinaryError) throw new InputError(err.program, [{ path: '', message: err.message }]);
-    // A server that cannot be reached or started, a client that failed: one line, no stack.
+    // A program missing (its message names it and its package), a server that cannot be reached or started, a client that failed: one line, no stack.
     if (err instanceof Error) throw new InputError(`real run of ${scenario.name}`, [{ path: '', message: err.message }]);
     throw err;
   }
