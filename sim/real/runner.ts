@@ -6,6 +6,7 @@ import { TRACE_SCHEMA, type Belief, type TraceDocument } from '../trace/types.js
 import type { WriteRequest } from '../world/resource.js';
 import { etcdClient } from './adapters/etcd.js';
 import { fenceKey, lockRedis } from './adapters/redis.js';
+import { connectWithin } from './adapters/types.js';
 import { Harness, janitor, type PostgresServer, type Server } from './harness/index.js';
 import { signalGroup } from './harness/cleanup.js';
 import { numberEvents, numberMarks, type RawMark } from './in-process.js';
@@ -96,6 +97,55 @@ async function startServer(h: Harness, need: ServerNeed): Promise<Server> {
   }
 }
 
+/** The keys a run writes on each Redis node: every client's lock key and its fencing counter. */
+function redisKeysOf(scenario: Scenario, needs: readonly ServerNeed[]): Map<string, string[]> {
+  const prefix = String((scenario.store as { keyPrefix?: string }).keyPrefix ?? '');
+  const keys = [...new Set(scenario.clients.map((c) => `${prefix}${c.key}`))].flatMap((k) => [k, fenceKey(k)]);
+  return new Map(needs.filter((n) => n.server === 'redis').map((n) => [n.node, keys]));
+}
+
+/**
+ * A Redis server the user named is theirs: the run may not take over keys
+ * already on it (a key named as the lock would refuse every acquire; its
+ * fencing counter would be reset), so it refuses to start, naming them.
+ */
+async function checkRedisKeysFree(scenario: Scenario, keys: ReadonlyMap<string, readonly string[]>, urls: ReadonlyMap<string, string>): Promise<void> {
+  const elsewhere =
+    scenario.store.kind === 'redis' ? 'another key prefix (--set store.keyPrefix=locklab:)' : "another key (--set 'clients[*].key=locklab-job')";
+  for (const [node, list] of keys) {
+    const r = lockRedis(urls.get(node)!);
+    try {
+      await r.connect();
+      const found: string[] = [];
+      for (const k of list) if ((await r.exists(k)) === 1) found.push(k);
+      if (found.length > 0) {
+        throw new Error(
+          `${node} at ${urls.get(node)!} already holds ${found.map((k) => JSON.stringify(k)).join(' and ')}, which the run would take over: delete ${found.length === 1 ? 'it' : 'them'}, give a database you can spare (redis://host:port/15), or ${elsewhere}`,
+        );
+      }
+    } finally {
+      r.disconnect();
+    }
+  }
+}
+
+/** Deletes the keys the run wrote on Redis servers the user named, leaving each as the run found it; a server gone by now is left as it is. */
+async function removeRedisKeys(keys: ReadonlyMap<string, readonly string[]>, urls: ReadonlyMap<string, string>): Promise<void> {
+  await Promise.all(
+    [...keys].map(async ([node, list]) => {
+      const r = lockRedis(urls.get(node)!);
+      try {
+        await connectWithin(node, urls.get(node)!, 2_000, () => r.connect());
+        await r.del(...list);
+      } catch {
+        // Unreachable now (stopped, or a fault left it down): nothing more to do for it.
+      } finally {
+        r.disconnect();
+      }
+    }),
+  );
+}
+
 /** Gives the servers the starting points the scenario names: the first fencing token, etcd's revision. */
 async function prepare(scenario: Scenario, needs: readonly ServerNeed[], urls: ReadonlyMap<string, string>): Promise<void> {
   const store = scenario.store;
@@ -182,6 +232,8 @@ export async function runReal(scenario: Scenario, opts: RealRunOptions = {}): Pr
   const timers: NodeJS.Timeout[] = [];
   let observer: TruthObserver | undefined;
   let partial = false;
+  /** For servers the user named: takes away what the run wrote on them. */
+  let leaveAsFound: (() => Promise<void>) | undefined;
   let stopReason: TraceDocument['stop']['reason'] = 'completed';
   /** When the time budget ran out, by the run's clock: the run went on that long, whatever its last event. */
   let stoppedAtUs: number | undefined;
@@ -230,6 +282,9 @@ export async function runReal(scenario: Scenario, opts: RealRunOptions = {}): Pr
         urls.set(n.node, url);
       }
       await reachAll(needs, urls);
+      const keys = redisKeysOf(scenario, needs);
+      await checkRedisKeysFree(scenario, keys, urls);
+      leaveAsFound = () => removeRedisKeys(keys, urls);
     } else {
       opts.progress?.(`starting ${needs.map((n) => `${n.server} ${n.node}`).join(', ')}`);
       const started = await Promise.all(needs.map((n) => startServer(harness, n)));
@@ -502,6 +557,7 @@ export async function runReal(scenario: Scenario, opts: RealRunOptions = {}): Pr
       }
     }
     await observer?.close();
+    await leaveAsFound?.();
     await harness.close();
   }
 }

@@ -4,6 +4,8 @@ import { tmpdir } from 'node:os';
 import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
+import { Redis } from 'ioredis';
+import { Harness } from '../../sim/real/harness/index.js';
 import { checkSymfonyInstalled } from '../../sim/real/symfony/php.js';
 import { validateTrace } from '../../sim/trace/validate.js';
 import { cli } from '../support/cli.js';
@@ -197,6 +199,36 @@ describeReal('locklab real and locklab compare', () => {
     const states = [...r.err.matchAll(/\] (\d+\.\d) s {2}A: (\S+)/g)].filter((m) => Number(m[1]) >= 1.2).map((m) => m[2]);
     expect(states.length).toBeGreaterThan(0);
     expect(new Set(states)).toEqual(new Set(['process.pause']));
+  }, 60_000);
+
+  it('on a Redis the user names, refuses to take over keys already there, and leaves the server as it found it', async () => {
+    const h = new Harness();
+    try {
+      const server = await h.redis({ name: 'theirs' });
+      const redis = new Redis(server.url, { lazyConnect: true });
+      await redis.connect();
+      try {
+        await redis.set('mine', 'kept');
+        await redis.set('job', 'their job');
+        const taken = await cli('real', 'pause-past-expiry', '--redis', server.url, '--max-time', '2000');
+        expect(taken.code, taken.err).toBe(2);
+        expect(taken.err).toContain(`redis at ${server.url} already holds "job", which the run would take over`);
+        expect(taken.err).toContain('--set store.keyPrefix=locklab:');
+        expect(await redis.get('job')).toBe('their job');
+        expect(await redis.exists('job:fence')).toBe(0);
+        // Without theirs in the way, the run uses job and its fencing counter, and deletes both when it ends (here at its time budget).
+        await redis.del('job');
+        const ran = await cli('real', 'pause-past-expiry', '--redis', server.url, '--max-time', '2000');
+        expect(ran.code, ran.err).toBe(3);
+        expect(ran.out).toContain('A:1 #33');
+        expect((await redis.keys('*')).sort()).toEqual(['mine']);
+        expect(await redis.get('mine')).toBe('kept');
+      } finally {
+        redis.disconnect();
+      }
+    } finally {
+      await h.close();
+    }
   }, 60_000);
 
   it('refuses a --max-time that is no time budget, naming the option and its bounds', async () => {
