@@ -226,6 +226,19 @@ describeBrowser('the Odds view', () => {
     expect(ten).toBeGreaterThan(thirty);
     expect(thirty).toBeGreaterThan(sixty);
     expect(await page.getByTestId('odds-chosen').textContent()).toBe('scenario: 30,000');
+    // The share axis ends at a round value just past the highest interval, not at 100 %, so odds of a few percent do not lie flat on the bottom.
+    const top = Math.max(
+      ...(await page.locator('[data-testid="odds-plot"] text.tick-label[data-share]').evaluateAll((ts) => ts.map((t) => Number(t.getAttribute('data-share'))))),
+    );
+    const highest = Math.max(
+      ...(await page
+        .locator('g.odds-point')
+        .evaluateAll((gs) => gs.map((g) => Number(/–([\d.]+)\)/.exec(g.getAttribute('aria-label') ?? '')?.[1] ?? NaN) / 100))),
+    );
+    expect(highest).toBeGreaterThan(0);
+    expect(highest).toBeLessThan(0.8);
+    expect(top).toBeGreaterThanOrEqual(highest);
+    expect(top).toBeLessThan(Math.min(1, highest * 2 + 0.05));
     await screenshot(page, 'odds-random-gc-pauses');
     // ZooKeeper reads no TTL: another scenario starts from the fault its story turns on, within the values its store allows.
     await page.getByTestId('odds-scenario').selectOption('zookeeper-session-expiry');

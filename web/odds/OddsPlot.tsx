@@ -80,22 +80,28 @@ export function OddsPlot({ report, metrics, chosen, selected, axisLabel, labels,
     .range([m.left + 8, width - m.right - 8])
     .padding(0.5);
   const xOf = (v: unknown): number => (numeric ? xNum(v as number) : (xCat(showValue(v)) ?? m.left));
+  const series = seriesOf(report, metrics, labels);
+  // The axis reaches just past the highest band, to a round share: odds of a few percent, the usual answer, would sit flat
+  // along the bottom of an axis to 100 %.
+  const highest = Math.max(0.01, ...series.flatMap((s) => s.points.map((p) => p.combo[s.metric.key].hi)));
   const y = scaleLinear()
-    .domain([0, 1])
+    .domain([0, Math.min(1, highest)])
+    .nice(4)
     .range([height - m.bottom, m.top]);
+  if (y.domain()[1]! > 1) y.domain([0, 1]);
+  const yTicks = y.ticks(4);
   // One value swept is one place on the axis: ticks either side of it would name values no run had.
   const xTicks = numeric && xs.length > 1 ? xNum.ticks(narrow ? 4 : 8) : xs;
-  const series = seriesOf(report, metrics, labels);
 
   return (
     <div className="odds-plot" ref={ref}>
       <svg width={width} height={height} role="group" aria-label={`Share of runs against ${first.path}`} data-testid="odds-plot">
         <rect className="plot-bg" x={m.left} y={m.top} width={Math.max(0, width - m.left - m.right)} height={height - m.top - m.bottom} />
-        {[0, 0.25, 0.5, 0.75, 1].map((t) => (
+        {yTicks.map((t) => (
           <g key={t}>
             <line className="odds-grid" x1={m.left} x2={width - m.right} y1={y(t)} y2={y(t)} />
-            <text className="tick-label" x={m.left - 6} y={y(t) + 4} textAnchor="end">
-              {t * 100} %
+            <text className="tick-label" x={m.left - 6} y={y(t) + 4} textAnchor="end" data-share={t}>
+              {Number((t * 100).toFixed(1))} %
             </text>
           </g>
         ))}
