@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { cli } from '../support/cli.js';
 import { SweepAggregate } from '../../sim/odds/aggregate.js';
 import { runBatch } from '../../sim/odds/batch.js';
 import { planSweep } from '../../sim/odds/plan.js';
@@ -283,6 +284,22 @@ describeBrowser('the Odds view', () => {
     await expect
       .poll(() => page.getByRole('alert').textContent())
       .toBe('pause of A at 1 s (ms): the step of 7000..17000:0 is zero: give a step above zero (e.g. 7000..17000:1)');
+    await page.close();
+  });
+
+  it('refuses a sweep too big for the lab, with its figures grouped and the command that runs it from a terminal', async () => {
+    const page = await lab.page('#/odds');
+    await page.getByTestId('odds-runs').fill('3000000');
+    await page.getByTestId('and-optionally-a-second-parameter-select').selectOption('resource.fencing');
+    await page.getByTestId('odds-run').click();
+    const said =
+      "sweep: 22 points × 3,000,000 runs is 66,000,000 runs, more than the lab takes (2,000,000); the same sweep from a terminal, on every core: npx locklab sweep pause-past-expiry --seeds 1..3000000 --vary 'faults[0].durationMs=7000..17000:1000' --vary 'resource.fencing=false,true'";
+    await expect.poll(() => page.getByRole('alert').textContent()).toBe(said);
+    // The command is one the CLI takes: the same plan, with fewer seeds.
+    const command = /npx locklab (sweep .*)$/.exec(said)![1]!.replace('1..3000000', '1..2');
+    const r = await cli(...(command.match(/'[^']*'|\S+/g) ?? []).map((w) => w.replace(/^'|'$/g, '')));
+    expect(r.code, r.err).toBe(0);
+    expect(r.out).toContain('pause-past-expiry · seeds 1..2 · 22 combinations · 44 runs');
     await page.close();
   });
 

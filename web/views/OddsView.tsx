@@ -41,6 +41,12 @@ function valueAt(choices: readonly ParamChoice[], path: string): unknown {
   return choices.find((c) => c.path === path)?.value;
 }
 
+/** The command that runs the sweep the form describes: --vary takes the values as the form does. */
+function sweepCommand(f: { scenario: string; path1: string; spec1: string; path2: string; spec2: string }, runs: number): string {
+  const vary = (path: string, spec: string) => (path.trim() === '' ? '' : ` --vary '${path.trim()}=${spec.trim()}'`);
+  return `npx locklab sweep ${f.scenario} --seeds 1..${runs}${vary(f.path1, f.spec1)}${vary(f.path2, f.spec2)}`;
+}
+
 let current: OddsSweep | null = null;
 /** Whether the Odds view is on screen: a sweep that ends after it closed lets its workers go. */
 let viewOpen = false;
@@ -63,7 +69,7 @@ async function startSweep(): Promise<void> {
       throw new InputError('sweep', [
         {
           path: '',
-          message: `${points} points × ${runs} runs is ${(runs * points).toLocaleString('en-US')} runs, more than the lab takes (${MAX_RUNS.toLocaleString('en-US')}); use \`locklab sweep\``,
+          message: `${grouped(points)} points × ${grouped(runs)} runs is ${grouped(runs * points)} runs, more than the lab takes (${grouped(MAX_RUNS)}); the same sweep from a terminal, on every core: ${sweepCommand(f, runs)}`,
         },
       ]);
     const threads = browserCores();
