@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { POLL_INTERVAL_US, POLL_JITTER_US } from '../sim/clients/lifecycle.js';
 import { runScenario } from '../sim/run.js';
 import { normalizeScenario } from '../sim/scenario/normalize.js';
+import { BUILTIN_SCENARIOS } from '../sim/scenarios/index.js';
 import type { TraceDocument } from '../sim/trace/types.js';
 
 const MS = 1000;
@@ -20,6 +21,22 @@ const times = (doc: TraceDocument, actor: string, kind: string): number[] =>
   doc.events.filter((e) => e.actor === actor && e.kind === kind).map((e) => e.timeUs);
 
 describe('the client lifecycle', () => {
+  it('a release() that throws is not recorded as a skipped release: it was the release, tried and failed', () => {
+    const builtin = (name: string) => runScenario(normalizeScenario(BUILTIN_SCENARIOS[name], name));
+    // PostgreSQL's connection is gone when A releases: LockReleasingException, and nothing skipped.
+    const lost = builtin('postgres-connection-loss')
+      .events.filter((e) => e.actor === 'A')
+      .map((e) => e.kind);
+    expect(lost).toContain('exception.releasing');
+    expect(lost).not.toContain('release.skipped');
+    // An exception inside the critical section, with no finally, still skips the release, and says so.
+    expect(
+      builtin('finally-after-exception')
+        .events.filter((e) => e.kind === 'release.skipped')
+        .map((e) => e.actor),
+    ).toEqual(['A']);
+  });
+
   it('a blocking acquire on a store that cannot block polls about every 100 ms, ±10 ms, deterministically', () => {
     const clients = [
       { name: 'A', machine: 'app1', ttlMs: 10_000, workMs: 2000 },

@@ -487,10 +487,14 @@ export class StepRunner {
     fork.call(c.rt, name, (rt) => c.child(rt, driver, inherited).forked(s));
   }
 
-  /** An exception is leaving the script's care (caught by a loop, or uncaught) while the lock is still marked acquired. */
+  /**
+   * An exception is leaving the script's care (caught by a loop, or
+   * uncaught) while the lock is still marked acquired. A failed release()
+   * skipped nothing: it was the release, and the belief ended when it began.
+   */
   private skipped(e: ScriptException): void {
     const lock = this.c.existingLock;
-    if (lock === undefined || !lock.dirty || e.kind === 'exception.expired') return;
+    if (lock === undefined || !lock.dirty || e.kind === 'exception.expired' || e.kind === 'exception.releasing') return;
     this.c.believes = false;
     this.c.emit('release.skipped', { owner: lock.owner, reason: e.message });
   }
