@@ -394,6 +394,22 @@ describe('scenario(): a scenario built in code', () => {
     expect(run.verdict.outcome).toBe('unsafe');
   });
 
+  it('refuses a seed the reproduction could not pass to locklab run --seed, naming the scenario and the field', () => {
+    const base = scenario('seeded').redis().client('A', { ttlMs: 1000 });
+    for (const seed of [1.5, -1, Number.NaN, 4_294_967_296, '7' as unknown as number]) {
+      expect(() => base.run({ seed })).toThrow(InputError);
+      expect(() => base.run({ seed })).toThrow(/^scenario "seeded" \(built in code\): seed: expected a whole number from 0 to 4294967295, got /);
+    }
+    expect(() => base.run({ seed: 1.5 })).toThrow(/got 1\.5$/);
+    const doc = BUILTIN_SCENARIOS['pause-past-expiry'];
+    expect(() => runDocument({ document: doc, ref: 'pause-past-expiry', label: 'pause-past-expiry' }, { seed: -3 })).toThrow(
+      'pause-past-expiry: seed: expected a whole number from 0 to 4294967295, got -3',
+    );
+    const edge = base.run({ seed: 4_294_967_295 });
+    expect(edge.seed).toBe(4_294_967_295);
+    expect(edge.reproduce).toMatch(/--seed 4294967295$/);
+  });
+
   it('takes every client field of the format, random workloads included', () => {
     const built = scenario('workload')
       .redis()

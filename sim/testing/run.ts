@@ -1,9 +1,10 @@
-import { InputError } from '../errors.js';
+import { InputError, show } from '../errors.js';
 import { findingsOf } from '../check/checker.js';
 import type { Finding, Verdict } from '../check/verdict.js';
 import { reproduceCommand, shellQuote } from '../reproduce.js';
 import { runScenario } from '../run.js';
 import { normalizeScenario } from '../scenario/normalize.js';
+import { MAX_SEED } from '../scenario/seed.js';
 import { applyOverrides, type Override } from '../scenario/set.js';
 import { traceHash } from '../trace/io.js';
 import type { TraceDocument } from '../trace/types.js';
@@ -81,6 +82,10 @@ export function runDocument(source: RunSource, options: RunOptions = {}): Run {
         message: 'expected { document, ref, label }: the scenario document, the name `locklab run` knows it by (or undefined), and a label for messages',
       },
     ]);
+  // The seed goes into the reproduction's `--seed`, which takes only these: refuse here what the command would refuse there.
+  const given = options.seed;
+  if (given !== undefined && !(Number.isInteger(given) && given >= 0 && given <= MAX_SEED))
+    throw new InputError(source.label, [{ path: 'seed', message: `expected a whole number from 0 to ${MAX_SEED}, got ${show(given)}` }]);
   const overrides: Override[] = Object.entries(options.set ?? {}).map(([path, value]) => ({ path, value }));
   const scenario = applyOverrides(normalizeScenario(source.document, source.label), overrides);
   const seed = options.seed ?? scenario.seed;
