@@ -47,7 +47,6 @@ describe('the Vitest matchers of locklab/testing', () => {
     expect(unsafe).toHaveDoubleOwnership('B', 'A');
     expect(unsafe).toHaveDoubleOwnership('A');
     expect(unsafe).toHaveDoubleOwnership();
-    expect(unsafe).not.toHaveDoubleOwnership('A', 'C');
     expect(safe).not.toHaveDoubleOwnership();
     expect(failure(() => expect(safe).toHaveDoubleOwnership('A', 'B'))).toContain('No two clients ever believed they held the same key at once.');
     expect(failure(() => expect(unsafe).not.toHaveDoubleOwnership())).toMatch(/Double ownership:\n {2}A and B on job from 11\.\d{3} s to 12\.\d{3} s/);
@@ -129,6 +128,26 @@ describe('the Vitest matchers of locklab/testing', () => {
     expect(failure(() => expect({ verdict: 'safe' }).toBeSafe())).toBe(
       'expected a Locklab run (from scenario(...).run() or replay()) or a trace document, got object',
     );
+  });
+
+  it('fails under .not too when handed no run, or a client, a way of losing a lock or a token that cannot match', () => {
+    const notRun = 'expected a Locklab run (from scenario(...).run() or replay()) or a trace document, got object';
+    expect(failure(() => expect(pausedWorker).not.toBeUnsafe())).toBe(notRun);
+    expect(failure(() => expect(pausedWorker.fencing()).not.toHaveAcceptedStaleWrite())).toBe(notRun);
+    expect(failure(() => expect(unsafe).not.toHaveDoubleOwnership('A', 'b'))).toBe('toHaveDoubleOwnership: the run has no client named "b" (clients: A, B)');
+    expect(failure(() => expect(unsafe).toHaveDoubleOwnership('C'))).toBe('toHaveDoubleOwnership: the run has no client named "C" (clients: A, B)');
+    expect(failure(() => expect(unsafe).not.toHaveLostLock('a'))).toBe('toHaveLostLock: the run has no client named "a" (clients: A, B)');
+    expect(failure(() => expect(unsafe).not.toHaveLostLock('A', 'expird' as never))).toBe(
+      'toHaveLostLock: expected how the lock was lost, one of "expired", "deleted", "overwritten", "lost", got "expird"',
+    );
+    expect(failure(() => expect(unsafe).not.toHaveAcceptedStaleWrite('33' as never))).toBe(
+      'toHaveAcceptedStaleWrite: expected a fencing token (a whole number), got "33"',
+    );
+    expect(failure(() => expect(fenced).not.toHaveRejectedWrite('33' as never))).toBe(
+      'toHaveRejectedWrite: expected a fencing token (a whole number), got "33"',
+    );
+    expect(unsafe).not.toHaveLostLock('B', 'expired');
+    expect(unsafe).not.toHaveAcceptedStaleWrite(34);
   });
 });
 

@@ -1,4 +1,5 @@
 import { summarize } from '../check/summary.js';
+import { show } from '../errors.js';
 import type { Verdict } from '../check/verdict.js';
 import { formatInstant } from '../time.js';
 import type { HoldingEnd } from '../trace/kinds.js';
@@ -72,7 +73,8 @@ function matcher<A extends unknown[]>(
 ): (this: MatcherContext, received: unknown, ...args: A) => MatcherResult {
   return function (this: MatcherContext, received: unknown, ...args: A): MatcherResult {
     const run = judged(received);
-    if (typeof run === 'string') return { pass: false, message: () => run };
+    // Thrown, not failed: under `.not` a failed match would pass, and a builder handed over without `.run()` would pass every `.not`.
+    if (typeof run === 'string') throw new TypeError(run);
     const r = test(run, ...args);
     return {
       pass: r.pass,
@@ -98,6 +100,24 @@ function outcome(want: Verdict['outcome'], words: string): ReturnType<typeof mat
   }));
 }
 
+/**
+ * A matcher's argument that names no client of the run, or no way a lock is
+ * lost, or is no fencing token, would make its `.not` pass whatever the run
+ * did: it is refused, with what the run has.
+ */
+function knownClient(run: Judged, name: string | undefined, matcherName: string): void {
+  if (name === undefined) return;
+  const names = run.trace.scenario.clients.map((c) => c.name);
+  if (!names.includes(name)) throw new TypeError(`${matcherName}: the run has no client named ${JSON.stringify(name)} (clients: ${names.join(', ')})`);
+}
+
+const LOST_HOW: readonly HoldingEnd[] = ['expired', 'deleted', 'overwritten', 'lost'];
+
+function fenceArg(fence: unknown, matcherName: string): void {
+  if (fence !== undefined && !(typeof fence === 'number' && Number.isInteger(fence)))
+    throw new TypeError(`${matcherName}: expected a fencing token (a whole number), got ${show(fence)}`);
+}
+
 const pair = (a: string | undefined, b: string | undefined): string =>
   a === undefined ? 'any two clients' : b === undefined ? `${a} and another client` : `${a} and ${b}`;
 
@@ -115,6 +135,8 @@ export const locklabMatchers = {
 
   /** Two clients (these two, in either order, when named) believed they held the same key at the same time. */
   toHaveDoubleOwnership: matcher((run, a?: string, b?: string) => {
+    knownClient(run, a, 'toHaveDoubleOwnership');
+    knownClient(run, b, 'toHaveDoubleOwnership');
     const windows = run.verdict.doubleOwnership;
     const hit = windows.some((w) => (a === undefined || w.clients.includes(a)) && (b === undefined || w.clients.includes(b)));
     return {
@@ -129,23 +151,32 @@ export const locklabMatchers = {
   }),
 
   /** The resource rejected a write (carrying this fencing token, when given). */
-  toHaveRejectedWrite: matcher((run, fence?: number) => ({
-    pass: writes(run.trace).some((e) => e.kind === 'write.rejected' && (fence === undefined || e.fence === fence)),
-    expected: `to have a write ${fence === undefined ? '' : `with fencing token ${fence} `}rejected by the resource`,
-    notExpected: `to have no write ${fence === undefined ? '' : `with fencing token ${fence} `}rejected by the resource`,
-    shows: `Writes at the resource:\n${listWrites(run.trace)}`,
-  })),
+  toHaveRejectedWrite: matcher((run, fence?: number) => {
+    fenceArg(fence, 'toHaveRejectedWrite');
+    return {
+      pass: writes(run.trace).some((e) => e.kind === 'write.rejected' && (fence === undefined || e.fence === fence)),
+      expected: `to have a write ${fence === undefined ? '' : `with fencing token ${fence} `}rejected by the resource`,
+      notExpected: `to have no write ${fence === undefined ? '' : `with fencing token ${fence} `}rejected by the resource`,
+      shows: `Writes at the resource:\n${listWrites(run.trace)}`,
+    };
+  }),
 
   /** A stale write (with this fencing token, when given) got through: the damage fencing exists to stop. */
-  toHaveAcceptedStaleWrite: matcher((run, fence?: number) => ({
-    pass: run.verdict.staleWrites.some((w) => w.accepted && (fence === undefined || w.fence === fence)),
-    expected: `to have a stale write ${fence === undefined ? '' : `with fencing token ${fence} `}accepted`,
-    notExpected: `to have no stale write ${fence === undefined ? '' : `with fencing token ${fence} `}accepted`,
-    shows: `Writes at the resource:\n${listWrites(run.trace)}\nThe checker says:\n${findings(run.verdict)}`,
-  })),
+  toHaveAcceptedStaleWrite: matcher((run, fence?: number) => {
+    fenceArg(fence, 'toHaveAcceptedStaleWrite');
+    return {
+      pass: run.verdict.staleWrites.some((w) => w.accepted && (fence === undefined || w.fence === fence)),
+      expected: `to have a stale write ${fence === undefined ? '' : `with fencing token ${fence} `}accepted`,
+      notExpected: `to have no stale write ${fence === undefined ? '' : `with fencing token ${fence} `}accepted`,
+      shows: `Writes at the resource:\n${listWrites(run.trace)}\nThe checker says:\n${findings(run.verdict)}`,
+    };
+  }),
 
   /** The store dropped a lock (of this client, ended this way: expired, deleted, overwritten, lost) while its client still believed. */
   toHaveLostLock: matcher((run, client?: string, how?: HoldingEnd) => {
+    knownClient(run, client, 'toHaveLostLock');
+    if (how !== undefined && !LOST_HOW.includes(how))
+      throw new TypeError(`toHaveLostLock: expected how the lock was lost, one of ${LOST_HOW.map((h) => JSON.stringify(h)).join(', ')}, got ${show(how)}`);
     const lost = run.verdict.lostLocks;
     const what = `${client ?? 'a client'}${how === undefined ? '' : ` (${how})`}`;
     return {
