@@ -132,8 +132,10 @@ describe('the Vitest matchers of locklab/testing', () => {
 
   it('fails under .not too when handed no run, or a client, a way of losing a lock or a token that cannot match', () => {
     const notRun = 'expected a Locklab run (from scenario(...).run() or replay()) or a trace document, got object';
-    expect(failure(() => expect(pausedWorker).not.toBeUnsafe())).toBe(notRun);
-    expect(failure(() => expect(pausedWorker.fencing()).not.toHaveAcceptedStaleWrite())).toBe(notRun);
+    const builder = 'expected a Locklab run (from scenario(...).run() or replay()) or a trace document, got a scenario builder: call .run({ seed }) on it';
+    expect(failure(() => expect(pausedWorker).not.toBeUnsafe())).toBe(builder);
+    expect(failure(() => expect(pausedWorker.fencing()).not.toHaveAcceptedStaleWrite())).toBe(builder);
+    expect(failure(() => expect({ verdict: 'safe' }).not.toBeSafe())).toBe(notRun);
     expect(failure(() => expect(unsafe).not.toHaveDoubleOwnership('A', 'b'))).toBe('toHaveDoubleOwnership: the run has no client named "b" (clients: A, B)');
     expect(failure(() => expect(unsafe).toHaveDoubleOwnership('C'))).toBe('toHaveDoubleOwnership: the run has no client named "C" (clients: A, B)');
     expect(failure(() => expect(unsafe).not.toHaveLostLock('a'))).toBe('toHaveLostLock: the run has no client named "a" (clients: A, B)');

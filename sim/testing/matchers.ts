@@ -4,6 +4,7 @@ import type { Verdict } from '../check/verdict.js';
 import { formatInstant } from '../time.js';
 import type { HoldingEnd } from '../trace/kinds.js';
 import type { TraceDocument, TraceEvent } from '../trace/types.js';
+import { ScenarioBuilder } from './builder.js';
 import { reproduction, Run } from './run.js';
 
 /** The part of a test runner's matcher context these matchers read (Vitest's and Jest's both have it). */
@@ -36,7 +37,8 @@ function judged(received: unknown): Judged | string {
       verdict: received.verdict,
       reproduce: reproduction({ document: received.scenario, ref: undefined, label: '' }, received.seed, []),
     };
-  return `expected a Locklab run (from scenario(...).run() or replay()) or a trace document, got ${received === null ? 'null' : typeof received}`;
+  const got = received instanceof ScenarioBuilder ? 'a scenario builder: call .run({ seed }) on it' : received === null ? 'null' : typeof received;
+  return `expected a Locklab run (from scenario(...).run() or replay()) or a trace document, got ${got}`;
 }
 
 /** The verdict's sentences, indented. */
