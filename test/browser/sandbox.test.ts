@@ -162,7 +162,7 @@ describeBrowser('the sandbox', () => {
     expect(lab.errors).toEqual([]);
   });
 
-  it('lists each problem with its path when the form is not valid, and runs nothing', async () => {
+  it('lists each problem by its field in the form and its path when the form is not valid, and runs nothing', async () => {
     const page = await lab.page('#/sandbox');
     await page.getByRole('button', { name: 'Blank scenario' }).click();
     await expect.poll(() => page.getByTestId('draft-state').getAttribute('data-from')).toBe('blank');
@@ -172,6 +172,28 @@ describeBrowser('the sandbox', () => {
     await expect.poll(() => issues.textContent()).toContain('clients[0].ttlMs');
     expect(await issues.textContent()).toContain('must be >= 0.001');
     expect(await page.getByTestId('verdict').count()).toBe(0);
+    // Each problem is named as the form names its field, so it can be found without knowing the file's paths.
+    expect(await issues.getByTestId('issue-place').allTextContents()).toEqual(['Client A › TTL (ms): ']);
+    await page.getByLabel('Message loss (0–1)').fill('5');
+    // A new client takes the first one's settings, its TTL among them.
+    await page.getByRole('button', { name: 'Add a client' }).click();
+    await page.getByLabel('New fault').selectOption({ label: 'Clock jump' });
+    await page.getByRole('button', { name: 'Add fault' }).click();
+    await page.locator('[data-fault-row="0"]').getByLabel('At (ms)').fill('-100');
+    await page.locator('[data-client-card="B"]').getByLabel('Key').fill('');
+    await page.getByTestId('sandbox-run').click();
+    await expect
+      .poll(async () => (await issues.getByTestId('issue-place').allTextContents()).sort())
+      .toEqual(
+        [
+          'Client A › TTL (ms): ',
+          'Client B › Key: ',
+          'Client B › TTL (ms): ',
+          'Fault 1 (Clock jump) › At (ms): ',
+          'Store, resource and network › Message loss (0–1): ',
+        ].sort(),
+      );
+    await screenshot(page, 'sandbox-issues');
   });
 
   it('imports a scenario file, shows a bad one’s issues as text, and exports what it holds', async () => {

@@ -1,8 +1,13 @@
 import type { InputIssue } from '../../sim/errors.js';
 
-function Line({ source, issue }: { source: string; issue: InputIssue }) {
+type Place = ((path: string) => string | undefined) | undefined;
+
+/** One problem: where it is in the form's words when there are some ("Client A › TTL (ms)"), its path, and what is wrong. */
+function Line({ source, issue, place }: { source: string; issue: InputIssue; place: Place }) {
+  const where = issue.path === '' ? undefined : place?.(issue.path);
   return (
     <>
+      {where !== undefined && <strong data-testid="issue-place">{where}: </strong>}
       <code>{issue.path === '' ? source : `${source}: ${issue.path}`}</code> {issue.message}
     </>
   );
@@ -13,7 +18,18 @@ function Line({ source, issue }: { source: string; issue: InputIssue }) {
  * folded under a count, so one broken field cannot push the page away.
  * Text only, never HTML from the input.
  */
-export function Issues({ source, issues, what }: { source: string; issues: readonly InputIssue[]; what?: string | undefined }) {
+export function Issues({
+  source,
+  issues,
+  what,
+  place,
+}: {
+  source: string;
+  issues: readonly InputIssue[];
+  what?: string | undefined;
+  /** Names a path in the words of the form it came from. */
+  place?: Place;
+}) {
   const [first, ...rest] = issues;
   return (
     <div className="issues-box">
@@ -23,7 +39,7 @@ export function Issues({ source, issues, what }: { source: string; issues: reado
           {first !== undefined && (
             <>
               {what !== undefined && (rest.length > 0 ? 'Its first problem: ' : 'Its problem: ')}
-              <Line source={source} issue={first} />
+              <Line source={source} issue={first} place={place} />
             </>
           )}
         </p>
@@ -36,7 +52,7 @@ export function Issues({ source, issues, what }: { source: string; issues: reado
           <ul className="issues">
             {rest.map((i, k) => (
               <li key={k}>
-                <Line source={source} issue={i} />
+                <Line source={source} issue={i} place={place} />
               </li>
             ))}
           </ul>

@@ -15,7 +15,8 @@ export interface DraftState {
   from: string;
   /** The draft the last run ran, to tell whether the result beside the form is still its result. */
   ran: Scenario | null;
-  issues: { source: string; issues: readonly InputIssue[]; what?: string } | null;
+  /** Problems to show; `form` is the form's scenario they were found in, when they are its own. */
+  issues: { source: string; issues: readonly InputIssue[]; what?: string; form?: Scenario } | null;
   lastTraceId: string | null;
   setDraft(d: Scenario, from: string): void;
   update(path: readonly (string | number)[], value: unknown): void;

@@ -1,5 +1,6 @@
 import { scenarioSchema } from '../../sim/scenario/schema.js';
 import { storeKind } from '../../sim/stores/registry.js';
+import type { Scenario } from '../../sim/scenario/types.js';
 
 /*
  * The sandbox and the fork dialog speak the user's language: each setting
@@ -117,4 +118,79 @@ export function faultDescription(kind: string): string {
   faultDefs ??= (scenarioSchema() as { definitions: Record<string, { description?: string }> }).definitions;
   const id = `${kind.replace(/-(\w)/g, (_, c: string) => c.toUpperCase())}Fault`;
   return faultDefs[id]?.description ?? '';
+}
+
+/** A client's settings as the Sandbox labels them. */
+export const CLIENT_FIELDS: Readonly<Record<string, string>> = {
+  name: 'Name',
+  machine: 'Machine',
+  startMs: 'Starts at (ms)',
+  key: 'Key',
+  ttlMs: 'TTL (ms)',
+  workMs: 'Work per write (ms)',
+  workTime: 'Work time',
+  'acquire.mode': 'Acquire mode',
+  'acquire.method': 'Acquire method',
+  'acquire.retries': 'Retries',
+  'acquire.retryDelayMs': 'Retry delay (ms)',
+  'acquire.waitTimeoutMs': 'Blocking wait timeout (ms)',
+  refreshEveryMs: 'Refresh every (ms)',
+  checkRemaining: 'Check remaining lifetime before writing',
+  writes: 'Writes per lock',
+  'release.method': 'Release method',
+  'release.inFinally': 'Release in a finally block',
+  iterations: 'Iterations',
+  thinkMs: 'Think between iterations (ms)',
+  requestTimeoutMs: 'Request timeout (ms)',
+  pauseAfterAcquire: 'Random GC pauses after acquiring',
+  'pauseAfterAcquire.probability': 'Chance of a pause after each acquisition (0 to 1)',
+  steps: 'Steps',
+};
+
+const SCENARIO_FIELDS: Readonly<Record<string, string>> = {
+  name: 'Scenario › Name',
+  summary: 'Scenario › Summary',
+  seed: 'Scenario › Seed',
+  'budget.maxTimeMs': 'Scenario › Stop after (ms of true time)',
+  'budget.maxEvents': 'Scenario › Stop after (events)',
+  'resource.machine': 'Store, resource and network › Resource machine',
+  'resource.fencing': 'Store, resource and network › Fencing: the resource rejects lower tokens',
+  'network.latencyMinMs': 'Store, resource and network › Latency min (ms)',
+  'network.latencyMaxMs': 'Store, resource and network › Latency max (ms)',
+  'network.distribution': 'Store, resource and network › Latency distribution',
+  'network.loss': 'Store, resource and network › Message loss (0–1)',
+};
+
+/**
+ * Where a problem at a scenario path sits in the Sandbox's form, in its own
+ * words: "clients[0].ttlMs" → "Client A › TTL (ms)", "faults[1].atMs" →
+ * "Fault 2 (Clock jump) › At (ms)". Undefined for a path the form does not
+ * name.
+ */
+export function formPlace(scenario: Scenario, path: string): string | undefined {
+  const indexed = /^(clients|faults|machines)\[(\d+)\](?:\.(.+))?$/.exec(path);
+  if (indexed !== null) {
+    const [, list, at, rest] = indexed;
+    const i = Number(at);
+    if (list === 'clients') {
+      const c = scenario.clients[i];
+      if (c === undefined) return undefined;
+      const field = rest === undefined ? undefined : (CLIENT_FIELDS[rest] ?? CLIENT_FIELDS[rest.split('.')[0]!]);
+      return field === undefined ? `Client ${c.name}` : `Client ${c.name} › ${field}`;
+    }
+    if (list === 'faults') {
+      const f = scenario.faults[i];
+      if (f === undefined) return undefined;
+      const head = `Fault ${i + 1} (${faultName(f.kind)})`;
+      return rest === undefined ? head : `${head} › ${faultFieldLabel(rest.split('.')[0]!.replace(/\[\d+\]$/, ''))}`;
+    }
+    const m = scenario.machines[i];
+    if (m === undefined) return undefined;
+    const field = { name: 'Name', clockOffsetMs: 'Clock offset (ms)', clockDriftPpm: 'Clock drift (ppm)' }[rest ?? ''];
+    return field === undefined ? `Machine ${m.name}` : `Machine ${m.name} › ${field}`;
+  }
+  if (path in SCENARIO_FIELDS) return SCENARIO_FIELDS[path];
+  const store = /^store\.([A-Za-z]+)/.exec(path);
+  if (store !== null) return `Store, resource and network › ${store[1] === 'kind' ? 'Store' : storeFieldLabel(store[1]!)}`;
+  return undefined;
 }

@@ -7,6 +7,7 @@ import { buildLink, EMPTY_LINK, MAX_LINK_CHARS } from '../links/permalink.js';
 import { ClientCard } from '../sandbox/ClientCard.js';
 import { Confirm, type Ask } from '../sandbox/Confirm.js';
 import { isDirty, newClient, useDraft } from '../sandbox/draft.js';
+import { formPlace } from '../sandbox/words.js';
 import { FaultsEditor } from '../sandbox/FaultsEditor.js';
 import { NumField, TextField } from '../sandbox/fields.js';
 import { droppedWords, faultsForKind, importScenarioFile, loadDraft, sourceOf, switchStoreKind } from '../sandbox/load.js';
@@ -86,7 +87,7 @@ export function SandboxView() {
       showPrimary(t);
     } else {
       const n = useUi.getState().notice;
-      if (n !== null) useDraft.getState().setIssues({ source: n.source, issues: n.issues });
+      if (n !== null) useDraft.getState().setIssues({ source: n.source, issues: n.issues, form: draft });
       useUi.getState().set({ notice: null });
     }
   };
@@ -168,7 +169,12 @@ export function SandboxView() {
       {issues !== null && (
         <div className="notice notice-error" role="alert" data-testid="sandbox-issues">
           <strong>The scenario is not valid:</strong>
-          <Issues source={issues.source} issues={issues.issues} what={issues.what} />
+          <Issues
+            source={issues.source}
+            issues={issues.issues}
+            what={issues.what}
+            place={issues.form === undefined ? undefined : formPlace.bind(null, issues.form)}
+          />
         </div>
       )}
       <div className="sandbox-grid">
