@@ -114,8 +114,16 @@ describeBrowser('the sandbox speaks the user’s language and keeps what they bu
     await confirm.getByRole('button', { name: 'Keep my changes' }).click();
     expect(await page.locator('[data-client-card="A"]').getByLabel('TTL (ms)').inputValue()).toBe('4321');
     await page.getByRole('button', { name: 'Load', exact: true }).click();
-    await page.getByTestId('confirm').getByRole('button', { name: 'Loading anyway' }).click();
+    // The button that goes ahead says what it does, as a command.
+    expect(await page.getByTestId('confirm').getByRole('button').allTextContents()).toEqual(['Load pause-past-expiry anyway', 'Keep my changes']);
+    await page.getByTestId('confirm').getByRole('button', { name: 'Load pause-past-expiry anyway' }).click();
     await expect.poll(() => page.locator('[data-client-card="A"]').getByLabel('TTL (ms)').inputValue()).toBe('10000');
+    await page.locator('[data-client-card="A"]').getByLabel('TTL (ms)').fill('4321');
+    await page.getByRole('button', { name: 'Blank scenario' }).click();
+    expect(await page.getByTestId('confirm').getByRole('button').allTextContents()).toEqual(['Start a blank scenario anyway', 'Keep my changes']);
+    await page.getByTestId('confirm').getByRole('button', { name: 'Keep my changes' }).click();
+    await page.getByTestId('import-scenario').setInputFiles({ name: 'mine.json', mimeType: 'application/json', buffer: Buffer.from('{"name":"mine"}') });
+    expect(await page.getByTestId('confirm').getByRole('button').allTextContents()).toEqual(['Import mine.json anyway', 'Keep my changes']);
   });
 
   it('the result beside a changed form says it is out of date, and an invalid form shows no old result', async () => {

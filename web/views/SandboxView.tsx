@@ -39,10 +39,14 @@ export function SandboxView() {
   const [start, setStart] = useState(BUILTIN_NAMES[0] ?? 'pause-past-expiry');
   const [ask, setAsk] = useState<Ask | null>(null);
 
-  /** Does something that replaces the form, asking first when it holds changes. */
-  const replacing = (what: string, run: () => void) => {
+  /**
+   * Does something that replaces the form, asking first when it holds changes:
+   * `what` names it as it happens ("Loading flock-across-servers"), `yes` as the
+   * button that does it anyway ("Load flock-across-servers anyway").
+   */
+  const replacing = (what: string, yes: string, run: () => void) => {
     if (!isDirty(useDraft.getState())) run();
-    else setAsk({ message: `${what} replaces the scenario in the form, and your changes to it are lost.`, yes: `${what.split(' ')[0]} anyway`, run });
+    else setAsk({ message: `${what} replaces the scenario in the form, and your changes to it are lost.`, yes, run });
   };
 
   // Open on what the lab shows: the link's scenario (with its overrides), or the trace on screen.
@@ -52,7 +56,7 @@ export function SandboxView() {
     const d = useDraft.getState();
     if (d.from === src.from) return;
     if (d.draft === null || !isDirty(d)) void loadDraft(src.input, src.from, src.overrides);
-    else replacing(`Opening ${primary.label}`, () => void loadDraft(src.input, src.from, src.overrides));
+    else replacing(`Opening ${primary.label}`, `Open ${primary.label} anyway`, () => void loadDraft(src.input, src.from, src.overrides));
   }, [primary, lastTraceId]);
   useEffect(() => {
     if (useDraft.getState().draft === null && useUi.getState().primaryId === null) void loadDraft({ builtin: start }, `builtin:${start}|`);
@@ -133,17 +137,27 @@ export function SandboxView() {
         <button
           type="button"
           disabled={start === ''}
-          onClick={() => replacing(`Loading ${start}`, () => void loadDraft({ builtin: start }, `builtin:${start}|`))}
+          onClick={() => replacing(`Loading ${start}`, `Load ${start} anyway`, () => void loadDraft({ builtin: start }, `builtin:${start}|`))}
         >
           Load
         </button>
         <button
           type="button"
-          onClick={() => replacing('Starting a blank scenario', () => void loadDraft({ raw: BLANK_SCENARIO, sourceName: 'blank scenario' }, 'blank'))}
+          onClick={() =>
+            replacing(
+              'Starting a blank scenario',
+              'Start a blank scenario anyway',
+              () => void loadDraft({ raw: BLANK_SCENARIO, sourceName: 'blank scenario' }, 'blank'),
+            )
+          }
         >
           Blank scenario
         </button>
-        <FilePicker label="Import scenario…" onFile={(f) => replacing(`Importing ${f.name}`, () => void importScenarioFile(f))} testId="import-scenario" />
+        <FilePicker
+          label="Import scenario…"
+          onFile={(f) => replacing(`Importing ${f.name}`, `Import ${f.name} anyway`, () => void importScenarioFile(f))}
+          testId="import-scenario"
+        />
         <button type="button" onClick={() => download(`${draft.name}.json`, `${JSON.stringify(draft, null, 2)}\n`)}>
           Export scenario
         </button>
