@@ -506,6 +506,24 @@ describeBrowser('a learner goes through lesson 4', () => {
     await page.reload();
     await page.locator('article.lesson[data-lesson="pause-past-expiry"]').waitFor();
     await expect.poll(scrollY).toBe(atEnd);
+    // A lesson's own link to the list is one step, however many changes of state it takes: Back from the list is the lesson.
+    await page.getByRole('link', { name: '← All lessons' }).click();
+    await page.getByTestId('course-progress').waitFor();
+    await page.goBack();
+    await expect.poll(() => page.locator('main').getAttribute('data-view')).toBe('lesson');
+    expect(page.url()).toContain(LESSON4);
+    // Two pages opened faster than the lab writes an address (120 ms) are still two steps back.
+    await page.evaluate(async () => {
+      const ui = window.__locklab!.ui.getState();
+      ui.set({ view: 'stores' });
+      await new Promise((r) => setTimeout(r, 20));
+      ui.set({ view: 'odds' });
+    });
+    await expect.poll(() => page.url()).toContain('#/odds');
+    await page.goBack();
+    await expect.poll(() => page.locator('main').getAttribute('data-view')).toBe('stores');
+    await page.goBack();
+    await expect.poll(() => page.locator('main').getAttribute('data-view')).toBe('lesson');
     expect(lab.errors).toEqual([]);
     await page.close();
   });

@@ -1,12 +1,12 @@
-import { useLessonRoute } from '../lessons/route.js';
+import { lessonHash, useLessonRoute } from '../lessons/route.js';
 import { useUi, type View } from './ui.js';
 
 /*
  * The tab's history, a page to an entry. The lab is one long-lived document
  * that swaps views, so the browser makes no entry of its own when the
  * learner goes from the lessons to a lesson or to the lab: without these,
- * Back left Locklab altogether. Each new page gets an entry (url-sync pushes
- * it with the page's address), and Back or Forward to an entry opens its
+ * Back left Locklab altogether. Each new page the lab opens gets an entry,
+ * pushed as the page changes, and Back or Forward to an entry opens its
  * page scrolled where the learner left it. Moving within a page (a lesson's
  * anchor, the lab's scenario, seed or playhead) changes the entry's address
  * and adds none.
@@ -76,61 +76,93 @@ function currentKey(): string {
   return locklabEntry;
 }
 
-/** The page the last state change showed, and the page last drawn (null before the first). */
+/** The page the state shows (null before places start). */
 let statePage: string | null = null;
+/** Where to scroll the page drawn next: set when the page changes, taken when it is drawn. */
+let nextScroll: number | undefined;
+/** The page last drawn: only a page that was on screen has a place to remember. */
 let drawnPage: string | null = null;
+/** The change of page under way in this task, if any: the steps of one change are one new page. */
+let step: { pushed: boolean } | null = null;
 
-/** Notes, before the new page is drawn over it, how far down the page on screen was. */
-function watchPages(): void {
+/** A new page's address until url-sync writes its whole link: a lesson's, or its view's. */
+function provisionalAddress(): string {
+  const view = useUi.getState().view;
+  return view === 'lessons' || view === 'lesson' ? lessonHash(useLessonRoute.getState()) : `#/${view}`;
+}
+
+/**
+ * Starts keeping places, before the first address is opened: the page on
+ * screen is the current entry's, and a reload opens it where it was left.
+ */
+export function startPlaces(): void {
+  history.scrollRestoration = 'manual';
+  recallPlaces();
+  // The document is going away (a reload, another site): keep the places for the next load of this tab.
+  addEventListener('pagehide', keepPlaces);
+  shown = currentKey();
   statePage = currentPage();
-  const changed = () => {
-    const page = currentPage();
-    if (page === statePage) return;
-    statePage = page;
-    // The state changed, the screen not yet: this is still the page left.
-    if (shown !== null) scrolled.set(shown, window.scrollY);
-  };
-  useUi.subscribe(changed);
-  useLessonRoute.subscribe(changed);
+  nextScroll = scrolled.get(shown);
+}
+
+/**
+ * Called on every change of the lab's state, as it happens (before the new
+ * page is drawn). When the page changes, the one left is remembered at its
+ * scroll position. `inApp`: the lab changed the page itself (a tab, a
+ * link it follows), so the page gets a new entry, pushed now with a
+ * provisional address that is returned (url-sync writes the whole link
+ * soon after); else the browser moved (Back, Forward, an address typed),
+ * and the page is its entry's, scrolled where it was left.
+ */
+export function pageChanged(inApp: boolean): string | null {
+  if (statePage === null) return null;
+  const page = currentPage();
+  if (page === statePage) return null;
+  const left = statePage;
+  statePage = page;
+  if (step !== null) {
+    // A later step of the same change (a lesson route sets the lesson, then the view): the page left was noted at the first.
+    if (!step.pushed) return null;
+    const address = provisionalAddress();
+    history.replaceState(history.state, '', address);
+    return address;
+  }
+  const thisStep = { pushed: false };
+  step = thisStep;
+  queueMicrotask(() => {
+    step = null;
+  });
+  // The state changed, the screen not yet: this is still the page left, if it was ever drawn (not the state before the first address opened).
+  if (shown !== null && drawnPage === left) scrolled.set(shown, window.scrollY);
+  const key = currentKey();
+  if (inApp && key === shown) {
+    const state: EntryState = { locklabEntry: `${LOAD}.${++made}` };
+    const address = provisionalAddress();
+    history.pushState(state, '', address);
+    shown = state.locklabEntry;
+    thisStep.pushed = true;
+    nextScroll = 0;
+    return address;
+  }
+  shown = key;
+  nextScroll = scrolled.get(key) ?? 0;
+  return null;
 }
 
 /**
  * A page has been drawn, not yet painted: where to scroll it, or undefined
- * to leave it where it is. An entry the learner returns to (Back, Forward,
- * a reload) opens where they left it; a new page, whose entry url-sync is
- * about to push, at its top; the first page of a visit where the browser
- * put it.
+ * to leave it where it is (the first page of a visit, where the browser put
+ * it). A new page opens at its top; an entry the learner returns to (Back,
+ * Forward, a reload) where they left it.
  */
 export function pageDrawn(): number | undefined {
-  const page = currentPage();
-  if (page === drawnPage) return undefined;
-  const first = drawnPage === null;
-  drawnPage = page;
-  const key = currentKey();
-  if (first) {
-    history.scrollRestoration = 'manual';
-    watchPages();
-    recallPlaces();
-    // The document is going away (a reload, another site): keep the places for the next load of this tab.
-    addEventListener('pagehide', keepPlaces);
-  } else if (key === shown) {
-    // The current entry is the page just left: the new page has none yet.
-    shown = null;
-    return 0;
-  }
-  shown = key;
-  return scrolled.get(key) ?? (first ? undefined : 0);
+  drawnPage = currentPage();
+  const y = nextScroll;
+  nextScroll = undefined;
+  return y;
 }
 
-/**
- * Puts `hash`, the address of what is on screen, in the history: in a new
- * entry when the page on screen has none yet, else in place of the current
- * entry's address.
- */
+/** Puts `hash`, the address of what is on screen, in place of the current entry's. */
 export function writeAddress(hash: string): void {
-  if (shown === null) {
-    const state: EntryState = { locklabEntry: `${LOAD}.${++made}` };
-    history.pushState(state, '', hash);
-    shown = state.locklabEntry;
-  } else if (hash !== location.hash) history.replaceState(history.state, '', hash);
+  if (hash !== location.hash) history.replaceState(history.state, '', hash);
 }

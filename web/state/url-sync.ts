@@ -1,7 +1,7 @@
 import { isLessonHash, lessonHash, openLessonHash, useLessonRoute } from '../lessons/route.js';
 import { useProgress } from '../lessons/progress.js';
 import { currentLink, DEFAULT_SCENARIO, openLink, runPrimary } from './session.js';
-import { writeAddress } from './history-places.js';
+import { pageChanged, startPlaces, writeAddress } from './history-places.js';
 import { getTrace } from './traces.js';
 import { useUi, type UiState } from './ui.js';
 
@@ -35,7 +35,7 @@ async function write(): Promise<void> {
   const hash = link === null ? lessonHash(useLessonRoute.getState()) : link.ok ? link.hash : `#/${view}`;
   if (hash !== location.hash) {
     written = hash;
-    // A new page gets an entry of its own, so that Back returns to the one before; a move within a page replaces the address.
+    // The entry's address: a new page has had its entry pushed already (pageChanged).
     writeAddress(hash);
   }
 }
@@ -60,13 +60,22 @@ export async function startUrlSync(): Promise<void> {
     // Scrubbing changes the cursor every frame; write the address once it settles.
     timer = setTimeout(() => void write(), 120);
   };
+  // A page the lab opens itself gets its history entry at once, while the state changes; an address being opened moved the browser already.
+  const newPage = () => {
+    const pushed = pageChanged(enabled);
+    if (pushed !== null) written = pushed;
+  };
   useUi.subscribe((now, before) => {
+    newPage();
     if (WATCHED.some((k) => now[k] !== before[k])) later();
     // A visit that began on the lessons page has no trace yet; the lab opens on its classic story.
     if (now.view !== before.view && (now.view === 'lab' || now.view === 'compare') && getTrace(now.primaryId) === null && now.busy === null)
       void runPrimary({ kind: 'builtin', name: DEFAULT_SCENARIO, seed: null, overrides: [] });
   });
-  useLessonRoute.subscribe(later);
+  useLessonRoute.subscribe(() => {
+    newPage();
+    later();
+  });
   window.addEventListener('hashchange', () => {
     if (location.hash === written) return;
     written = location.hash;
@@ -76,6 +85,7 @@ export async function startUrlSync(): Promise<void> {
     });
   });
   written = location.hash;
+  startPlaces();
   await open(location.hash);
   enabled = true;
   void write();
