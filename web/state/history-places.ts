@@ -30,7 +30,7 @@ interface EntryState {
 const LOAD = Math.round(performance.timeOrigin).toString(36);
 let made = 0;
 
-/** The key of the entry that shows the page on screen; null while a new page waits for url-sync to push its entry. */
+/** The key of the entry that shows the page on screen (null until places start). */
 let shown: string | null = null;
 /** How far down each entry's page was scrolled when the learner left it, by entry key. */
 const scrolled = new Map<string, number>();
