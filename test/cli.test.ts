@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BUILTIN_SCENARIOS } from '../sim/scenarios/index.js';
 import { runHash } from '../sim/trace/hash.js';
@@ -338,6 +338,25 @@ describe('locklab scenarios and help', () => {
       expect(r.out).toMatch(new RegExp(`^${name} +redis +\\S`, 'm'));
     const json = JSON.parse((await cli('scenarios', '--json')).out) as Array<{ name: string }>;
     expect(json.map((s) => s.name)).toContain('pause-past-expiry');
+  });
+
+  it('prints a built-in scenario as a file to copy: it runs to the same trace, and its $schema finds the schema from where it is saved', async () => {
+    const r = await cli('scenarios', 'pause-past-expiry');
+    expect(r.code).toBe(0);
+    const { $schema, ...copy } = JSON.parse(r.out) as Record<string, unknown>;
+    const { $schema: _inRepository, ...builtin } = BUILTIN_SCENARIOS['pause-past-expiry'] as Record<string, unknown>;
+    expect(copy).toEqual(builtin);
+    // Saved in the folder the command ran in, its $schema names the repository's (or the installed package's) schema file.
+    expect(readFileSync(resolve(process.cwd(), $schema as string), 'utf8')).toContain('"$schema": "http://json-schema.org/draft-07/schema#"');
+    const file = join(dir, 'mine.json');
+    writeFileSync(file, r.out);
+    const [mine, original] = [await cli('run', file, '--json'), await cli('run', 'pause-past-expiry', '--json')];
+    expect(runHash(JSON.parse(mine.out) as TraceDocument)).toBe(runHash(JSON.parse(original.out) as TraceDocument));
+
+    const unknown = await cli('scenarios', 'pause-past-expiri');
+    expect(unknown.code).toBe(2);
+    expect(unknown.out).toBe('');
+    expect(unknown.err).toMatch(/^locklab: pause-past-expiri: no built-in scenario of that name \(built-ins: pause-past-expiry, /);
   });
 
   it('has --help everywhere', async () => {

@@ -1,5 +1,6 @@
-import { closeSync, constants, fstatSync, lstatSync, openSync, readSync, renameSync, rmSync, writeSync, type Stats } from 'node:fs';
+import { closeSync, constants, existsSync, fstatSync, lstatSync, openSync, readSync, renameSync, rmSync, writeSync, type Stats } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { InputError } from '../errors.js';
 import { parseJson, textOfBytes, type JsonKind } from '../json.js';
 import { grouped, LIMITS, limitText } from '../scenario/limits.js';
@@ -44,6 +45,22 @@ const UTF8 = new TextDecoder('utf-8', { fatal: true });
  * blocking and checked on the open descriptor, so what is checked is what is
  * read.
  */
+/**
+ * The nearest folder above the command's own code (sim/cli in the sources,
+ * dist/lib or one of its chunks once compiled) that holds `path`, joined
+ * with it: where the repository or the installed package keeps a file of
+ * its own; '' when none does.
+ */
+export function nearestOwnFile(path: string): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (;;) {
+    if (existsSync(join(dir, path))) return join(dir, path);
+    const up = dirname(dir);
+    if (up === dir) return '';
+    dir = up;
+  }
+}
+
 export function readJsonFile(file: string, kind: JsonKind = 'scenario'): unknown {
   const limit = kind === 'trace' ? 'maxTraceBytes' : 'maxScenarioBytes';
   const maxBytes = LIMITS[limit];

@@ -1,6 +1,5 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { Colors } from 'picocolors/types.js';
 import { summarize } from '../check/summary.js';
 import { InputError } from '../errors.js';
@@ -15,23 +14,14 @@ import { reproduceCommand } from '../reproduce.js';
 import type { Json, Lesson, LessonProblem, Story } from '../lessons/types.js';
 import { describe } from '../trace/describe.js';
 import { formatInstant } from '../time.js';
+import { nearestOwnFile } from './files.js';
 
 /**
  * The lessons of the repository: the nearest lessons/ with a claims.yaml above
- * this module (sim/cli in the sources, dist/lib or one of its chunks once
- * compiled). The published package does not ship lessons; there this is ''.
+ * the command's code. The published package does not ship lessons; there this is ''.
  */
-function findLessonsDir(): string {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  for (;;) {
-    if (existsSync(join(dir, 'lessons', CLAIMS_FILE))) return join(dir, 'lessons');
-    const up = dirname(dir);
-    if (up === dir) return '';
-    dir = up;
-  }
-}
-
-export const LESSONS_DIR = findLessonsDir();
+const claimsFound = nearestOwnFile(join('lessons', CLAIMS_FILE));
+export const LESSONS_DIR = claimsFound === '' ? '' : dirname(claimsFound);
 
 function shippedClaims(): string {
   if (LESSONS_DIR === '')

@@ -1,4 +1,5 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { join, relative, sep } from 'node:path';
 import pc from 'picocolors';
 import type { Colors } from 'picocolors/types.js';
 import { InputError } from '../errors.js';
@@ -13,7 +14,7 @@ import type { Verdict } from '../check/verdict.js';
 import { canonicalJson, runHash } from '../trace/hash.js';
 import { STORE_TABLE } from '../stores/registry.js';
 import type { TraceDocument } from '../trace/types.js';
-import { readJsonFile, readLines } from './files.js';
+import { nearestOwnFile, readJsonFile, readLines } from './files.js';
 import { formatStop, formatVerdict } from './format.js';
 import { addLessonCommands } from './lessons-commands.js';
 import { isJsonl, runCommand, RunInterrupted, type RunOptions } from './run-command.js';
@@ -222,9 +223,29 @@ Exit codes: 0 the run completed (whatever its outcome), 1 the outcome met --fail
 
   program
     .command('scenarios')
-    .description('List the built-in scenarios.')
+    .description('List the built-in scenarios, or print one as a scenario file to copy and edit.')
+    .argument('[name]', 'a built-in scenario: print it as JSON (`locklab scenarios pause-past-expiry > mine.json`)')
     .option('--json', 'print the list as JSON')
-    .action((opts: { json?: boolean }) => {
+    .action((name: string | undefined, opts: { json?: boolean }) => {
+      if (name !== undefined) {
+        const raw = BUILTIN_SCENARIOS[name];
+        if (raw === undefined)
+          throw new InputError(name, [{ path: '', message: `no built-in scenario of that name (built-ins: ${BUILTIN_NAMES.join(', ')})` }]);
+        // The schema where this command's package keeps it, as a path from here, where the file is likely saved: an editor then checks the copy.
+        const schema = nearestOwnFile(join('docs', 'schema', 'scenario.schema.json'));
+        const { $schema: _repositoryPath, ...rest } = raw as Record<string, unknown>;
+        const link =
+          schema === ''
+            ? {}
+            : {
+                $schema: relative(process.cwd(), schema)
+                  .split(sep)
+                  .join('/')
+                  .replace(/^(?!\.)/, './'),
+              };
+        io.out(`${JSON.stringify({ ...link, ...rest }, null, 2)}\n`);
+        return;
+      }
       const list = BUILTIN_NAMES.map((name) => {
         const s = normalizeScenario(BUILTIN_SCENARIOS[name], `built-in ${name}`);
         return { name, store: s.store.kind, summary: s.summary };
