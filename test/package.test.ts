@@ -1,7 +1,10 @@
 import { spawnSync, type SpawnSyncOptions } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, posix } from 'node:path';
+import remarkParse from 'remark-parse';
+import { unified } from 'unified';
+import { visit } from 'unist-util-visit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runScenario } from '../sim/run.js';
 import { normalizeScenario } from '../sim/scenario/normalize.js';
@@ -81,9 +84,31 @@ describe('npm pack', () => {
 
   it('ships no tests, web sources, benches, TypeScript sources or build scripts', () => {
     const allowed =
-      /^(package\.json|README\.md|sim\/cli\/bin\.mjs|dist\/lib\/.+\.js|dist\/lib\/real\/(reaper\.mjs|driver\.php)|dist\/lib\/licenses\/[\w@-]+\.txt|dist\/types\/.+\.d\.ts|docs\/schema\/.+\.json|docs\/[\w-]+\.md)$/;
+      /^(package\.json|README\.md|LICENSE|docs\/decisions\/[\w-]+\.md|sim\/cli\/bin\.mjs|dist\/lib\/.+\.js|dist\/lib\/real\/(reaper\.mjs|driver\.php)|dist\/lib\/licenses\/[\w@-]+\.txt|dist\/types\/.+\.d\.ts|docs\/schema\/.+\.json|docs\/[\w-]+\.md)$/;
     expect(listed.files.map((f) => f.path).filter((p) => !allowed.test(p))).toEqual([]);
     expect(listed.files.some((f) => /^(test|web|bench|scripts|lessons)\//.test(f.path) || f.path.startsWith('docs/examples/'))).toBe(false);
+  });
+});
+
+describe('the documents in the package', () => {
+  it('link only to files the package holds, and carry the license package.json names', () => {
+    const shipped = new Set(listed.files.map((f) => f.path));
+    const broken: string[] = [];
+    for (const doc of [...shipped].filter((p) => p.endsWith('.md'))) {
+      const tree = unified()
+        .use(remarkParse)
+        .parse(readFileSync(join(root, doc), 'utf8'));
+      visit(tree, ['link', 'definition'], (node) => {
+        const url = (node as { url: string }).url;
+        if (/^[a-z][a-z+.-]*:|^#/i.test(url)) return;
+        const target = posix.normalize(posix.join(posix.dirname(doc), url.replace(/#.*$/, '')));
+        if (!shipped.has(target) && ![...shipped].some((p) => p.startsWith(`${target.replace(/\/$/, '')}/`))) broken.push(`${doc} -> ${url}`);
+      });
+    }
+    expect(broken).toEqual([]);
+    expect(shipped).toContain('LICENSE');
+    const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { license: string };
+    expect(readFileSync(join(root, 'LICENSE'), 'utf8')).toMatch(new RegExp(`^${pkg.license} License\n`));
   });
 });
 
