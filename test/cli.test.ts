@@ -258,9 +258,9 @@ describe('bad input: one clear line naming the file and path, exit 2, no stack t
 
   it('a zero or negative TTL', async () => {
     const zero = scenarioFile('ttl0.json', (s) => ((s.clients as Array<Record<string, unknown>>)[0]!.ttlMs = 0));
-    expectBadInput(await cli('run', zero), `${zero}: clients[0].ttlMs: must be >= 0.001 (1 µs: the simulation's time resolution), got 0`);
+    expectBadInput(await cli('run', zero), `${zero}: clients[0].ttlMs: must be at least 0.001 ms (1 µs: the simulation's time resolution), got 0 ms`);
     const negative = scenarioFile('ttl-.json', (s) => ((s.clients as Array<Record<string, unknown>>)[1]!.ttlMs = -5));
-    expectBadInput(await cli('run', negative), `${negative}: clients[1].ttlMs: must be >= 0.001 (1 µs: the simulation's time resolution), got -5`);
+    expectBadInput(await cli('run', negative), `${negative}: clients[1].ttlMs: must be at least 0.001 ms (1 µs: the simulation's time resolution), got -5 ms`);
   });
 
   it('a duration that is not a number', async () => {

@@ -108,7 +108,10 @@ function describe(e: ErrorObject, root: object): InputIssue | undefined {
     case 'exclusiveMaximum': {
       // The smallest duration is the clock's resolution; say so, or 0.0001 ms looks like a fine value.
       const why = e.keyword === 'minimum' && p.limit === 0.001 ? " (1 µs: the simulation's time resolution)" : '';
-      return { path, message: `must be ${String(p.comparison)} ${String(p.limit)}${why}, got ${show(e.data)}` };
+      const unit = unitOf(path);
+      const limit = Number.isInteger(p.limit) ? grouped(p.limit as number) : String(p.limit);
+      const got = typeof e.data === 'number' ? `${show(e.data)}${unit}` : show(e.data);
+      return { path, message: `must be ${COMPARISON[String(p.comparison)] ?? String(p.comparison)} ${limit}${unit}${why}, got ${got}` };
     }
     case 'maxItems': {
       const name = (e.parentSchema as { 'x-limit'?: LimitName } | undefined)?.['x-limit'];
@@ -133,6 +136,19 @@ function describe(e: ErrorObject, root: object): InputIssue | undefined {
     default:
       return { path, message: e.message ?? 'is not valid' };
   }
+}
+
+const COMPARISON: Readonly<Record<string, string>> = { '>=': 'at least', '<=': 'at most', '>': 'more than', '<': 'less than' };
+
+/** The unit a field's name ends in (`ttlMs`, `ttlMonitorSec`, `clockDriftPpm`…), as a limit and a value are said in it. */
+function unitOf(path: string): string {
+  const field = /(\w+)(\[\d+\])*$/.exec(path)?.[1] ?? '';
+  if (/Ms$/.test(field)) return ' ms';
+  if (/Us$/.test(field)) return ' µs';
+  if (/(Sec|Seconds)$/.test(field)) return ' s';
+  if (/Ppm$/.test(field)) return ' ppm';
+  if (/Bytes$/.test(field)) return ' bytes';
+  return '';
 }
 
 function article(type: string): string {

@@ -170,7 +170,7 @@ describeBrowser('the sandbox', () => {
     await page.getByTestId('sandbox-run').click();
     const issues = page.getByTestId('sandbox-issues');
     await expect.poll(() => issues.textContent()).toContain('clients[0].ttlMs');
-    expect(await issues.textContent()).toContain('must be >= 0.001');
+    expect(await issues.textContent()).toContain('must be at least 0.001 ms');
     expect(await page.getByTestId('verdict').count()).toBe(0);
     // Each problem is named as the form names its field, so it can be found without knowing the file's paths.
     expect(await issues.getByTestId('issue-place').allTextContents()).toEqual(['Client A › TTL (ms): ']);
@@ -194,6 +194,32 @@ describeBrowser('the sandbox', () => {
         ].sort(),
       );
     await screenshot(page, 'sandbox-issues');
+  });
+
+  it('keeps a number box emptied to type a new value empty, says it needs one, and never runs it as 0', async () => {
+    const page = await lab.page('#/sandbox');
+    await page.getByRole('button', { name: 'Blank scenario' }).click();
+    await expect.poll(() => page.getByTestId('draft-state').getAttribute('data-from')).toBe('blank');
+    const ttl = page.locator('[data-client-card="A"]').getByLabel('TTL (ms)');
+    const before = await ttl.inputValue();
+    await ttl.fill('');
+    expect(await ttl.inputValue()).toBe('');
+    expect(await ttl.getAttribute('aria-invalid')).toBe('true');
+    const noteId = (await ttl.getAttribute('aria-describedby'))!.split(' ').find((id) => id.endsWith('-missing'))!;
+    const note = page.locator(`[id="${noteId}"]`);
+    expect(await note.textContent()).toBe(`Needs a number; left empty, it stays ${before}.`);
+    await screenshot(page, 'sandbox-emptied-number');
+    // Leaving the box empty gives it its value back; the run has nothing to refuse.
+    await page.getByTestId('sandbox-run').click();
+    expect(await ttl.inputValue()).toBe(before);
+    expect(await ttl.getAttribute('aria-invalid')).toBeNull();
+    await expect.poll(() => page.getByTestId('verdict').count()).toBe(1);
+    expect(await page.getByTestId('sandbox-issues').count()).toBe(0);
+    // Typed anew, the value is the one typed.
+    await ttl.fill('');
+    await ttl.pressSequentially('2500');
+    expect(await ttl.inputValue()).toBe('2500');
+    expect(lab.errors).toEqual([]);
   });
 
   it('imports a scenario file, shows a bad one’s issues as text, and exports what it holds', async () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { runScenario } from '../../sim/run.js';
 import { normalizeScenario } from '../../sim/scenario/normalize.js';
-import { LIMITS } from '../../sim/scenario/limits.js';
+import { grouped, LIMITS } from '../../sim/scenario/limits.js';
 import { INCR_OVERFLOW } from '../../sim/stores/redis.js';
 import { SessionLockNode } from '../../sim/stores/session.js';
 import type { LockOp } from '../../sim/stores/types.js';
@@ -31,12 +31,14 @@ const twoHolders = (store: Record<string, unknown>) => ({
 
 describe('fencing counters near 2^53', () => {
   it('the schema refuses a Redis fencingTokenStart past the counter-start limit, naming the field and the limit', () => {
-    expect(refusal(twoHolders({ kind: 'redis', fencingTokenStart: MAX }))).toContain(`store.fencingTokenStart: must be <= ${LIMITS.maxCounterStart}`);
+    expect(refusal(twoHolders({ kind: 'redis', fencingTokenStart: MAX }))).toContain(
+      `store.fencingTokenStart: must be at most ${grouped(LIMITS.maxCounterStart)}`,
+    );
   });
 
   it('the schema refuses a ZooKeeper zxidStart and an etcd revisionStart past the same limit', () => {
-    expect(refusal(twoHolders({ kind: 'zookeeper-recipe', zxidStart: MAX }))).toContain(`store.zxidStart: must be <= ${LIMITS.maxCounterStart}`);
-    expect(refusal(twoHolders({ kind: 'etcd', revisionStart: MAX }))).toContain(`store.revisionStart: must be <= ${LIMITS.maxCounterStart}`);
+    expect(refusal(twoHolders({ kind: 'zookeeper-recipe', zxidStart: MAX }))).toContain(`store.zxidStart: must be at most ${grouped(LIMITS.maxCounterStart)}`);
+    expect(refusal(twoHolders({ kind: 'etcd', revisionStart: MAX }))).toContain(`store.revisionStart: must be at most ${grouped(LIMITS.maxCounterStart)}`);
   });
 
   it('at the highest start the schema allows, tokens still strictly increase and fencing rejects the stale write', () => {

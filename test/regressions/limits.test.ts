@@ -82,7 +82,9 @@ describe('limits', () => {
   });
 
   it('the event budget is held to maxEvents; a run that keeps its trace and needs fewer than maxTraceEvents runs whole', async () => {
-    expect(refusal({ ...base(), budget: { maxEvents: 100_000_001 } })).toBe(`bad.json: budget.maxEvents: must be <= ${LIMITS.maxEvents}, got 100000001`);
+    expect(refusal({ ...base(), budget: { maxEvents: 100_000_001 } })).toBe(
+      `bad.json: budget.maxEvents: must be at most ${grouped(LIMITS.maxEvents)}, got 100000001`,
+    );
     // A budget above maxTraceEvents is no reason to refuse: the kept run stops there only if it gets there (test/cli-stream.test.ts).
     const file = join(dir, 'long.json');
     writeFileSync(file, JSON.stringify({ ...base(), budget: { maxEvents: 2_000_000 } }));
@@ -119,7 +121,13 @@ describe('values that once produced traces locklab check refused', () => {
   it('clockOffsetMs: 1e308 is refused at its path', () => {
     const doc = base();
     (doc.machines as Array<Record<string, unknown>>)[0]!.clockOffsetMs = 1e308;
-    expect(refusal(doc)).toBe('bad.json: machines[0].clockOffsetMs: must be <= 31536000000, got 1e+308');
+    expect(refusal(doc)).toBe('bad.json: machines[0].clockOffsetMs: must be at most 31,536,000,000 ms, got 1e+308 ms');
+  });
+
+  it('a limit is said in the unit its field is named in', () => {
+    const doc = base();
+    (doc.machines as Array<Record<string, unknown>>)[0]!.clockDriftPpm = -200000;
+    expect(refusal(doc)).toBe('bad.json: machines[0].clockDriftPpm: must be at least -100,000 ppm, got -200000 ppm');
   });
 
   it('the most extreme clocks the schema allows still write a trace that check reads back', () => {
@@ -137,7 +145,7 @@ describe('values that once produced traces locklab check refused', () => {
   it('a refresh interval under the 1 µs resolution is refused instead of silently meaning never', () => {
     const doc = base();
     (doc.clients as Array<Record<string, unknown>>)[0]!.refreshEveryMs = 0.0004;
-    expect(refusal(doc)).toBe("bad.json: clients[0].refreshEveryMs: must be >= 0.001 (1 µs: the simulation's time resolution), got 0.0004");
+    expect(refusal(doc)).toBe("bad.json: clients[0].refreshEveryMs: must be at least 0.001 ms (1 µs: the simulation's time resolution), got 0.0004 ms");
   });
 
   it('every positive duration is held to the resolution, not just refreshEveryMs', () => {

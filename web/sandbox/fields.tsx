@@ -1,9 +1,9 @@
-import { useId } from 'react';
+import { useId, useState } from 'react';
 
 /*
  * Labelled form controls. Each writes a typed value through onChange; a
- * number field that is empty or not a number passes null, so "no refresh"
- * can be expressed, and the worker's validation names anything wrong.
+ * number field that may be empty ("no refresh") passes null when emptied,
+ * and the worker's validation names anything wrong.
  */
 
 export function NumField({
@@ -24,6 +24,10 @@ export function NumField({
   hint?: string | undefined;
 }) {
   const id = useId();
+  // A box emptied to type a new value stays empty while it has the focus, and the scenario keeps its value: a field that needs a number is never read as 0.
+  const [emptied, setEmptied] = useState(false);
+  const missing = emptied && !nullable && value !== null;
+  const notes = [hint === undefined ? undefined : `${id}-hint`, missing ? `${id}-missing` : undefined].filter((n) => n !== undefined);
   return (
     <div className="field">
       <label htmlFor={id}>{label}</label>
@@ -32,14 +36,26 @@ export function NumField({
         type="number"
         step={step}
         min={min}
-        value={value ?? ''}
+        value={emptied || value === null ? '' : value}
         placeholder={nullable ? 'none' : ''}
-        aria-describedby={hint === undefined ? undefined : `${id}-hint`}
+        aria-invalid={missing ? true : undefined}
+        aria-describedby={notes.length === 0 ? undefined : notes.join(' ')}
         onChange={(ev) => {
           const t = ev.target.value;
-          onChange(t === '' ? (nullable ? null : 0) : Number(t));
+          if (t === '' && !nullable) {
+            setEmptied(true);
+            return;
+          }
+          setEmptied(false);
+          onChange(t === '' ? null : Number(t));
         }}
+        onBlur={() => setEmptied(false)}
       />
+      {missing && (
+        <small id={`${id}-missing`} className="field-missing" role="status">
+          Needs a number; left empty, it stays {value}.
+        </small>
+      )}
       {hint !== undefined && (
         <small id={`${id}-hint`} className="muted">
           {hint}
