@@ -211,8 +211,11 @@ Examples:
 
 Each client runs as its own OS process: a pause is a real SIGSTOP, a crash a real
 SIGKILL. Partitions are applied in the clients' runtime (requests to cut-off nodes
-are dropped), since loopback servers cannot be cut apart. Exit codes: 0 the run
-completed, 2 bad input or a scenario that cannot be made real, 3 the time budget ran out.`,
+are dropped), since loopback servers cannot be cut apart. A server given by URL is
+left as it was found: the run refuses to start if a key, znode, row or advisory lock
+it would use is there already, and removes what it wrote when it ends. Exit codes:
+0 the run completed, 2 bad input, a scenario that cannot be made real or a server
+already holding what the run would write, 3 the time budget ran out.`,
     )
     .action(async (ref: string, opts: RealOpts) => {
       if (opts.code === true && opts.json === true)

@@ -6,7 +6,6 @@ import { TRACE_SCHEMA, type Belief, type TraceDocument } from '../trace/types.js
 import type { WriteRequest } from '../world/resource.js';
 import { etcdClient } from './adapters/etcd.js';
 import { fenceKey, lockRedis } from './adapters/redis.js';
-import { connectWithin } from './adapters/types.js';
 import { Harness, janitor, type PostgresServer, type Server } from './harness/index.js';
 import { signalGroup } from './harness/cleanup.js';
 import { numberEvents, numberMarks, type RawMark } from './in-process.js';
@@ -19,6 +18,7 @@ import { RunClock } from './runtime/time.js';
 import { checkSymfonyStore } from './symfony/node.js';
 import { checkSymfonyInstalled } from './symfony/php.js';
 import { childEntry } from './child-bundle.js';
+import { checkFootprintsFree, ETCD_REVISION_KEY, footprintsOf, removeFootprints } from './footprint.js';
 
 /** How long every client process has to connect before the run starts. */
 const READY_TIMEOUT_MS = 30_000;
@@ -97,55 +97,6 @@ async function startServer(h: Harness, need: ServerNeed): Promise<Server> {
   }
 }
 
-/** The keys a run writes on each Redis node: every client's lock key and its fencing counter. */
-function redisKeysOf(scenario: Scenario, needs: readonly ServerNeed[]): Map<string, string[]> {
-  const prefix = String((scenario.store as { keyPrefix?: string }).keyPrefix ?? '');
-  const keys = [...new Set(scenario.clients.map((c) => `${prefix}${c.key}`))].flatMap((k) => [k, fenceKey(k)]);
-  return new Map(needs.filter((n) => n.server === 'redis').map((n) => [n.node, keys]));
-}
-
-/**
- * A Redis server the user named is theirs: the run may not take over keys
- * already on it (a key named as the lock would refuse every acquire; its
- * fencing counter would be reset), so it refuses to start, naming them.
- */
-async function checkRedisKeysFree(scenario: Scenario, keys: ReadonlyMap<string, readonly string[]>, urls: ReadonlyMap<string, string>): Promise<void> {
-  const elsewhere =
-    scenario.store.kind === 'redis' ? 'another key prefix (--set store.keyPrefix=locklab:)' : "another key (--set 'clients[*].key=locklab-job')";
-  for (const [node, list] of keys) {
-    const r = lockRedis(urls.get(node)!);
-    try {
-      await r.connect();
-      const found: string[] = [];
-      for (const k of list) if ((await r.exists(k)) === 1) found.push(k);
-      if (found.length > 0) {
-        throw new Error(
-          `${node} at ${urls.get(node)!} already holds ${found.map((k) => JSON.stringify(k)).join(' and ')}, which the run would take over: delete ${found.length === 1 ? 'it' : 'them'}, give a database you can spare (redis://host:port/15), or ${elsewhere}`,
-        );
-      }
-    } finally {
-      r.disconnect();
-    }
-  }
-}
-
-/** Deletes the keys the run wrote on Redis servers the user named, leaving each as the run found it; a server gone by now is left as it is. */
-async function removeRedisKeys(keys: ReadonlyMap<string, readonly string[]>, urls: ReadonlyMap<string, string>): Promise<void> {
-  await Promise.all(
-    [...keys].map(async ([node, list]) => {
-      const r = lockRedis(urls.get(node)!);
-      try {
-        await connectWithin(node, urls.get(node)!, 2_000, () => r.connect());
-        await r.del(...list);
-      } catch {
-        // Unreachable now (stopped, or a fault left it down): nothing more to do for it.
-      } finally {
-        r.disconnect();
-      }
-    }),
-  );
-}
-
 /** Gives the servers the starting points the scenario names: the first fencing token, etcd's revision. */
 async function prepare(scenario: Scenario, needs: readonly ServerNeed[], urls: ReadonlyMap<string, string>): Promise<void> {
   const store = scenario.store;
@@ -163,11 +114,9 @@ async function prepare(scenario: Scenario, needs: readonly ServerNeed[], urls: R
     const start = Number((store as { revisionStart?: number }).revisionStart ?? 1);
     const c = etcdClient(urls.get(n.node)!);
     try {
-      // Each write moves the revision on by one; the first lock key then gets `revisionStart`.
-      for (;;) {
-        const put = await c.put('locklab/revision').value('').exec();
-        if (Number(put.header.revision) >= start - 1) break;
-      }
+      // Each write moves the revision on by one; the first lock key then gets `revisionStart`. A server there already is not written to.
+      let revision = Number((await c.get(ETCD_REVISION_KEY).exec()).header.revision);
+      while (revision < start - 1) revision = Number((await c.put(ETCD_REVISION_KEY).value('').exec()).header.revision);
     } finally {
       c.close();
     }
@@ -281,10 +230,11 @@ export async function runReal(scenario: Scenario, opts: RealRunOptions = {}): Pr
           );
         urls.set(n.node, url);
       }
+      // What the run would write is looked for first: reaching a lock table's server creates the table.
+      const footprints = footprintsOf(scenario, urls, library);
+      await checkFootprintsFree(footprints);
+      leaveAsFound = () => removeFootprints(footprints);
       await reachAll(needs, urls);
-      const keys = redisKeysOf(scenario, needs);
-      await checkRedisKeysFree(scenario, keys, urls);
-      leaveAsFound = () => removeRedisKeys(keys, urls);
     } else {
       opts.progress?.(`starting ${needs.map((n) => `${n.server} ${n.node}`).join(', ')}`);
       const started = await Promise.all(needs.map((n) => startServer(harness, n)));

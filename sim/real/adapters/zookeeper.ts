@@ -40,6 +40,27 @@ function abandon(client: ZkClient): void {
   (client as unknown as { connectionManager?: { socket?: { destroy(): void } } }).connectionManager?.socket?.destroy();
 }
 
+/** A new session on the server at `connection` (zookeeper://HOST:PORT), with the given timeout (the server bounds it to 2..20 ticks). */
+export function zkSession(connection: string, sessionTimeoutMs: number, withinMs = 4_000): Promise<ZkClient> {
+  const client = zookeeper.createClient(connection.replace(/^zookeeper:\/\//, ''), { sessionTimeout: sessionTimeoutMs, spinDelay: 100, retries: 0 });
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      abandon(client);
+      reject(new Error(`no ZooKeeper session within ${withinMs} ms`));
+    }, withinMs);
+    client.once('connected', () => {
+      clearTimeout(timer);
+      resolve(client);
+    });
+    client.connect();
+  });
+}
+
+/** The node a lock key is written at: the plain store's ephemeral node, or the recipe's parent of sequential children. */
+export function znodeOf(key: string): string {
+  return `/${key.replace(/\//g, '_')}`;
+}
+
 interface ZkSession {
   readonly client: ZkClient;
   expired: boolean;
@@ -71,18 +92,7 @@ export class ZooKeeperNode implements RealNode {
 
   /** A new session with the given timeout (the server bounds it to 2..20 ticks). */
   private connect(sessionTimeoutMs: number, withinMs = 4_000): Promise<ZkClient> {
-    const client = zookeeper.createClient(this.connection.replace(/^zookeeper:\/\//, ''), { sessionTimeout: sessionTimeoutMs, spinDelay: 100, retries: 0 });
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => {
-        abandon(client);
-        reject(new Error(`no ZooKeeper session within ${withinMs} ms`));
-      }, withinMs);
-      client.once('connected', () => {
-        clearTimeout(timer);
-        resolve(client);
-      });
-      client.connect();
-    });
+    return zkSession(this.connection, sessionTimeoutMs, withinMs);
   }
 
   private async session(req: SessionOp): Promise<ZkSession | undefined> {
@@ -198,7 +208,7 @@ export class ZooKeeperNode implements RealNode {
 
   /** The token in the node that holds `key` now (plain: the key's node; recipe: its lowest child), or null. */
   private async holderNow(c: ZkClient, key: string): Promise<string | null> {
-    const path = `/${key.replace(/\//g, '_')}`;
+    const path = znodeOf(key);
     const read = (p: string): Promise<string | null> =>
       zk2<Buffer, Stat>((cb) => c.getData(p, cb as never)).then(
         ([data]) => data?.toString() ?? null,
@@ -222,7 +232,7 @@ export class ZooKeeperNode implements RealNode {
   /** Symfony's ZookeeperStore: one ephemeral node named after the key, holding our token. */
   private async acquirePlain(s: ZkSession, req: SessionOp & { op: 'acquire' }): Promise<NodeAnswer> {
     const c = s.client;
-    const path = `/${req.key.replace(/\//g, '_')}`;
+    const path = znodeOf(req.key);
     const created = await zk<string>((cb) => c.create(path, Buffer.from(req.owner), CreateMode.EPHEMERAL, cb as never)).then(
       () => true,
       (err: unknown) => {
@@ -244,7 +254,7 @@ export class ZooKeeperNode implements RealNode {
   /** The lock recipe: a sequential ephemeral child; the lowest holds; the rest watch their predecessor. */
   private async acquireRecipe(s: ZkSession, req: SessionOp & { op: 'acquire' }, call: NodeCall): Promise<NodeAnswer> {
     const c = s.client;
-    const parent = `/${req.key.replace(/\//g, '_')}`;
+    const parent = znodeOf(req.key);
     let mine = s.nodes.get(req.owner);
     const facts: StoreFact[] = [];
     if (mine === undefined) {
