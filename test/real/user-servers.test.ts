@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { connect } from 'node:net';
 import { Redis } from 'ioredis';
 import pg from 'pg';
@@ -244,6 +245,30 @@ describeReal('locklab real on servers the user names', () => {
     const ran = await cli('real', 'sql-clock-skew', '--postgres', server.url, '--max-time', '2000');
     expect(ran.code, ran.err).toBe(3);
     expect(await postgresContents(server.url)).toEqual(['table lock_keys', 'row mine=kept@1']);
+  }, 60_000);
+
+  it("with Symfony's PdoStore, uses the database and user the URL names, refuses its row (the key's SHA-256) already there, and drops the table it created", async () => {
+    const server = await h.postgres({ name: 'theirs' });
+    await pgQuery(server.url, 'CREATE DATABASE theirs');
+    const url = server.url.replace(/\/postgres$/, '/theirs');
+    const symfony = ['--client', 'symfony', '--set', 'store.database=postgresql', '--set', 'store.clock=server', '--max-time', '3000'];
+    const row = createHash('sha256').update('job').digest('hex');
+    await pgQuery(url, 'CREATE TABLE lock_keys (key_id VARCHAR(64) PRIMARY KEY, key_token VARCHAR(64) NOT NULL, key_expiration INTEGER NOT NULL)');
+    await pgQuery(url, 'INSERT INTO lock_keys VALUES ($1, $2, 1)', [row, 'their job']);
+    const before = await postgresContents(url);
+    const taken = await cli('real', 'sql-clock-skew', '--postgres', url, ...symfony);
+    expect(taken.code, taken.err).toBe(2);
+    expect(taken.err).toContain(
+      `sql at ${url} already holds the row "${row}" (the SHA-256 of "job") in table lock_keys, which the run would take over: delete it, give a database you can spare (postgres://USER@HOST:PORT/OTHERDB), or another key (--set 'clients[*].key=locklab-job')`,
+    );
+    expect(await postgresContents(url)).toEqual(before);
+    await pgQuery(url, 'DROP TABLE lock_keys');
+    const ran = await cli('real', 'sql-clock-skew', '--postgres', url, ...symfony);
+    expect(ran.code, ran.err).toBe(3);
+    expect(ran.out).toMatch(/A:1/);
+    // Symfony wrote to the database named, not to postgres, and the table it created there is gone.
+    expect(await postgresContents(url)).toEqual([]);
+    expect(await postgresContents(server.url)).toEqual([]);
   }, 60_000);
 
   it('on the Redis nodes of Redlock and of a Combined store, refuses a key on any node, naming it, and leaves every node as it found it', async () => {

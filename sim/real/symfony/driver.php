@@ -48,10 +48,20 @@ function hostPort(string $url): array
     return [$parts['host'], (int) $parts['port']];
 }
 
-function pgsqlDsn(string $url, string $application): string
+/**
+ * A PDO connection to the database a postgres:// URL names, as its user
+ * (postgres when it names none), so that Symfony's table and advisory locks
+ * are where the run looks for them and cleans them up.
+ */
+function pgsqlPdo(string $url, string $application): \PDO
 {
     [$host, $port] = hostPort($url);
-    return "pgsql:host=$host;port=$port;dbname=postgres;options='--application_name=$application'";
+    $parts = parse_url($url);
+    $database = rawurldecode(ltrim($parts['path'] ?? '', '/'));
+    $dsn = "pgsql:host=$host;port=$port;dbname=" . ($database === '' ? 'postgres' : $database) . ";options='--application_name=$application'";
+    $user = isset($parts['user']) ? rawurldecode($parts['user']) : 'postgres';
+    $password = isset($parts['pass']) ? rawurldecode($parts['pass']) : null;
+    return new \PDO($dsn, $user, $password, [\PDO::ATTR_ERRMODE => \PDO::ERRMODE_EXCEPTION]);
 }
 
 /**
@@ -77,10 +87,10 @@ function buildStore(array $spec, string $client, array &$classes): PersistingSto
             $classes[] = MemcachedStore::class;
             return new MemcachedStore($memcached);
         case 'postgres':
-            $pdo = new \PDO(pgsqlDsn($spec['url'], $client), 'postgres', null, [\PDO::ATTR_ERRMODE => \PDO::ERRMODE_EXCEPTION]);
+            $pdo = pgsqlPdo($spec['url'], $client);
             return new PostgreSqlStore($pdo);
         case 'sql':
-            $pdo = new \PDO(pgsqlDsn($spec['url'], $client), 'postgres', null, [\PDO::ATTR_ERRMODE => \PDO::ERRMODE_EXCEPTION]);
+            $pdo = pgsqlPdo($spec['url'], $client);
             $store = new PdoStore($pdo, [], 0.0);
             try {
                 $store->createTable();
