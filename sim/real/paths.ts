@@ -1,5 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname, join, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /**
@@ -26,8 +26,18 @@ function findRoot(): string {
 
 export const PACKAGE_ROOT = findRoot();
 
-/** Whether this module runs from its TypeScript source (tsx, Vitest) rather than the built bundle. */
-export const FROM_SOURCE = import.meta.url.endsWith('.ts');
+/**
+ * Whether code at `moduleFile` runs from the sources rather than the built
+ * package: anything outside `ROOT/dist/` does, the TypeScript itself (tsx,
+ * Vitest) and the client process a runner from the sources bundles into
+ * node_modules/.cache, which must start the PHP driver being edited, not
+ * the copy the last `npm run build:lib` left in dist/lib.
+ */
+export function runsFromSource(moduleFile: string, root: string): boolean {
+  return !moduleFile.startsWith(join(root, 'dist') + sep);
+}
+
+export const FROM_SOURCE = runsFromSource(fileURLToPath(import.meta.url), PACKAGE_ROOT);
 
 /** Files the real runner starts as they are: beside their sources, or copied into dist/lib/real by `npm run build:lib`. */
 export const REAPER_SCRIPT = FROM_SOURCE ? join(PACKAGE_ROOT, 'sim', 'real', 'harness', 'reaper.mjs') : join(PACKAGE_ROOT, 'dist', 'lib', 'real', 'reaper.mjs');
