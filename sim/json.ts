@@ -199,11 +199,26 @@ function syntaxError(text: string): string {
   const first = errors[0];
   if (first !== undefined && (tooDeepAt === undefined || first.offset < tooDeepAt)) {
     const code = printParseErrorCode(first.error);
+    const comma = trailingComma(text, first.offset, code);
+    if (comma !== undefined) return `not valid JSON at ${lineColumn(text, comma)}: a trailing comma before '${text[first.offset]}' (JSON allows none)`;
     return `not valid JSON at ${lineColumn(text, first.offset)}: ${WORDS[code] ?? code}`;
   }
   if (tooDeepAt !== undefined)
     return `not valid JSON, and nested more than ${LIMITS.maxDepth} levels deep at ${lineColumn(text, tooDeepAt)}; ${limitText('maxDepth')}`;
   return 'not valid JSON';
+}
+
+/**
+ * Where the comma is, when the error is a closing bracket or brace right
+ * after one (`[1, 2,]`, `{"a": 1,}`): the parser says a value or a property
+ * name was expected there, which does not say what to remove.
+ */
+function trailingComma(text: string, offset: number, code: string): number | undefined {
+  if (code !== 'ValueExpected' && code !== 'PropertyNameExpected') return undefined;
+  if (text[offset] !== ']' && text[offset] !== '}') return undefined;
+  let i = offset - 1;
+  while (i >= 0 && /\s/.test(text[i]!)) i--;
+  return text[i] === ',' ? i : undefined;
 }
 
 /** jsonc-parser's SyntaxKind values (a const enum, which isolated modules cannot read). */

@@ -210,6 +210,15 @@ describe('bad input: one clear line naming the file and path, exit 2, no stack t
     expectBadInput(await cli('run', file), `${file}: not valid JSON at line 3, column 16: a value was expected`);
   });
 
+  it('a trailing comma, as hand-written JSON often has: the comma is named, where it is', async () => {
+    const list = join(dir, 'trailing-list.json');
+    writeFileSync(list, '{\n  "name": "x",\n  "machines": [{ "name": "app1" },\n  ]\n}\n');
+    expectBadInput(await cli('run', list), `${list}: not valid JSON at line 3, column 34: a trailing comma before ']' (JSON allows none)`);
+    const object = join(dir, 'trailing-object.json');
+    writeFileSync(object, '{ "name": "x", "seed": 1, }');
+    expectBadInput(await cli('run', object), `${object}: not valid JSON at line 1, column 25: a trailing comma before '}' (JSON allows none)`);
+  });
+
   it('a trace where a scenario belongs, whole or as JSON Lines: one line saying so, and what to do with it', async () => {
     const trace = join(dir, 'a-trace.json');
     const lines = join(dir, 'a-trace.jsonl');
