@@ -12,6 +12,7 @@ import { parseOverride, applyOverrides, type Override } from '../scenario/set.js
 import { counted } from '../words.js';
 import type { Scenario } from '../scenario/types.js';
 import { runScenario } from '../run.js';
+import { overrideText, shellQuote } from '../reproduce.js';
 import { serializeScenario } from '../odds/scenario-file.js';
 import { AtomicFile, readJsonFile, readLines, writeFileAtomic } from './files.js';
 import { TRACE_SCHEMA, type TraceDocument, type TraceEvent } from '../trace/types.js';
@@ -294,7 +295,9 @@ Exit codes: 0 the sweep completed, 2 bad input, ${EXIT_INTERRUPTED} stopped with
       const loaded = loadScenario(ref);
       const scenario = applyOverrides(loaded.scenario, opts.set);
       const seed = opts.seed ?? scenario.seed;
-      const r = shrinkScenario(scenario, seed);
+      // A rare failure is not at the scenario's own seed: a sweep finds the seeds that fail, and prints each.
+      const sweep = ['locklab sweep', shellQuote(ref), ...opts.set.map((o) => `--set ${shellQuote(overrideText(o))}`)].join(' ');
+      const r = shrinkScenario(scenario, seed, { whereToLook: `\`${sweep}\` lists the seeds whose run is unsafe, to shrink with --seed` });
       const text = serializeScenario(r.scenario);
       if (opts.out === undefined) io.out(text);
       else writeFileAtomic(opts.out, text);

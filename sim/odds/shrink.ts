@@ -19,6 +19,8 @@ export interface ShrinkOptions {
   readonly fails?: (r: JobResult) => boolean;
   /** The most runs the search may spend. */
   readonly maxRuns?: number;
+  /** Said after the refusal of a run that does not fail, such as how to find one that does. */
+  readonly whereToLook?: string;
 }
 
 export interface ShrinkResult {
@@ -146,8 +148,11 @@ export function shrinkScenario(scenario: Scenario, seed: number, opts: ShrinkOpt
   const original = runJob(scenario, seed, { hash: false });
   const search = new Search(seed, opts.fails ?? sameFailure(original), opts.maxRuns ?? 5000);
   let best = original.outcome === 'unsafe' || opts.fails !== undefined ? search.test(scenario) : undefined;
-  if (best === undefined)
-    throw new InputError('--seed', [{ path: '', message: `the run of ${scenario.name} at seed ${seed} is not unsafe: there is no failure to shrink` }]);
+  if (best === undefined) {
+    const is = original.outcome === 'unsafe' ? 'is not unsafe' : `is ${original.outcome}, not unsafe`;
+    const look = opts.whereToLook === undefined ? '' : `; ${opts.whereToLook}`;
+    throw new InputError('--seed', [{ path: '', message: `the run of ${scenario.name} at seed ${seed} ${is}: there is no failure to shrink${look}` }]);
+  }
   const changes: string[] = [];
 
   const faults = ddmin(best.faults, (subset) => search.test({ ...best!, faults: [...subset] }) !== undefined);
