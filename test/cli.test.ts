@@ -282,6 +282,37 @@ describe('bad input: one clear line naming the file and path, exit 2, no stack t
     expectBadInput(await cli('run', file), `${file}: clients[0].ttl: unknown field; expected one of: name, machine, startMs, key, ttlMs`);
   });
 
+  it('a misspelt field, or a duration named in seconds or without its unit: the message names the field it most likely meant', async () => {
+    const cases: Array<[string, (c: Record<string, unknown>, s: Record<string, unknown>) => void, string]> = [
+      ['case.json', (c) => (c.ttlMS = 30_000), 'clients[0].ttlMS: unknown field; expected one of: name, machine,'],
+      ['unit.json', (c) => (c.ttl = 30), 'clients[0].ttl: unknown field;'],
+      ['seconds.json', (c) => (c.ttlSec = 30), 'clients[0].ttlSec: unknown field;'],
+    ];
+    for (const [name, edit, said] of cases) {
+      const file = scenarioFile(name, (s) => edit((s.clients as Array<Record<string, unknown>>)[0]!, s));
+      const r = await cli('run', file);
+      expectBadInput(r, `${file}: ${said}`, '; did you mean "ttlMs"?');
+    }
+    const store = scenarioFile('persistance.json', (s) => ((s.store as Record<string, unknown>).persistance = 'none'));
+    expectBadInput(
+      await cli('run', store),
+      `${store}: store.persistance: unknown field; expected one of: kind, name, machine, persistence, fencingTokenStart, keyPrefix; did you mean "persistence"?`,
+    );
+    expectBadInput(
+      await cli('run', 'pause-past-expiry', '--set', 'resource.fencin=true'),
+      '--set: resource.fencin: unknown path: resource has no field "fencin" (fields: machine, fencing); did you mean "fencing"?',
+    );
+    expectBadInput(
+      await cli('run', 'pause-past-expiry', '--set', 'clients.A.ttl=30000'),
+      'has no field "ttl" (fields: name, machine, startMs, key, ttlMs,',
+      '; did you mean "ttlMs"?',
+    );
+    // Nothing close, nothing guessed.
+    const far = await cli('run', 'pause-past-expiry', '--set', 'resource.colour=red');
+    expectBadInput(far, 'resource has no field "colour" (fields: machine, fencing)');
+    expect(far.err).not.toContain('did you mean');
+  });
+
   it('a seed that is not an integer', async () => {
     for (const seed of ['abc', '1.5', '-3']) {
       const r = await cli('run', 'pause-past-expiry', '--seed', seed);

@@ -85,7 +85,11 @@ function describe(e: ErrorObject, root: object): InputIssue | undefined {
     case 'additionalProperties': {
       const extra = String(p.additionalProperty);
       const props = Object.keys((e.parentSchema as { properties?: object } | undefined)?.properties ?? {}).filter((k) => k !== '$schema');
-      return { path: fieldPath(path, extra), message: `unknown field; expected one of: ${props.join(', ')}` };
+      const near = nearestField(extra, props);
+      return {
+        path: fieldPath(path, extra),
+        message: `unknown field; expected one of: ${props.join(', ')}${near === undefined ? '' : `; did you mean ${show(near)}?`}`,
+      };
     }
     case 'discriminator': {
       const tag = String(p.tag);
@@ -170,4 +174,47 @@ function kindsOf(schema: unknown, root: object, tag: string): string[] {
     const kind = (node as { properties?: Record<string, { const?: string } | undefined> }).properties?.[tag]?.const;
     return kind ?? '?';
   });
+}
+
+/**
+ * The field a hand-written name most likely meant, if one is close: the same
+ * but for case ("ttlMS"), a duration named without its unit or in seconds
+ * ("ttl", "ttlSec": durations are "...Ms"), or a letter or two off
+ * ("persistance").
+ */
+export function nearestField(name: string, fields: readonly string[]): string | undefined {
+  const lower = name.toLowerCase();
+  const same = fields.find((f) => f.toLowerCase() === lower);
+  if (same !== undefined) return same;
+  const stem = lower.replace(/(seconds|secs|sec|s|millis|ms)$/, '');
+  const inMs = fields.find((f) => f.endsWith('Ms') && (f.slice(0, -2).toLowerCase() === stem || f.slice(0, -2).toLowerCase() === lower));
+  if (inMs !== undefined) return inMs;
+  const most = name.length >= 5 ? 2 : 1;
+  let best: string | undefined;
+  let bestDistance = most + 1;
+  for (const f of fields) {
+    const d = editDistance(lower, f.toLowerCase());
+    if (d < bestDistance) [best, bestDistance] = [f, d];
+  }
+  return best;
+}
+
+/** Levenshtein distance, with a swap of two neighbours counted as one edit. */
+function editDistance(a: string, b: string): number {
+  const rows: number[][] = [];
+  for (let i = 0; i <= a.length; i++) {
+    const row: number[] = [i];
+    for (let j = 1; j <= b.length; j++) {
+      if (i === 0) {
+        row.push(j);
+        continue;
+      }
+      const up = rows[i - 1]!;
+      let d = Math.min(up[j]! + 1, row[j - 1]! + 1, up[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d = Math.min(d, rows[i - 2]![j - 2]! + 1);
+      row.push(d);
+    }
+    rows.push(row);
+  }
+  return rows[a.length]![b.length]!;
 }

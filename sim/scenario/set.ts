@@ -2,6 +2,7 @@ import { InputError, show } from '../errors.js';
 import { checkJsonValue } from '../json.js';
 import { joinPath } from './jsonpath.js';
 import { LIMITS, limitText } from './limits.js';
+import { nearestField } from './schema-issues.js';
 import { LIFECYCLE_DEFAULTS, normalizeScenario } from './normalize.js';
 import { WORK_MS_DEFAULT, type Scenario } from './types.js';
 
@@ -90,11 +91,11 @@ export function applyOverrides(scenario: Scenario, overrides: readonly Override[
       if (typo !== undefined) {
         // A field this object does not have: said with the path as the user wrote it, and the fields it does have.
         const dot = typo.path.lastIndexOf('.');
-        const fields = typo.message.replace(/^unknown field; expected one of: /, '');
+        const [fields, near] = typo.message.replace(/^unknown field; expected one of: /, '').split('; did you mean ');
         throw new InputError('--set', [
           {
             path: added.get(typo.path)!.path,
-            message: `unknown path: ${typo.path.slice(0, dot)} has no field ${show(typo.path.slice(dot + 1))} (fields: ${fields})`,
+            message: `unknown path: ${typo.path.slice(0, dot)} has no field ${show(typo.path.slice(dot + 1))} (fields: ${fields})${near === undefined ? '' : `; did you mean ${near}`}`,
           },
         ]);
       }
@@ -188,8 +189,14 @@ function setAt(
   } else if (container !== null && typeof container === 'object') {
     // The last step may add a field the scenario left out: the schema says below whether this object has it.
     if (!last && !Object.prototype.hasOwnProperty.call(container, part)) {
+      const near = nearestField(part, Object.keys(container));
       const fields = Object.keys(container).join(', ');
-      throw new InputError('--set', [{ path: o.path, message: `unknown path: ${walked || 'the scenario'} has no field ${show(part)} (fields: ${fields})` }]);
+      throw new InputError('--set', [
+        {
+          path: o.path,
+          message: `unknown path: ${walked || 'the scenario'} has no field ${show(part)} (fields: ${fields})${near === undefined ? '' : `; did you mean ${show(near)}?`}`,
+        },
+      ]);
     }
     step(part);
   } else {
