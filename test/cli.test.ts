@@ -59,6 +59,17 @@ describe('locklab run', () => {
     expect(r.out).toContain('Verdict: FENCED');
   });
 
+  it('says when the clients lock different keys: they never kept each other out, which no finding shows', async () => {
+    const file = scenarioFile('keys.json', (s) => ((s.clients as Array<Record<string, unknown>>)[1]!.key = 'jobs'));
+    const r = await cli('run', file);
+    expect(r.code).toBe(0);
+    expect(r.out).toContain('Verdict: SAFE');
+    expect(r.out).toContain(
+      '  • Note: the clients lock different keys (A on "job"; B on "jobs"): a lock on one key keeps no one off another, so clients on different keys never kept each other out, though they share the one resource.',
+    );
+    expect((await cli('run', 'pause-past-expiry')).out).not.toContain('lock different keys');
+  });
+
   it('--fail-on unsafe exits 1 for an unsafe run and 0 for a fenced one', async () => {
     expect((await cli('run', 'pause-past-expiry', '--fail-on', 'unsafe')).code).toBe(1);
     expect((await cli('run', 'pause-past-expiry', '--fail-on', 'unsafe', '--set', 'resource.fencing=true')).code).toBe(0);

@@ -115,3 +115,17 @@ export function sentences(v: Verdict): Sentences {
   }
   return out;
 }
+
+/**
+ * A word on the scenario to say beside the verdict: clients that lock
+ * different keys (a typo in one of them, say) never keep each other out,
+ * and no finding can show it, since each key is judged on its own; yet
+ * they share the one resource. Undefined when every client locks the same key.
+ */
+export function keysApart(clients: ReadonlyArray<{ readonly name: string; readonly key: string }>): string | undefined {
+  const byKey = new Map<string, string[]>();
+  for (const c of clients) byKey.set(c.key, [...(byKey.get(c.key) ?? []), c.name]);
+  if (byKey.size < 2) return undefined;
+  const who = [...byKey].map(([key, names]) => `${names.join(', ')} on ${JSON.stringify(key)}`).join('; ');
+  return `Note: the clients lock different keys (${who}): a lock on one key keeps no one off another, so clients on different keys never kept each other out, though they share the one resource. Each key is judged on its own.`;
+}

@@ -1,4 +1,4 @@
-import { sentences, type Sentences } from '../check/summary.js';
+import { keysApart, sentences, type Sentences } from '../check/summary.js';
 import type { Colors } from 'picocolors/types.js';
 import { describe, describeBelief, toneOf, type EventTone } from '../trace/describe.js';
 import type { TraceDocument, TraceEvent } from '../trace/types.js';
@@ -198,7 +198,7 @@ const SHOWN_GROUPS: ReadonlyArray<readonly [Exclude<keyof Sentences, 'outcome'>,
   ['availability', 'sentences on waiting and on work without the lock'],
 ];
 
-export function formatVerdict(doc: Pick<TraceDocument, 'verdict'>, c: Colors): string {
+export function formatVerdict(doc: Pick<TraceDocument, 'verdict'> & { readonly scenario?: Pick<TraceDocument['scenario'], 'clients'> }, c: Colors): string {
   const v = doc.verdict;
   const colour = v.outcome === 'safe' ? c.green : v.outcome === 'fenced' ? c.yellow : c.red;
   const lines = [c.bold(colour(`Verdict: ${OUTCOME_TEXT[v.outcome]}`))];
@@ -210,6 +210,8 @@ export function formatVerdict(doc: Pick<TraceDocument, 'verdict'>, c: Colors): s
     if (all.length > SENTENCES_SHOWN) lines.push(c.dim(`  … and ${grouped(all.length - SENTENCES_SHOWN)} more ${what} (--json lists them all)`));
   }
   for (const s of said.outcome) lines.push(`  • ${s}`);
+  const apart = doc.scenario === undefined ? undefined : keysApart(doc.scenario.clients);
+  if (apart !== undefined) lines.push(`  • ${c.yellow(apart)}`);
   const n = (list: FindingList): number => v[list].length + (v.omitted?.[list] ?? 0);
   const accepted = v.staleWrites.filter((w) => w.accepted).length;
   lines.push(

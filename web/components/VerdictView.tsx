@@ -1,4 +1,4 @@
-import { summarize } from '../../sim/check/summary.js';
+import { keysApart, summarize } from '../../sim/check/summary.js';
 import type { Verdict } from '../../sim/check/verdict.js';
 import { formatInstant } from '../../sim/time.js';
 import { runEndOf, stopReason } from '../../sim/trace/stop-reason.js';
@@ -24,6 +24,7 @@ export function VerdictView({ trace, primary = true }: { trace: LoadedTrace; pri
   const { findings } = trace.annotations;
   const report = summarize(verdict);
   const stopped = stopReason(runEndOf(trace.doc));
+  const apart = keysApart(trace.doc.scenario.clients);
   const go = (seq: number) => {
     const ui = useUi.getState();
     if (primary) ui.inspect(seq);
@@ -38,6 +39,11 @@ export function VerdictView({ trace, primary = true }: { trace: LoadedTrace; pri
         </p>
       )}
       {!findings.some((f) => f.kind !== 'lock-out') && <p className="muted small">No double ownership and no stale write: mutual exclusion held.</p>}
+      {apart !== undefined && (
+        <p className="notice small" data-testid="keys-apart">
+          {apart}
+        </p>
+      )}
       {findings.length > 0 && (
         <ol className="findings" aria-label="Findings (n: next, Shift+N: previous)">
           {findings.map((f, i) => (
