@@ -70,6 +70,25 @@ describe('locklab run', () => {
     expect((await cli('run', 'pause-past-expiry')).out).not.toContain('lock different keys');
   });
 
+  it('a pause or crash of a client that has already finished or crashed shows in the timeline as doing nothing', async () => {
+    const file = scenarioFile('after-done.json', (s) => {
+      s.faults = [
+        { kind: 'crash', target: 'B', atMs: 30_000 },
+        { kind: 'crash', target: 'A', atMs: 1000 },
+        { kind: 'pause', target: 'A', atMs: 2000, durationMs: 15_000 },
+      ];
+    });
+    const r = await cli('run', file);
+    expect(r.code, r.err).toBe(0);
+    expect(r.out).toMatch(/ 2\.000 s +faults@app1 +the pause of A \(faults\[2\]\) does nothing: A had already crashed\n/);
+    expect(r.out).toMatch(/30\.000 s +faults@app2 +the crash of B \(faults\[0\]\) does nothing: B had already finished\n/);
+    const doc = JSON.parse((await cli('run', file, '--json')).out) as TraceDocument;
+    expect(doc.events.filter((e) => e.kind === 'fault.missed').map((e) => e.data)).toEqual([
+      { fault: 2, what: 'pause', target: 'A', why: 'crashed' },
+      { fault: 0, what: 'crash', target: 'B', why: 'finished' },
+    ]);
+  });
+
   it('--fail-on unsafe exits 1 for an unsafe run and 0 for a fenced one', async () => {
     expect((await cli('run', 'pause-past-expiry', '--fail-on', 'unsafe')).code).toBe(1);
     expect((await cli('run', 'pause-past-expiry', '--fail-on', 'unsafe', '--set', 'resource.fencing=true')).code).toBe(0);

@@ -211,6 +211,11 @@ export function describe(e: TraceEvent): string {
     }
     case 'msg.lost':
       return `drops message #${e.msg ?? '?'} to ${e.peer ?? '?'} (${e.reason ?? 'lost'})`;
+    case 'fault.missed': {
+      const target = typeof e.data?.target === 'string' ? e.data.target : '?';
+      const what = e.data?.what === 'crash' ? 'crash' : 'pause';
+      return `the ${what} of ${target} (faults[${num(e, 'fault') ?? '?'}]) does nothing: ${target} had already ${e.data?.why === 'crashed' ? 'crashed' : 'finished'}`;
+    }
     case 'partition.start':
       return `PARTITION begins: ${groupsText(e.data?.groups)}`;
     case 'partition.end':

@@ -334,6 +334,13 @@ export const EVENT_KINDS = {
 
   'msg.lost': { actor: 'net', required: ['peer', 'msg', 'reason'], tone: 'fault', doc: 'The network drops a message (a partition, random loss).' },
 
+  'fault.missed': {
+    actor: 'faults',
+    required: [],
+    data: { fault: 'integer', what: 'string', target: 'string', why: 'string' },
+    tone: 'fault',
+    doc: 'A scheduled pause or crash (data.what) of a client process (data.target) that had already ended (data.why: it had `finished` its script, or `crashed`): it does nothing.',
+  },
   'partition.start': {
     actor: 'faults',
     required: [],

@@ -32,11 +32,16 @@ export function scheduleFaults(world: World, faults: readonly FaultSpec[], targe
 function inject(world: World, f: FaultSpec, index: number, targets: FaultTargets): void {
   switch (f.kind) {
     case 'pause':
-      pause(targets.clients.get(f.target), msToUs(f.durationMs));
+    case 'crash': {
+      const c = targets.clients.get(f.target);
+      // A process that has ended cannot stop or die again: said in the trace, since the fault was asked for and nothing shows for it.
+      if (c !== undefined && !c.process.alive) {
+        const why = c.process.crashed ? 'crashed' : 'finished';
+        world.recordGlobal('fault.missed', 'faults', c.process.machine.name, { data: { fault: index, what: f.kind, target: f.target, why } });
+      } else if (f.kind === 'pause') pause(c, msToUs(f.durationMs));
+      else crash(c);
       return;
-    case 'crash':
-      crash(targets.clients.get(f.target));
-      return;
+    }
     case 'store-restart':
       targets.store.nodes.get(f.target)?.restart?.(msToUs(f.downMs));
       return;

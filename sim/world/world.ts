@@ -333,6 +333,8 @@ class CallTimeout implements Scheduled {
  */
 export class Process {
   alive = true;
+  /** Whether it ended by a crash rather than by finishing its script. */
+  crashed = false;
   private pausedUntilUs = -1;
   private readonly threads: Thread[] = [];
   private main: Thread | undefined;
@@ -406,6 +408,7 @@ export class Process {
   }
 
   crash(): void {
+    if (this.alive) this.crashed = true;
     this.exit();
   }
 

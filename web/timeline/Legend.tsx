@@ -142,6 +142,7 @@ const ITEMS: readonly (Item & { when: string })[] = [
   { key: 'deploy.start', when: 'deploy.start', sample: glyph('⇪'), words: 'deploy' },
   { key: 'ipc.removed', when: 'ipc.removed', sample: glyph('⌫'), words: 'semaphores removed' },
   { key: 'lock-files.deleted', when: 'lock-files.deleted', sample: glyph('⌧'), words: 'lock files deleted (tmp clean-up)' },
+  { key: 'fault.missed', when: 'fault.missed', sample: glyph('∅'), words: 'a pause or crash after its process had ended: it does nothing' },
 ];
 
 /**

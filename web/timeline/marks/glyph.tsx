@@ -14,6 +14,7 @@ export const GLYPHS: Readonly<Record<string, string>> = {
   'deploy.start': '⇪',
   'ipc.removed': '⌫',
   'lock-files.deleted': '⌧',
+  'fault.missed': '∅',
   exception: '!',
   'process.fork': '⎇',
   'refresh.ok': '↻',
