@@ -89,6 +89,23 @@ describe('locklab run', () => {
     ]);
   });
 
+  it('a run that stops at its time budget waiting for a fault or a client start set after it says so, rather than that it was long', async () => {
+    const fault = scenarioFile('late-fault.json', (s) => (s.faults = [{ kind: 'pause', target: 'A', atMs: 7_200_000, durationMs: 15_000 }]));
+    const r = await cli('run', fault);
+    expect(r.code).toBe(3);
+    expect(r.out).toContain(
+      'Run stopped at its simulated-time budget (3600 s) after 16 kernel events and 6.009 s: faults[0] (pause at 7200 s) was set after the budget and never happened. Move it earlier, or raise budget.maxTimeMs.\n',
+    );
+    expect(r.out).not.toContain('long rather than stuck');
+    const start = scenarioFile('late-start.json', (s) => {
+      s.budget = { maxTimeMs: 60_000 };
+      (s.clients as Array<Record<string, unknown>>)[1]!.startMs = 90_000;
+    });
+    expect((await cli('run', start)).out).toContain(
+      "client B's start (at 90 s) was set after the budget and never happened. Move it earlier, or raise budget.maxTimeMs.",
+    );
+  });
+
   it('--fail-on unsafe exits 1 for an unsafe run and 0 for a fenced one', async () => {
     expect((await cli('run', 'pause-past-expiry', '--fail-on', 'unsafe')).code).toBe(1);
     expect((await cli('run', 'pause-past-expiry', '--fail-on', 'unsafe', '--set', 'resource.fencing=true')).code).toBe(0);

@@ -42,7 +42,24 @@ export function stopReason(end: RunEnd): string | undefined {
       ? `${waiter} may wait for ever (a blocking acquire with no waitTimeoutMs), which would keep the run from finishing`
       : 'no client here waits for ever, so the run was long rather than stuck';
   const raise = real ? 'Raise --max-time (budget.maxTimeMs)' : 'Raise budget.maxEvents or budget.maxTimeMs';
+  const late = s.reason === 'time-budget' ? setAfter(end.scenario) : [];
+  if (late.length > 0) {
+    // The run waited for what the scenario set after its end: saying it was "long" would hide a time written in the wrong unit or place.
+    const them = late.length === 1 ? 'it' : 'them';
+    return `Run stopped at its ${which} ${after}: ${late.join(', ')} ${late.length === 1 ? 'was' : 'were'} set after the budget and never happened. Move ${them} earlier, or raise budget.maxTimeMs.`;
+  }
   return `Run stopped at its ${which} ${after}: ${why}. ${raise} to let it run longer.`;
+}
+
+/** The faults and client starts a scenario sets after its time budget, as "faults[0] (a pause at 7200 s)", "client B's start (at 90 s)". */
+function setAfter(scenario: RunEnd['scenario']): string[] {
+  const endMs = scenario.budget.maxTimeMs;
+  const out: string[] = [];
+  scenario.faults.forEach((f, i) => {
+    if (f.atMs > endMs) out.push(`faults[${i}] (${f.kind} at ${formatDuration(f.atMs * 1000)})`);
+  });
+  for (const c of scenario.clients) if (c.startMs > endMs) out.push(`client ${c.name}'s start (at ${formatDuration(c.startMs * 1000)})`);
+  return out;
 }
 
 /** The first client that blocks on an acquire with no time limit, as "client A" (its lifecycle or any of its steps); undefined when none does. */
