@@ -2,7 +2,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { planSweep, type SweepPlan } from '../sim/odds/plan.js';
 import type { SweepReport } from '../sim/odds/report.js';
@@ -115,6 +115,9 @@ describe('locklab sweep', () => {
     expect(small.seed).toBe(seed);
     expect(small.faults[0]!.durationMs).toBeLessThanOrEqual(10016);
     expect((await cli('run', out)).out).toContain('Verdict: UNSAFE');
+    // It names the schema by the path from where it is written, as a copied built-in does, so an editor goes on checking it.
+    const { $schema } = JSON.parse(readFileSync(out, 'utf8')) as { $schema: string };
+    expect(resolve(dir, $schema)).toBe(resolve('docs/schema/scenario.schema.json'));
   });
 
   it('refuses a --vary path that does not exist, naming the fields that do', async () => {
@@ -297,6 +300,7 @@ describe('locklab shrink', () => {
     expect(small.faults).toHaveLength(1);
     expect(small.faults[0]!.durationMs).toBeLessThan(10000);
     expect((await cli('run', out)).out).toContain('Verdict: UNSAFE');
+    expect(resolve(dir, (JSON.parse(readFileSync(out, 'utf8')) as { $schema: string }).$schema)).toBe(resolve('docs/schema/scenario.schema.json'));
   });
 
   it('refuses a run that is not unsafe, saying what it is and how to find a seed that is', async () => {

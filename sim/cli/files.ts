@@ -1,5 +1,5 @@
 import { closeSync, constants, existsSync, fstatSync, lstatSync, openSync, readSync, renameSync, rmSync, writeSync, type Stats } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { basename, dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { InputError } from '../errors.js';
 import { parseJson, textOfBytes, type JsonKind } from '../json.js';
@@ -59,6 +59,29 @@ export function nearestOwnFile(path: string): string {
     if (up === dir) return '';
     dir = up;
   }
+}
+
+/**
+ * A scenario document as the text of a file to save in `dir` (two-space
+ * JSON and a final newline): its `$schema` (first) the
+ * path from there to the scenario schema of this command's repository or
+ * installed package, so that an editor checks the file; a `$schema` it had
+ * (the built-ins' path inside the repository) is replaced.
+ */
+export function scenarioFileText(doc: object, dir: string): string {
+  const { $schema: _elsewhere, ...rest } = doc as Record<string, unknown>;
+  const schema = nearestOwnFile(join('docs', 'schema', 'scenario.schema.json'));
+  const linked =
+    schema === ''
+      ? rest
+      : {
+          $schema: relative(dir, schema)
+            .split(sep)
+            .join('/')
+            .replace(/^(?!\.)/, './'),
+          ...rest,
+        };
+  return `${JSON.stringify(linked, null, 2)}\n`;
 }
 
 export function readJsonFile(file: string, kind: JsonKind = 'scenario'): unknown {

@@ -1,5 +1,4 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
-import { join, relative, sep } from 'node:path';
 import pc from 'picocolors';
 import type { Colors } from 'picocolors/types.js';
 import { InputError } from '../errors.js';
@@ -14,7 +13,7 @@ import type { Verdict } from '../check/verdict.js';
 import { canonicalJson, runHash } from '../trace/hash.js';
 import { STORE_TABLE } from '../stores/registry.js';
 import type { TraceDocument } from '../trace/types.js';
-import { nearestOwnFile, readJsonFile, readLines } from './files.js';
+import { readJsonFile, readLines, scenarioFileText } from './files.js';
 import { formatStop, formatVerdict } from './format.js';
 import { addLessonCommands } from './lessons-commands.js';
 import { isJsonl, runCommand, RunInterrupted, type RunOptions } from './run-command.js';
@@ -231,19 +230,8 @@ Exit codes: 0 the run completed (whatever its outcome), 1 the outcome met --fail
         const raw = BUILTIN_SCENARIOS[name];
         if (raw === undefined)
           throw new InputError(name, [{ path: '', message: `no built-in scenario of that name (built-ins: ${BUILTIN_NAMES.join(', ')})` }]);
-        // The schema where this command's package keeps it, as a path from here, where the file is likely saved: an editor then checks the copy.
-        const schema = nearestOwnFile(join('docs', 'schema', 'scenario.schema.json'));
-        const { $schema: _repositoryPath, ...rest } = raw as Record<string, unknown>;
-        const link =
-          schema === ''
-            ? {}
-            : {
-                $schema: relative(process.cwd(), schema)
-                  .split(sep)
-                  .join('/')
-                  .replace(/^(?!\.)/, './'),
-              };
-        io.out(`${JSON.stringify({ ...link, ...rest }, null, 2)}\n`);
+        // Saved where the command ran, most likely: its $schema is the path from there to the schema, so an editor checks the copy.
+        io.out(scenarioFileText(raw as object, process.cwd()));
         return;
       }
       const list = BUILTIN_NAMES.map((name) => {

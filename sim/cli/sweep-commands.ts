@@ -11,10 +11,10 @@ import { grouped, LIMITS, limitText } from '../scenario/limits.js';
 import { parseOverride, applyOverrides, type Override } from '../scenario/set.js';
 import { counted } from '../words.js';
 import type { Scenario } from '../scenario/types.js';
+import { dirname, resolve } from 'node:path';
 import { runScenario } from '../run.js';
 import { overrideText, shellQuote } from '../reproduce.js';
-import { serializeScenario } from '../odds/scenario-file.js';
-import { AtomicFile, readJsonFile, readLines, writeFileAtomic } from './files.js';
+import { AtomicFile, readJsonFile, readLines, scenarioFileText, writeFileAtomic } from './files.js';
 import { TRACE_SCHEMA, type TraceDocument, type TraceEvent } from '../trace/types.js';
 import type { Io } from './main.js';
 import { parseSeed } from './seed-option.js';
@@ -245,7 +245,7 @@ Exit codes: 0 the sweep completed, 2 bad input, ${EXIT_INTERRUPTED} stopped with
             const combo = plan.combinations[first]!;
             const seed = report.combinations[first]!.failing[0]!.seed;
             const r = shrinkScenario(combo.scenario, seed);
-            shrinkFile.write(serializeScenario(r.scenario));
+            shrinkFile.write(scenarioFileText(r.scenario, dirname(resolve(opts.shrink!))));
             shrinkFile.commit();
             io.err(c.dim(`Smallest failure of seed ${seed} written to ${opts.shrink} (${counted(r.changes.length, 'change')}, ${runs(r.runs)})\n`));
           }
@@ -298,7 +298,9 @@ Exit codes: 0 the sweep completed, 2 bad input, ${EXIT_INTERRUPTED} stopped with
       // A rare failure is not at the scenario's own seed: a sweep finds the seeds that fail, and prints each.
       const sweep = ['locklab sweep', shellQuote(ref), ...opts.set.map((o) => `--set ${shellQuote(overrideText(o))}`)].join(' ');
       const r = shrinkScenario(scenario, seed, { whereToLook: `\`${sweep}\` lists the seeds whose run is unsafe, to shrink with --seed` });
-      const text = serializeScenario(r.scenario);
+      // With the path to the schema from where it is written, as a copied built-in has: the user's editor goes on checking it.
+      const dir = opts.out === undefined ? process.cwd() : dirname(resolve(opts.out));
+      const text = scenarioFileText(r.scenario, dir);
       if (opts.out === undefined) io.out(text);
       else writeFileAtomic(opts.out, text);
       io.err(
