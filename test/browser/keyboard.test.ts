@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { describeBrowser, ready, startLab, type Lab } from './harness.js';
+import { describeBrowser, ready, screenshot, startLab, type Lab } from './harness.js';
 
 describeBrowser('keyboard-only use', () => {
   let lab: Lab;
@@ -118,5 +118,41 @@ describeBrowser('keyboard-only use', () => {
     await expect.poll(() => page.getByTestId('verdict').getAttribute('data-outcome')).toBe('fenced');
     await page.keyboard.press('ArrowRight');
     await expect.poll(() => page.getByTestId('current-event').textContent()).toContain('Event 1 of 33');
+  });
+
+  it("checking an answer from the keyboard moves the focus to its verdict, so it is read out, for a quiz question and a story's question", async () => {
+    const page = await lab.page('#/lesson/01-one-machine?at=q-load-balancer');
+    const q = page.locator('section[data-question="load-balancer"]');
+    // A wrong answer (option 0: "too slow"), chosen with the keyboard.
+    await q.locator('li[data-option="0"] input').focus();
+    await page.keyboard.press('Space');
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Check my answer');
+    await page.keyboard.press('Enter');
+    await expect.poll(() => page.evaluate(() => document.activeElement?.getAttribute('data-testid'))).toBe('answer-result');
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toContain('Not quite');
+    expect(await page.evaluate(() => document.activeElement?.closest('[data-question]')?.getAttribute('data-question'))).toBe('load-balancer');
+    await screenshot(page, 'keyboard-answer-verdict');
+    // Tab goes on from the question, not from the top of the page.
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate(() => document.activeElement?.closest('[data-question]')?.getAttribute('data-question') ?? null)).not.toBe('load-balancer');
+    expect(await page.evaluate(() => document.activeElement?.closest('header, nav') === null)).toBe(true);
+
+    // A story's question is drawn again in the caption once answered; its verdict there takes the focus. (Not the stop the story test below answers: the progress is kept.)
+    const story = await lab.page('#/lesson/04-pause-past-expiry?at=stop-gc-pause-a-wakes');
+    const ask = story.getByTestId('stop-ask');
+    await ask.locator('li[data-option="0"] input').focus();
+    await story.keyboard.press('Space');
+    await story.keyboard.press('Tab');
+    await story.keyboard.press('Enter');
+    await story.getByTestId('stop-caption').waitFor();
+    await expect
+      .poll(() =>
+        story.evaluate(() => document.activeElement?.closest('[data-testid="stop-caption"]') !== null && document.activeElement?.getAttribute('data-testid')),
+      )
+      .toBe('answer-result');
+    await page.close();
+    await story.close();
+    expect(lab.errors).toEqual([]);
   });
 });

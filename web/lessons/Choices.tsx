@@ -1,6 +1,16 @@
-import { useState, type ReactNode } from 'react';
+import { useEffect, useRef, useState, type ReactNode } from 'react';
 import type { Option } from '../../sim/lessons/types.js';
 import { isRight } from './answers.js';
+
+/**
+ * The question whose check button was just pressed. Checking removes the
+ * button (and disables the options), which would drop the focus on the page
+ * and say nothing to a screen reader; the verdict takes the focus instead,
+ * so it is read out and Tab goes on from the question. A story's question
+ * is drawn again in the caption once answered, so this is kept by name, not
+ * in the instance whose button was pressed.
+ */
+let justChecked: string | null = null;
 
 /**
  * A question's options: one choice (radio) unless it is multi-select
@@ -34,6 +44,12 @@ export function Choices({
   const [picked, setPicked] = useState<number[]>(chosen === null ? [] : [...chosen]);
   const answered = chosen !== null;
   const right = answered && isRight(options, chosen);
+  const verdict = useRef<HTMLParagraphElement | null>(null);
+  useEffect(() => {
+    if (!answered || justChecked !== name) return;
+    justChecked = null;
+    verdict.current?.focus();
+  }, [answered, name]);
   return (
     <fieldset className="choices" data-answered={answered} data-right={answered ? right : undefined}>
       <legend className="prompt">{draw(prompt)}</legend>
@@ -68,11 +84,19 @@ export function Choices({
         })}
       </ul>
       {!answered ? (
-        <button type="button" className="primary" disabled={picked.length === 0} onClick={() => onAnswer([...picked].sort((a, b) => a - b))}>
+        <button
+          type="button"
+          className="primary"
+          disabled={picked.length === 0}
+          onClick={() => {
+            justChecked = name;
+            onAnswer([...picked].sort((a, b) => a - b));
+          }}
+        >
           {checkLabel}
         </button>
       ) : (
-        <p className={right ? 'verdict-line ok' : 'verdict-line bad'} data-testid="answer-result">
+        <p className={right ? 'verdict-line ok' : 'verdict-line bad'} data-testid="answer-result" tabIndex={-1} ref={verdict}>
           {right ? '✓ That is right.' : '✗ Not quite: the right answer is marked above, and every option says why.'}
         </p>
       )}
