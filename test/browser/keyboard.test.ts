@@ -155,4 +155,43 @@ describeBrowser('keyboard-only use', () => {
     await story.close();
     expect(lab.errors).toEqual([]);
   });
+
+  it('a page opened from a control on the page it leaves gets the focus on its heading, not the body: a lesson from the list, the next lesson, the list again, the lab', async () => {
+    const page = await lab.page('#/lessons');
+    await page.locator('.lesson-card').first().waitFor();
+    const focused = () =>
+      page.evaluate(() => {
+        const e = document.activeElement;
+        return e === null || e === document.body ? 'body' : `${e.tagName.toLowerCase()}${e.id === '' ? '' : `#${e.id}`} ${e.textContent?.trim().slice(0, 40)}`;
+      });
+    // The first page of a visit keeps the browser's own start.
+    expect(await focused()).toBe('body');
+    await page.locator('.lesson-card[data-lesson="one-machine"] a').focus();
+    await page.keyboard.press('Enter');
+    await expect.poll(focused).toBe('h2 One machine is not the world');
+    await screenshot(page, 'keyboard-lesson-heading');
+    // Tab goes on into the lesson, not back to the top of the page.
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate(() => document.activeElement?.closest('.lesson-text') !== null)).toBe(true);
+
+    await page.getByTestId('next-lesson').focus();
+    await page.keyboard.press('Enter');
+    await expect.poll(focused).toBe('h2 Atomic acquire');
+    await page.getByRole('link', { name: '← All lessons' }).focus();
+    await page.keyboard.press('Enter');
+    await expect.poll(focused).toBe('h2 Learn distributed locks by breaking them');
+    await page.getByTestId('open-lab').focus();
+    await page.keyboard.press('Enter');
+    await ready(page);
+    expect(await focused()).toMatch(/^main#main/);
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate(() => document.activeElement?.getAttribute('data-testid'))).toBe('scenario-select');
+    // A view's tab keeps the focus the learner gave it.
+    await page.getByRole('button', { name: 'Sandbox', exact: true }).focus();
+    await page.keyboard.press('Enter');
+    await page.locator('[data-client-card]').first().waitFor();
+    expect(await focused()).toBe('button Sandbox');
+    await page.close();
+    expect(lab.errors).toEqual([]);
+  });
 });

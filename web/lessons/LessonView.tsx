@@ -8,6 +8,7 @@ import { ChallengeEmbed, challengeAnchor } from './ChallengeEmbed.js';
 import { useProgress } from './progress.js';
 import { QuestionEmbed, questionAnchor } from './QuestionEmbed.js';
 import { questionsInPageOrder } from './order.js';
+import { landFocus } from '../state/page-top.js';
 import { useLessonRoute } from './route.js';
 import { runStoriesEarly } from './stage.js';
 import { guessesText, statusLine, statusOf } from './status.js';
@@ -44,7 +45,9 @@ export default function LessonView() {
 
   // Steps, questions and challenges are plain anchors; stops are handled by their story.
   useEffect(() => {
-    if (lesson === null || anchor === null || anchor.startsWith('stop-')) return;
+    if (lesson === null) return;
+    if (anchor === null) landFocus(document.querySelector<HTMLElement>('main [data-page-heading]'));
+    if (anchor === null || anchor.startsWith('stop-')) return;
     const el = document.getElementById(anchor);
     el?.scrollIntoView({ block: 'start' });
     (el?.querySelector('input, button') as HTMLElement | null)?.focus({ preventScroll: true });
@@ -192,7 +195,9 @@ function LessonBody({ lesson }: { lesson: LabLesson }) {
           <p className="muted small">
             Lesson {lesson.number} of {LESSONS.length}
           </p>
-          <h2 className="lesson-heading">{lesson.title}</h2>
+          <h2 className="lesson-heading" tabIndex={-1} data-page-heading>
+            {lesson.title}
+          </h2>
           <p className="lesson-summary">{lesson.summary}</p>
           {lesson.prerequisites.length > 0 && (
             <p className="muted small">

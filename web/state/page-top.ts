@@ -1,4 +1,4 @@
-import { useLayoutEffect } from 'react';
+import { useEffect, useLayoutEffect, useRef } from 'react';
 import { useLessonRoute } from '../lessons/route.js';
 import { pageDrawn, pageOf } from './history-places.js';
 import { useUi } from './ui.js';
@@ -9,6 +9,23 @@ const INPUT = ['wheel', 'touchstart', 'keydown', 'mousedown'] as const;
 const FOLLOW_MS = 5000;
 
 let stopFollowing: (() => void) | null = null;
+
+/** Whether the learner has gone from one page to another since the lab opened (the first page drawn is not a move). */
+let moved = false;
+
+/**
+ * Gives the focus to a page's heading (or `main`) when the focus was lost
+ * on the way there: the link or button that opened the page was on the page
+ * it left, so the focus fell to the body, a screen reader said nothing of
+ * the new page, and Tab started again from the top. Focus the learner put
+ * somewhere (a view's tab, a field) stays where it is, and the first page
+ * of a visit keeps the browser's own start.
+ */
+export function landFocus(el: HTMLElement | null): void {
+  if (!moved || el === null) return;
+  const at = document.activeElement;
+  if (at === null || at === document.body || at.id === 'main') el.focus({ preventScroll: true });
+}
 
 /**
  * Scrolls to `y`, and if the page is not yet tall enough for it, on every
@@ -53,5 +70,15 @@ export function usePageTop(): void {
   useLayoutEffect(() => {
     const y = pageDrawn();
     if (y !== undefined) scrollToPlace(y);
+  }, [page]);
+  // After the new page's own effects; a page still loading its text (a lesson) takes the focus on to its heading when it arrives.
+  const first = useRef(true);
+  useEffect(() => {
+    if (first.current) {
+      first.current = false;
+      return;
+    }
+    moved = true;
+    landFocus(document.querySelector<HTMLElement>('main [data-page-heading]') ?? document.getElementById('main'));
   }, [page]);
 }
