@@ -194,4 +194,35 @@ describeBrowser('keyboard-only use', () => {
     await page.close();
     expect(lab.errors).toEqual([]);
   });
+
+  it('a story played from the keyboard keeps the focus in it: Play the story leads to the next stop, and a stop that asks first to its question', async () => {
+    const page = await lab.page('#/lesson/04-pause-past-expiry');
+    const testid = () => page.evaluate(() => document.activeElement?.getAttribute('data-testid') ?? document.activeElement?.tagName.toLowerCase());
+    await page.getByTestId('play-story-gc-pause').focus();
+    await page.keyboard.press('Enter');
+    await expect.poll(testid).toBe('stop-next');
+    await page.locator('.stage select').selectOption('10');
+    await page.getByTestId('stop-next').focus();
+    await page.keyboard.press('Enter');
+    await expect.poll(() => page.getByTestId('stop-panel').getAttribute('data-stop'), { timeout: 15_000 }).toBe('a-takes');
+    expect(await testid()).toBe('stop-next');
+    // The next stop asks first, so its button is disabled when the story gets there: the question takes the focus.
+    await page.keyboard.press('Enter');
+    await expect.poll(() => page.getByTestId('stop-panel').getAttribute('data-stop'), { timeout: 15_000 }).toBe('a-pauses');
+    await expect.poll(() => page.evaluate(() => document.activeElement?.closest('[data-testid="stop-ask"]') !== null)).toBe(true);
+    await screenshot(page, 'keyboard-story-ask');
+    await page.keyboard.press('Space');
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('Enter');
+    await expect.poll(testid).toBe('answer-result');
+    // A "try this", and back to the story from the keyboard.
+    await page.getByTestId('try-fencing-on').focus();
+    await page.keyboard.press('Enter');
+    await page.getByTestId('try-result').waitFor();
+    await page.getByRole('button', { name: 'Back to the story' }).focus();
+    await page.keyboard.press('Enter');
+    await expect.poll(testid).toBe('stop-next');
+    await page.close();
+    expect(lab.errors).toEqual([]);
+  });
 });

@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useMemo, useState } from 'react';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { fillCaption } from '../../sim/lessons/caption.js';
 import { optionOrder, storyAskKey } from '../../sim/lessons/option-order.js';
 import { findEvent } from '../../sim/lessons/query.js';
@@ -125,6 +125,31 @@ export function StoryEmbed({ lesson, story }: { lesson: LabLesson; story: Story 
   const event = stop !== undefined && trace !== null ? findEvent(trace.doc.events, stop.at) : undefined;
   const nextNeedsRun = index + 1 < story.stops.length && JSON.stringify(sets[index + 1]) !== JSON.stringify(sets[Math.max(0, index)]);
 
+  /*
+   * "Play the story" and "Back to the story" are replaced by the stage they
+   * open, and "Play to the next stop" is disabled at a stop that asks first:
+   * each would leave the focus on the page's body, Tab starting again from the
+   * top. The focus goes on to what the learner does next: the button that
+   * plays to the next stop, or the stop's question.
+   */
+  const panel = useRef<HTMLDivElement | null>(null);
+  const focusNext = useRef(false);
+  const start = () => {
+    focusNext.current = true;
+    void goTo(-1);
+  };
+  useEffect(() => {
+    const p = panel.current;
+    if (p === null) return;
+    if (focusNext.current) {
+      focusNext.current = false;
+      p.querySelector<HTMLElement>('[data-testid="stop-next"]')?.focus();
+      return;
+    }
+    const at = document.activeElement;
+    if (asked && (at === null || at === document.body || p.contains(at))) p.querySelector<HTMLElement>('[data-testid="stop-ask"] input')?.focus();
+  }, [owns, trace, tried, index, asked]);
+
   return (
     <section className="embed story" aria-label={`Story: ${story.title}`} data-story={story.id}>
       <h3 className="embed-title">▶ Story: {story.title}</h3>
@@ -146,7 +171,7 @@ export function StoryEmbed({ lesson, story }: { lesson: LabLesson; story: Story 
       <RealServersControl story={story} recordings={recordings} open={real === null ? null : secondaryNote} onWatch={(r) => void watchReal(r)} />
       {!owns || trace === null ? (
         <p>
-          <button type="button" className="primary" onClick={() => void goTo(-1)} data-testid={`play-story-${story.id}`}>
+          <button type="button" className="primary" onClick={start} data-testid={`play-story-${story.id}`}>
             Play the story
           </button>{' '}
           <span className="muted small">
@@ -160,7 +185,7 @@ export function StoryEmbed({ lesson, story }: { lesson: LabLesson; story: Story 
           verdict={tried !== null || index === story.stops.length - 1}
           curtain={asked}
         >
-          <div className="stop-panel" data-testid="stop-panel" data-stop={stop?.id ?? ''} aria-live="polite">
+          <div className="stop-panel" data-testid="stop-panel" data-stop={stop?.id ?? ''} aria-live="polite" ref={panel}>
             {tried !== null ? (
               <TryResult story={story} tried={tried} trace={trace} />
             ) : stop === undefined ? (
@@ -252,7 +277,7 @@ export function StoryEmbed({ lesson, story }: { lesson: LabLesson; story: Story 
                 </button>
               ))}{' '}
               {tried !== null && (
-                <button type="button" onClick={() => void goTo(-1)}>
+                <button type="button" onClick={start}>
                   Back to the story
                 </button>
               )}
