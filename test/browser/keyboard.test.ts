@@ -225,4 +225,21 @@ describeBrowser('keyboard-only use', () => {
     await page.close();
     expect(lab.errors).toEqual([]);
   });
+
+  it("closing an event's details from the keyboard puts the focus back on the event's line in the log", async () => {
+    const page = await lab.page('#/lab?s=pause-past-expiry&t=5');
+    await ready(page);
+    const row = page.locator('.event-log li[data-seq="3"] button');
+    await row.focus();
+    await page.keyboard.press('Enter');
+    const details = page.getByTestId('inspector');
+    await details.waitFor();
+    await details.getByRole('button', { name: 'Close' }).focus();
+    await page.keyboard.press('Enter');
+    await details.waitFor({ state: 'detached' });
+    expect(await page.evaluate(() => document.activeElement?.closest('li')?.getAttribute('data-seq') ?? document.activeElement?.tagName)).toBe('3');
+    await screenshot(page, 'keyboard-details-closed');
+    await page.close();
+    expect(lab.errors).toEqual([]);
+  });
 });

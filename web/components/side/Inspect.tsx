@@ -32,6 +32,18 @@ function lastStarted(spans: readonly Span[], atUs: number): Span | null {
 }
 
 /**
+ * Closes the details. The Close button goes with them, so the focus goes
+ * back to the event's line in the event log, from which Enter opened them
+ * (or to the main area if that line is not shown), rather than to the
+ * page's body, where Tab would start again from the top.
+ */
+function close(seq: number): void {
+  useUi.getState().set({ selected: null });
+  const row = document.querySelector<HTMLElement>(`.event-log li[data-seq="${seq}"] button`);
+  (row ?? document.getElementById('main'))?.focus();
+}
+
+/**
  * The details of one event, as a trace viewer shows a selected slice: what
  * happened, what the client it concerns believed then, what the store held
  * for it, and the other events of the same message (request, handling,
@@ -56,7 +68,7 @@ export function Inspect({ trace, seq, atCursor }: { trace: LoadedTrace; seq: num
         <h2 className="panel-title">
           {atCursor ? 'Details' : `Event ${seq + 1}`} <span className="muted mono">{e.kind}</span>
         </h2>
-        <button type="button" className="small-button" onClick={() => ui.set({ selected: null })}>
+        <button type="button" className="small-button" onClick={() => close(seq)}>
           Close
         </button>
       </div>
