@@ -125,8 +125,14 @@ describeBrowser('the lab explains itself', () => {
     const page = await lab.page('#/lab?s=pause-past-expiry');
     await ready(page);
     const search = page.getByTestId('event-search');
+    // The count is a live region that is there, empty, before the search, so a screen reader reads out its first count as well as the next ones.
+    const count = page.getByTestId('event-search-count');
+    expect(await count.getAttribute('role')).toBe('status');
+    expect(await count.textContent()).toBe('');
+    await count.evaluate((el) => ((window as unknown as { countBefore: Element }).countBefore = el));
     await search.fill('B refused');
     await expect.poll(() => page.getByTestId('event-search-count').textContent()).toBe('3 events match');
+    expect(await count.evaluate((el) => (window as unknown as { countBefore: Element }).countBefore === el)).toBe(true);
     expect(await page.locator('.event-log li').count()).toBe(3);
     // Typing in the search box is typing, not shortcuts.
     await search.fill('stale');

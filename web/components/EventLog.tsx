@@ -87,12 +87,11 @@ export function EventLog({ trace }: { trace: LoadedTrace }) {
           onChange={(ev) => setQuery(ev.target.value)}
           data-testid="event-search"
         />
-        {searching && (
-          <span className="muted small" role="status" data-testid="event-search-count">
-            {found.total === 0 ? 'no event matches' : `${found.total} event${found.total === 1 ? '' : 's'} match${found.total === 1 ? 'es' : ''}`}
-            {found.total > found.seqs.length && `, the first ${found.seqs.length} shown`}
-          </span>
-        )}
+        {/* Always there, empty until a search: a live region that appears with its words already in it is not read out. */}
+        <span className="muted small" role="status" data-testid="event-search-count">
+          {searching && (found.total === 0 ? 'no event matches' : `${found.total} event${found.total === 1 ? '' : 's'} match${found.total === 1 ? 'es' : ''}`)}
+          {searching && found.total > found.seqs.length && `, the first ${found.seqs.length} shown`}
+        </span>
       </div>
       {searching ? (
         <ol className="search-results">
