@@ -126,6 +126,34 @@ describeBrowser('the sandbox speaks the user’s language and keeps what they bu
     expect(await page.getByTestId('confirm').getByRole('button').allTextContents()).toEqual(['Import mine.json anyway', 'Keep my changes']);
   });
 
+  it('the question before dropping changes closes on Escape, keeping them, and either answer gives the focus back to the button that asked', async () => {
+    const page = await lab.page('#/sandbox?s=pause-past-expiry');
+    await expect.poll(() => page.getByLabel('Name', { exact: true }).first().inputValue()).toBe('pause-past-expiry');
+    const ttl = page.locator('[data-client-card="A"]').getByLabel('TTL (ms)');
+    await ttl.fill('4321');
+    const focused = () => page.evaluate(() => document.activeElement?.textContent ?? null);
+    await page.getByRole('button', { name: 'Blank scenario' }).focus();
+    await page.keyboard.press('Enter');
+    const confirm = page.getByTestId('confirm');
+    await confirm.waitFor();
+    expect(await focused()).toBe('Keep my changes');
+    await screenshot(page, 'sandbox-confirm');
+    await page.keyboard.press('Escape');
+    await confirm.waitFor({ state: 'detached' });
+    expect(await ttl.inputValue()).toBe('4321');
+    expect(await focused()).toBe('Blank scenario');
+    // Going ahead from the keyboard: the focus is back on the button, not on the page's body.
+    await page.keyboard.press('Enter');
+    await confirm.waitFor();
+    await page.keyboard.press('Shift+Tab');
+    expect(await focused()).toBe('Start a blank scenario anyway');
+    await page.keyboard.press('Enter');
+    await expect.poll(() => page.getByTestId('draft-state').getAttribute('data-from')).toBe('blank');
+    expect(await focused()).toBe('Blank scenario');
+    await page.close();
+    expect(lab.errors).toEqual([]);
+  });
+
   it('the result beside a changed form says it is out of date, and an invalid form shows no old result', async () => {
     const page = await lab.page('#/sandbox?s=pause-past-expiry');
     await expect.poll(() => page.getByLabel('Name', { exact: true }).first().inputValue()).toBe('pause-past-expiry');
