@@ -219,9 +219,15 @@ describeBrowser('the sandbox speaks the user’s language and keeps what they bu
     await expect.poll(() => page.getByTestId('draft-state').getAttribute('data-from')).toBe('blank');
     await expect.poll(() => page.getByLabel('Name', { exact: true }).first().inputValue()).toBe('my-scenario');
     await page.getByLabel('New fault').selectOption('pause');
-    await page.getByRole('button', { name: 'Add fault' }).click();
+    // Where the fault lands is said in a live region that is there, empty, before it is added, so a screen reader reads it out.
     const placed = page.getByTestId('fault-placed');
+    expect(await placed.getAttribute('role')).toBe('status');
+    expect(await placed.textContent()).toBe('');
+    await placed.evaluate((el) => ((window as unknown as { placedBefore: Element }).placedBefore = el));
+    await page.getByRole('button', { name: 'Add fault' }).click();
     await expect.poll(() => placed.textContent()).toContain('while A holds the lock');
+    expect(await placed.evaluate((el) => (window as unknown as { placedBefore: Element }).placedBefore === el)).toBe(true);
+    await screenshot(page, 'sandbox-fault-placed');
     expect(await placed.textContent()).toContain('for longer than its 10 s lease');
     await page.getByTestId('sandbox-run').click();
     await expect.poll(() => page.getByTestId('sandbox-result').count()).toBe(1);

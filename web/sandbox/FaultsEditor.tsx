@@ -79,11 +79,10 @@ export function FaultsEditor({
           Add fault
         </button>
       </div>
-      {placed !== '' && (
-        <p className="muted small" role="status" data-testid="fault-placed">
-          {placed}
-        </p>
-      )}
+      {/* Always there, empty until a fault is added: a live region that appears with its words already in it is not read out. */}
+      <p className="muted small fault-placed" role="status" data-testid="fault-placed">
+        {placed}
+      </p>
     </fieldset>
   );
 }
