@@ -154,6 +154,32 @@ describeBrowser('the sandbox speaks the user’s language and keeps what they bu
     expect(lab.errors).toEqual([]);
   });
 
+  it('a Remove button pressed from the keyboard leaves the focus at its place in the form, not on the page: the last fault, machine and client', async () => {
+    const page = await lab.page('#/sandbox?s=pause-past-expiry');
+    await expect.poll(() => page.getByLabel('Name', { exact: true }).first().inputValue()).toBe('pause-past-expiry');
+    const focused = () =>
+      page.evaluate(() =>
+        document.activeElement === document.body ? 'body' : (document.activeElement?.textContent ?? '') || (document.activeElement?.id ?? ''),
+      );
+    const press = async (name: string) => {
+      await page.getByRole('button', { name, exact: true }).focus();
+      await page.keyboard.press('Enter');
+      await expect.poll(() => page.getByRole('button', { name, exact: true }).count()).toBe(0);
+    };
+    await press('Remove fault 1');
+    expect(await page.evaluate(() => (document.activeElement as HTMLSelectElement | null)?.labels?.[0]?.textContent ?? 'body')).toBe('New fault');
+    await press('Remove db');
+    expect(await focused()).toBe('Add a machine');
+    await press('Remove client B');
+    expect(await focused()).toBe('Add a client');
+    await screenshot(page, 'sandbox-removed-focus');
+    // Removing the first of two machines leaves one, whose Remove button is disabled: the focus goes on to the next control.
+    await press('Remove app1');
+    expect(await focused()).toBe('Add a machine');
+    await page.close();
+    expect(lab.errors).toEqual([]);
+  });
+
   it('the result beside a changed form says it is out of date, and an invalid form shows no old result', async () => {
     const page = await lab.page('#/sandbox?s=pause-past-expiry');
     await expect.poll(() => page.getByLabel('Name', { exact: true }).first().inputValue()).toBe('pause-past-expiry');

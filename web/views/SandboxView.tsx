@@ -69,6 +69,23 @@ export function SandboxView() {
     const name = /^builtin:([^|]+)\|/.exec(from)?.[1];
     setStart(name !== undefined && BUILTIN_NAMES.includes(name) ? name : '');
   }, [from]);
+  /*
+   * A Remove button goes with what it removes (the last fault, machine or
+   * client), or is disabled when one is left: the focus would fall to the
+   * page's body. It goes instead to the first control after it in the form
+   * that is still there ("New fault", "Add a machine", "Add a client"), as a
+   * list's next item takes the place of one deleted.
+   */
+  const focusWas = useRef<{ el: HTMLElement; after: HTMLElement[] } | null>(null);
+  useEffect(() => {
+    const was = focusWas.current;
+    if (was === null || (was.el.isConnected && !(was.el as HTMLButtonElement).disabled)) return;
+    // A disabled button keeps the focus until the browser next draws, then drops it.
+    const at = document.activeElement;
+    if (at !== null && at !== document.body && at !== was.el) return;
+    was.after.find((e) => e.isConnected && !(e as HTMLButtonElement).disabled)?.focus();
+  }, [draft]);
+
   // In one column the result is under the whole form: bring it into view when a run lands there.
   const resultRef = useRef<HTMLElement>(null);
   useEffect(() => {
@@ -192,7 +209,16 @@ export function SandboxView() {
         </div>
       )}
       <div className="sandbox-grid">
-        <form className="sandbox-form" onSubmit={(ev) => ev.preventDefault()} aria-label="Scenario">
+        <form
+          className="sandbox-form"
+          onSubmit={(ev) => ev.preventDefault()}
+          aria-label="Scenario"
+          onFocus={(ev) => {
+            const el = ev.target as HTMLElement;
+            const all = focusablesIn(ev.currentTarget);
+            focusWas.current = { el, after: all.slice(all.indexOf(el) + 1) };
+          }}
+        >
           <fieldset className="card">
             <legend>Scenario</legend>
             <div className="fields">
@@ -271,5 +297,12 @@ export function SandboxView() {
         </section>
       </div>
     </div>
+  );
+}
+
+/** The controls of the form Tab stops at, in order. */
+function focusablesIn(form: HTMLElement): HTMLElement[] {
+  return [...form.querySelectorAll<HTMLElement>('input, select, textarea, button, summary, [tabindex]:not([tabindex="-1"])')].filter(
+    (e) => !(e as HTMLButtonElement).disabled,
   );
 }
