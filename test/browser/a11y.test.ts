@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { axeViolations, describeBrowser, ready, screenshot, startLab, type Lab } from './harness.js';
+import { axeViolations, describeBrowser, ready, screenshot, SCREENSHOTS, startLab, type Lab } from './harness.js';
 
 describeBrowser('accessibility and layout', () => {
   let lab: Lab;
@@ -33,6 +33,19 @@ describeBrowser('accessibility and layout', () => {
       await page.close();
     }
     expect(found).toEqual([]);
+  });
+
+  it("a story's stops are named for a screen reader, the one on screen marked as the current step and those before it as seen", async () => {
+    const page = await lab.page('#/lesson/04-pause-past-expiry?at=stop-gc-pause-b-takes');
+    const stops = page.locator('section[data-story="gc-pause"]').getByRole('list', { name: 'Stops of the story' });
+    await expect.poll(() => stops.locator('[aria-current="step"]').count(), { timeout: 15_000 }).toBe(1);
+    const names = await stops
+      .getByRole('link')
+      .evaluateAll((as) => as.map((a) => `${a.getAttribute('aria-label')}${a.getAttribute('aria-current') === 'step' ? ' (current)' : ''}`));
+    expect(names.slice(0, 5)).toEqual(['Stop 1, seen', 'Stop 2, seen', 'Stop 3, seen', 'Stop 4 (current)', 'Stop 5']);
+    expect(await stops.ariaSnapshot()).toContain('link "Stop 4"');
+    await stops.screenshot({ path: `${SCREENSHOTS}/story-stops-current.png` });
+    await page.close();
   });
 
   it('works at tablet width: nothing wider than the window, the side panel below the timeline', async () => {

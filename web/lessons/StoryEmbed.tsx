@@ -156,8 +156,11 @@ export function StoryEmbed({ lesson, story }: { lesson: LabLesson; story: Story 
       <ol className="stop-list" aria-label="Stops of the story">
         {story.stops.map((s, i) => (
           <li key={s.id} id={stopAnchor(story.id, s.id)} className={i === index && owns ? 'current' : i < index && owns ? 'seen' : ''}>
+            {/* Which stop is on screen, and which were passed, is more than a colour: a screen reader hears "Stop 3, current step". */}
             <a
               href={`#/lesson/${lesson.folder}?at=${stopAnchor(story.id, s.id)}`}
+              aria-label={`Stop ${i + 1}${i < index && owns ? ', seen' : ''}`}
+              aria-current={i === index && owns ? 'step' : undefined}
               onClick={(ev) => {
                 ev.preventDefault();
                 useLessonRoute.getState().go(lesson.id, stopAnchor(story.id, s.id));
