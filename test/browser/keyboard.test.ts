@@ -242,4 +242,23 @@ describeBrowser('keyboard-only use', () => {
     await page.close();
     expect(lab.errors).toEqual([]);
   });
+
+  it("a challenge run from the keyboard gives the focus to the checker's verdict when it comes, wrong and then right", async () => {
+    const page = await lab.page('#/lesson/01-one-machine?at=challenge-safe-rolling-update');
+    const challenge = page.locator('section[data-challenge="safe-rolling-update"]');
+    const verdict = () => page.evaluate(() => (document.activeElement?.closest('[data-challenge]') === null ? null : document.activeElement?.textContent));
+    await challenge.getByTestId('run-safe-rolling-update').focus();
+    await page.keyboard.press('Enter');
+    await expect.poll(verdict, { timeout: 15_000 }).toMatch(/^✗ Not yet/);
+    // The linked challenge's first control is its knob: change it from the keyboard and run again.
+    await challenge.locator('input[type="number"]').first().focus();
+    await page.keyboard.press('ControlOrMeta+a');
+    await page.keyboard.type('5500');
+    await challenge.getByTestId('run-safe-rolling-update').focus();
+    await page.keyboard.press('Enter');
+    await expect.poll(verdict, { timeout: 15_000 }).toMatch(/^✓ Solved/);
+    await screenshot(page, 'keyboard-challenge-verdict');
+    await page.close();
+    expect(lab.errors).toEqual([]);
+  });
 });

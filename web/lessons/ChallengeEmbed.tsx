@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { attemptRef, changesOf, valueAt, type Attempt } from '../../sim/lessons/attempt.js';
 import type { Checked } from '../../sim/lessons/expect.js';
 import type { Challenge, Json, Knob, Lesson } from '../../sim/lessons/types.js';
@@ -58,7 +58,22 @@ export function ChallengeEmbed({ lesson, challenge }: { lesson: Lesson; challeng
     setResult(null);
   };
 
+  /*
+   * "Run my attempt" is disabled while the attempt runs, which drops the
+   * focus on the page's body, and the checker's answer appears below with
+   * nothing said. Its verdict takes the focus when it comes, so a screen
+   * reader reads it and Tab goes on from the challenge.
+   */
+  const verdictLine = useRef<HTMLParagraphElement | null>(null);
+  const focusVerdict = useRef(false);
+  useEffect(() => {
+    if (result === null || !focusVerdict.current) return;
+    focusVerdict.current = false;
+    verdictLine.current?.focus();
+  }, [result]);
+
   const run = async () => {
+    focusVerdict.current = true;
     setRunning(true);
     try {
       const attempt: Attempt = { set, fault };
@@ -224,7 +239,7 @@ export function ChallengeEmbed({ lesson, challenge }: { lesson: Lesson; challeng
       )}
       {result !== null && (
         <div className={result.solved ? 'challenge-result solved' : 'challenge-result'} data-testid={`result-${challenge.id}`} data-solved={result.solved}>
-          <p className="verdict-line">
+          <p className="verdict-line" tabIndex={-1} ref={verdictLine}>
             {result.solved
               ? `✓ Solved. The checker proved it${result.perSeed.length > 1 ? ` on every seed (${seeds.join(', ')})` : ''}:`
               : challenge.maxChanges !== undefined && result.changes > challenge.maxChanges
