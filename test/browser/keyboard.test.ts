@@ -261,4 +261,21 @@ describeBrowser('keyboard-only use', () => {
     await page.close();
     expect(lab.errors).toEqual([]);
   });
+
+  it('each hint asked for from the keyboard takes the focus, so it is read out, the last one too though its button is then disabled', async () => {
+    const page = await lab.page('#/lesson/01-one-machine?at=challenge-safe-rolling-update');
+    const challenge = page.locator('section[data-challenge="safe-rolling-update"]');
+    const focused = () => page.evaluate(() => (document.activeElement === document.body ? 'body' : (document.activeElement?.textContent ?? '')));
+    await challenge.getByRole('button', { name: 'Give me a hint' }).focus();
+    await page.keyboard.press('Enter');
+    await expect.poll(focused).toBe("Look at when the old pod's job ends on the timeline.");
+    for (const name of ['Another hint (2 of 3)', 'Another hint (3 of 3)']) {
+      await challenge.getByRole('button', { name }).focus();
+      await page.keyboard.press('Enter');
+    }
+    await expect.poll(focused).toBe("Start the new pod's job only after the old pod has released.");
+    expect(await challenge.getByRole('button', { name: 'No more hints' }).isDisabled()).toBe(true);
+    await page.close();
+    expect(lab.errors).toEqual([]);
+  });
 });

@@ -72,6 +72,15 @@ export function ChallengeEmbed({ lesson, challenge }: { lesson: Lesson; challeng
     verdictLine.current?.focus();
   }, [result]);
 
+  // A hint asked for takes the focus, so it is read out; the last one also disables its button, which would drop the focus on the page's body.
+  const lastHint = useRef<HTMLLIElement | null>(null);
+  const focusHint = useRef(false);
+  useEffect(() => {
+    if (!focusHint.current) return;
+    focusHint.current = false;
+    lastHint.current?.focus();
+  }, [hints]);
+
   const run = async () => {
     focusVerdict.current = true;
     setRunning(true);
@@ -198,7 +207,14 @@ export function ChallengeEmbed({ lesson, challenge }: { lesson: Lesson; challeng
         <button type="button" className="primary" onClick={() => void run()} disabled={running} data-testid={`run-${challenge.id}`}>
           {running ? 'Running…' : 'Run my attempt'}
         </button>
-        <button type="button" onClick={() => setHints(Math.min(challenge.hints.length, hints + 1))} disabled={hints >= challenge.hints.length}>
+        <button
+          type="button"
+          onClick={() => {
+            focusHint.current = true;
+            setHints(Math.min(challenge.hints.length, hints + 1));
+          }}
+          disabled={hints >= challenge.hints.length}
+        >
           {hints === 0 ? 'Give me a hint' : hints < challenge.hints.length ? `Another hint (${hints + 1} of ${challenge.hints.length})` : 'No more hints'}
         </button>
         <button
@@ -214,8 +230,10 @@ export function ChallengeEmbed({ lesson, challenge }: { lesson: Lesson; challeng
       </p>
       {hints > 0 && (
         <ol className="hints" data-testid="hints">
-          {challenge.hints.slice(0, hints).map((h) => (
-            <li key={h}>{h}</li>
+          {challenge.hints.slice(0, hints).map((h, i) => (
+            <li key={h} tabIndex={-1} ref={i === hints - 1 ? lastHint : undefined}>
+              {h}
+            </li>
           ))}
         </ol>
       )}
