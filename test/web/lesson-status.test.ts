@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { loadLessons } from '../../sim/cli/lessons.js';
 import { storyAskKey } from '../../sim/lessons/option-order.js';
 import { summaryOf } from '../../web/lessons/plugin.js';
-import { guessesText, statusLine, statusOf } from '../../web/lessons/status.js';
+import { guessesText, statusLine, statusOf, stopsText } from '../../web/lessons/status.js';
 
 /* A lesson's status counts the questions its stories ask before a stop, apart from its quiz. */
 
@@ -34,5 +34,13 @@ describe("a lesson's status", () => {
       'in progress\u00a0· 2/5 questions answered\u00a0· 0/1 challenges solved',
     );
     expect(statusLine([false, 'only'])).toBe('only');
+  });
+});
+
+describe("a story's size before it is played", () => {
+  it('says how many of its stops ask first, in agreement with the number', () => {
+    expect(stopsText([{}, { ask: {} }, {}, {}])).toBe('4 stops; 1 of them asks you first.');
+    expect(stopsText([{ ask: {} }, { ask: {} }, {}])).toBe('3 stops; 2 of them ask you first.');
+    expect(stopsText([{}, {}])).toBe('2 stops; no stop asks you first.');
   });
 });

@@ -14,6 +14,7 @@ import { useLessonRoute } from './route.js';
 import { shortText } from './short-text.js';
 import { judgeTrace, runRef, stage, useStage } from './stage.js';
 import { Stage } from './Stage.js';
+import { stopsText } from './status.js';
 import type { LabLesson } from './types.js';
 
 export const stopAnchor = (story: string, stop: string): string => `stop-${story}-${stop}`;
@@ -177,9 +178,7 @@ export function StoryEmbed({ lesson, story }: { lesson: LabLesson; story: Story 
           <button type="button" className="primary" onClick={start} data-testid={`play-story-${story.id}`}>
             Play the story
           </button>{' '}
-          <span className="muted small">
-            {story.stops.length} stops; {story.stops.filter((s) => s.ask !== undefined).length} of them ask you first.
-          </span>
+          <span className="muted small">{stopsText(story.stops)}</span>
         </p>
       ) : (
         <Stage

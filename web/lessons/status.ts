@@ -7,6 +7,13 @@ export function guessesText(s: Pick<LessonStatus, 'guessed' | 'guessedRight'>): 
   return s.guessed === 0 ? '' : ` (${s.guessedRight} of ${s.guessed} ${s.guessed === 1 ? 'guess' : 'guesses'} right)`;
 }
 
+/** A story's size before it is played: "4 stops; 1 of them asks you first", "8 stops; no stop asks you first". */
+export function stopsText(stops: ReadonlyArray<{ readonly ask?: unknown }>): string {
+  const asking = stops.filter((s) => s.ask !== undefined).length;
+  const ask = asking === 0 ? 'no stop asks' : asking === 1 ? '1 of them asks' : `${asking} of them ask`;
+  return `${stops.length} stop${stops.length === 1 ? '' : 's'}; ${ask} you first.`;
+}
+
 /**
  * A status line's parts, joined by " · ", each dot held to the part before
  * it by a no-break space: where the line wraps, the next line starts with a
