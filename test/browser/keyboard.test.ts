@@ -206,10 +206,17 @@ describeBrowser('keyboard-only use', () => {
     await page.keyboard.press('Enter');
     await expect.poll(() => page.getByTestId('stop-panel').getAttribute('data-stop'), { timeout: 15_000 }).toBe('a-takes');
     expect(await testid()).toBe('stop-next');
+    // A screen reader hears the stop and its caption from a region that is always there, not the whole panel with its buttons.
+    expect(await page.getByTestId('stop-panel').getAttribute('aria-live')).toBeNull();
+    const said = page.getByTestId('stop-said');
+    expect(await said.getAttribute('aria-live')).toBe('polite');
+    expect(await said.textContent()).toBe(`Stop 1 of 8. ${await page.getByTestId('stop-caption').locator('.caption').textContent()}`);
     // The next stop asks first, so its button is disabled when the story gets there: the question takes the focus.
     await page.keyboard.press('Enter');
     await expect.poll(() => page.getByTestId('stop-panel').getAttribute('data-stop'), { timeout: 15_000 }).toBe('a-pauses');
     await expect.poll(() => page.evaluate(() => document.activeElement?.closest('[data-testid="stop-ask"]') !== null)).toBe(true);
+    // The question is read from the focus; the live region says nothing over it.
+    expect(await said.textContent()).toBe('');
     await screenshot(page, 'keyboard-story-ask');
     await page.keyboard.press('Space');
     await page.keyboard.press('Tab');

@@ -187,7 +187,17 @@ export function StoryEmbed({ lesson, story }: { lesson: LabLesson; story: Story 
           verdict={tried !== null || index === story.stops.length - 1}
           curtain={asked}
         >
-          <div className="stop-panel" data-testid="stop-panel" data-stop={stop?.id ?? ''} aria-live="polite" ref={panel}>
+          {/*
+           * What a screen reader says as the story moves: the stop and its caption, from a region that is always there
+           * (one that appears with its words is not read out). The panel itself is not live, or every option and button
+           * in it would be read again with each change; a stop's question takes the focus, and is read from there.
+           */}
+          <p className="sr-only" aria-live="polite" data-testid="stop-said">
+            {tried === null && stop !== undefined && !asked
+              ? `Stop ${index + 1} of ${story.stops.length}. ${event === undefined ? stop.text : fillCaption(stop.text, event).text}`
+              : ''}
+          </p>
+          <div className="stop-panel" data-testid="stop-panel" data-stop={stop?.id ?? ''} ref={panel}>
             {tried !== null ? (
               <TryResult story={story} tried={tried} trace={trace} />
             ) : stop === undefined ? (
