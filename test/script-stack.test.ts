@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fail, guarded, ScriptStack, sub } from '../sim/runtime/script-stack.js';
+import { fail, guarded, ScriptStack, sub, subEffect } from '../sim/runtime/script-stack.js';
 import type { Effect, Steps } from '../sim/runtime/types.js';
 
 const nap = (localUs: number): Effect => ({ k: 'sleep', localUs });
@@ -73,6 +73,29 @@ describe('a script stack', () => {
     expect(() => drive(root())).toThrow('uncaught');
     // A script that ends before its first effect.
     expect(drive((function* (): Steps<void> {})())).toEqual([]);
+  });
+
+  it('runs a script whose effect a caller yields itself (subEffect) as sub and guarded run it: its answers, its return value, what fail throws', () => {
+    const log: unknown[] = [];
+    function* child(n: number): Steps<number> {
+      const a = (yield nap(n)) as number;
+      return a + 1;
+    }
+    function* failing(): Steps<number> {
+      yield nap(5);
+      return yield* fail(new Error('boom'));
+    }
+    function* root(): Steps<void> {
+      log.push((yield subEffect(child(10), false)) as number);
+      try {
+        log.push((yield subEffect(failing(), true)) as number);
+      } catch (e) {
+        log.push(`caught ${(e as Error).message}`);
+      }
+      log.push((yield subEffect(child(20), true)) as number);
+    }
+    expect(drive(root())).toEqual([10, 5, 20]);
+    expect(log).toEqual([21, 'caught boom', 41]);
   });
 });
 

@@ -3,7 +3,7 @@ import type { AcquireResult } from '../stores/protocol.js';
 import { drawUs } from '../kernel/dist.js';
 import { msToUs } from '../time.js';
 import type { CallResult, Effect, Steps } from '../runtime/types.js';
-import { fail, guarded, sub } from '../runtime/script-stack.js';
+import { fail, subEffect } from '../runtime/script-stack.js';
 import type { LockReply, WriteReply } from '../stores/protocol.js';
 import type { Client } from './lifecycle.js';
 import { POLL_INTERVAL_US, POLL_JITTER_US } from './lifecycle.js';
@@ -74,7 +74,7 @@ export class StepRunner {
     started();
     let uncaught: ScriptException | undefined;
     try {
-      yield* guarded(this.block(steps));
+      yield subEffect(this.block(steps), true);
     } catch (e) {
       if (!(e instanceof ScriptException)) throw e;
       uncaught = e;
@@ -82,7 +82,7 @@ export class StepRunner {
     }
     this.c.onStep?.(this.c, fork, 'exit');
     try {
-      yield* guarded(this.destroy(why));
+      yield subEffect(this.destroy(why), true);
     } catch (e) {
       // An exception in a destructor at shutdown is a fatal error: recorded when raised, and the script is over anyway.
       if (!(e instanceof ScriptException)) throw e;
@@ -109,7 +109,7 @@ export class StepRunner {
       switch (s.step) {
         case 'acquire':
         case 'acquireRead':
-          if (yield* sub(this.acquire(s))) continue;
+          if ((yield subEffect(this.acquire(s), false)) as boolean) continue;
           if (s.onFailure === 'ignore') continue;
           return s.onFailure === 'return' ? 'return' : 'next';
         case 'refresh':
@@ -429,14 +429,14 @@ export class StepRunner {
       let flow: Flow = 'normal';
       let thrown: ScriptException | undefined;
       try {
-        flow = yield* guarded(this.block(s.steps));
+        flow = (yield subEffect(this.block(s.steps), true)) as Flow;
       } catch (e) {
         if (!(e instanceof ScriptException)) throw e;
         thrown = e;
       }
       if (s.finally.length > 0) {
         try {
-          const f = yield* guarded(this.block(s.finally));
+          const f = (yield subEffect(this.block(s.finally), true)) as Flow;
           // As in PHP, leaving a finally block by return discards the exception in flight.
           if (f !== 'normal') {
             flow = f;

@@ -8,7 +8,7 @@ import type { Effect, StepEffect, Steps } from './types.js';
  * through seven of them) and back down on resume.
  */
 export function* sub<T>(script: Steps<T>): Steps<T> {
-  return (yield { k: 'sub', script, guarded: false }) as T;
+  return (yield subEffect(script, false)) as T;
 }
 
 /**
@@ -19,7 +19,18 @@ export function* sub<T>(script: Steps<T>): Steps<T> {
  * this way.
  */
 export function* guarded<T>(script: Steps<T>): Steps<T> {
-  return (yield { k: 'sub', script, guarded: true }) as T;
+  return (yield subEffect(script, true)) as T;
+}
+
+/**
+ * What `sub` yields (and `guarded`, with `guarded` true), for a script on a
+ * hot path to yield itself: `(yield subEffect(s, false)) as T` is `yield* sub(s)` without
+ * the generator in between, whose making and two extra resumes cost more
+ * than many a step. What `s` returns is what the yield gives back, and what
+ * it throws is thrown at the yield, as with `sub`.
+ */
+export function subEffect(script: Steps<unknown>, guarded: boolean): StepEffect {
+  return { k: 'sub', script, guarded };
 }
 
 /**
