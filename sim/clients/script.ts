@@ -4,7 +4,7 @@ import { drawUs } from '../kernel/dist.js';
 import { msToUs } from '../time.js';
 import type { CallResult, Effect, Steps } from '../runtime/types.js';
 import { fail, subEffect } from '../runtime/script-stack.js';
-import type { LockReply, WriteReply } from '../stores/protocol.js';
+import type { LockReply, WriteReply, WriteRequest } from '../stores/protocol.js';
 import type { Client } from './lifecycle.js';
 import { POLL_INTERVAL_US, POLL_JITTER_US } from './lifecycle.js';
 import { INVALID_TTL, LOCK_ACQUIRING, LOCK_CONFLICTED, LOCK_EXPIRED, LOCK_RELEASING, ScriptException, type ExceptionKind } from './exceptions.js';
@@ -52,6 +52,9 @@ export class StepRunner {
   private readonly ttlUs: number;
   /** The client's step marks' hook, read once: every step checks it. */
   private readonly onStep: Client['onStep'];
+  /** The request of the write step in flight and its message (see `writeCall`): a script runs one step at a time. */
+  private writing: WriteRequest | undefined = undefined;
+  private writingMsg = 0;
 
   constructor(private readonly c: Client) {
     this.ttlUs = msToUs(c.spec.ttlMs);
@@ -82,7 +85,8 @@ export class StepRunner {
     }
     this.c.onStep?.(this.c, fork, 'exit');
     try {
-      yield subEffect(this.destroy(why), true);
+      // Asked first: most scripts end with nothing to destroy, and a generator is made only for one that has.
+      if (this.destructs()) yield subEffect(this.destroy(why), true);
     } catch (e) {
       // An exception in a destructor at shutdown is a fatal error: recorded when raised, and the script is over anyway.
       if (!(e instanceof ScriptException)) throw e;
@@ -126,7 +130,10 @@ export class StepRunner {
           continue;
         case 'work': {
           const workUs = s.time === undefined ? msToUs(s.durationMs) : drawUs(this.c.workload(), s.time);
-          yield* this.work(workUs, s.refreshEveryMs === null ? 0 : msToUs(s.refreshEveryMs));
+          const everyUs = s.refreshEveryMs === null ? 0 : msToUs(s.refreshEveryMs);
+          // Work without refreshes is one sleep, yielded here rather than from a generator of its own.
+          if (everyUs > 0) yield* this.work(workUs, everyUs);
+          else if (this.workStarts(workUs)) yield pause(workUs);
           continue;
         }
         case 'stall':
@@ -144,9 +151,12 @@ export class StepRunner {
           yield pause(sleepUs);
           continue;
         }
-        case 'write':
-          yield* this.write();
+        case 'write': {
+          // The request is yielded here, and its answer read after, without a generator for every write.
+          const refused = this.written((yield this.writeCall()) as CallResult<WriteReply>);
+          if (refused !== undefined) return yield* fail(refused);
           continue;
+        }
         case 'release':
           yield* this.release(s.method);
           continue;
@@ -385,46 +395,63 @@ export class StepRunner {
 
   // ——— the script around the lock ———
 
+  /** Work with a refresh every `everyUs`: one sleep between refreshes. Work without any is one sleep, which `block` yields itself. */
   private *work(workUs: number, everyUs: number): Steps<void> {
-    const c = this.c;
-    const lock = c.lock;
     let remainingUs = workUs;
-    c.emit('work.start', { owner: lock.owner, fence: c.believes ? lock.fence : undefined, data: { workUs } });
+    this.workStarts(workUs);
     while (remainingUs > 0) {
-      const chunk = everyUs > 0 ? Math.min(everyUs, remainingUs) : remainingUs;
+      const chunk = Math.min(everyUs, remainingUs);
       yield pause(chunk);
       remainingUs -= chunk;
-      if (everyUs > 0 && remainingUs > 0) yield* this.refresh(this.ttlUs);
+      if (remainingUs > 0) yield* this.refresh(this.ttlUs);
     }
   }
 
-  private *write(): Steps<void> {
+  /** Records the start of `workUs` of work; returns whether there is any to wait out. */
+  private workStarts(workUs: number): boolean {
     const c = this.c;
     const lock = c.lock;
-    const owner = lock.owner;
-    const fence = lock.fence;
+    c.emit('work.start', { owner: lock.owner, fence: c.believes ? lock.fence : undefined, data: { workUs } });
+    return workUs > 0;
+  }
+
+  /** A write step's request to the resource, recorded, for `block` to yield; `written` reads its answer. */
+  private writeCall(): Effect {
+    const c = this.c;
+    const lock = c.lock;
+    const request: WriteRequest = { owner: lock.owner, fence: lock.fence };
     const msg = c.newMsg();
-    c.emit('write.request', { owner, fence, peer: c.resource.name, msg });
-    const r = (yield { k: 'call', to: c.resource.name, request: { owner, fence }, timeoutLocalUs: c.requestTimeoutUs, msg }) as CallResult<WriteReply>;
+    this.writing = request;
+    this.writingMsg = msg;
+    c.emit('write.request', { owner: request.owner, fence: request.fence, peer: c.resource.name, msg });
+    return { k: 'call', to: c.resource.name, request, timeoutLocalUs: c.requestTimeoutUs, msg };
+  }
+
+  /** Records the answer to the write in flight; returns the exception to throw when the resource refused it or did not answer. */
+  private written(r: CallResult<WriteReply>): ScriptException | undefined {
+    const c = this.c;
+    const { owner, fence } = this.writing!;
+    const msg = this.writingMsg;
+    this.writing = undefined;
     if (r.status === 'reply' && r.reply.accepted) {
       c.emit('write.done', { owner, fence, msg });
-      return;
+      return undefined;
     }
     if (r.status === 'reply') {
       // The storage refused our token: someone newer holds the lock.
       c.believes = false;
       c.emit('write.refused', { owner, fence, msg, reason: 'fenced' });
-      return yield* fail(this.raise('exception.resource', 'write', [RUNTIME_EXCEPTION], 'the resource rejected the write: it has seen a newer fencing token'));
+      return this.raise('exception.resource', 'write', [RUNTIME_EXCEPTION], 'the resource rejected the write: it has seen a newer fencing token');
     }
     c.emit('write.timeout', { owner, fence, msg, reason: r.status });
-    return yield* fail(this.raise('exception.resource', 'write', [RUNTIME_EXCEPTION], `no answer from the resource (${r.status})`));
+    return this.raise('exception.resource', 'write', [RUNTIME_EXCEPTION], `no answer from the resource (${r.status})`);
   }
 
   private *repeat(s: Extract<Step, { step: 'repeat' }>): Steps<Flow> {
     for (let pass = 0; pass < s.times; pass++) {
       if (s.newLock) {
         this.c.onStep?.(this.c, s, 'new-lock');
-        yield* this.replaceLock();
+        if (this.c.existingLock !== undefined) yield* this.replaceLock();
       }
       let flow: Flow = 'normal';
       let thrown: ScriptException | undefined;
@@ -465,11 +492,17 @@ export class StepRunner {
     this.c.believes = false;
   }
 
+  /** Whether Lock::__destruct() does anything: with autoRelease, for a Lock object still marked acquired. */
+  private destructs(): boolean {
+    const lock = this.c.existingLock;
+    return lock !== undefined && this.c.spec.autoRelease && lock.dirty;
+  }
+
   /** Lock::__destruct(): with autoRelease, a lock still marked acquired is asked after, and released if the store still has it. */
   private *destroy(why: string): Steps<void> {
     const c = this.c;
     const lock = c.existingLock;
-    if (lock === undefined || !c.spec.autoRelease || !lock.dirty) return;
+    if (lock === undefined || !this.destructs()) return;
     c.emit('autorelease.check', { owner: lock.owner, data: { why } });
     if (yield* this.isAcquired(true)) yield* this.release('token-checked');
   }
