@@ -91,6 +91,15 @@ describe('locklab sweep', () => {
     expect(one.err).toMatch(/^1 run in \d+\.\d s/m);
   });
 
+  it('says, once for each way the keys are split, when the clients lock different keys, which no share in the report can show', async () => {
+    const r = await cli('sweep', 'pause-past-expiry', '--seeds', '1..3', '--workers', '1', '--json', '--vary', 'clients.B.key=job,jobs,jobz');
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.out)).toHaveProperty('combinations');
+    const notes = r.err.split('\n').filter((l) => l.startsWith('Note: the clients lock different keys'));
+    expect(notes).toEqual([expect.stringContaining('(A on "job"; B on "jobs")'), expect.stringContaining('(A on "job"; B on "jobz")')]);
+    expect((await cli('sweep', 'pause-past-expiry', '--seeds', '1..3', '--workers', '1')).err).not.toContain('lock different keys');
+  });
+
   it('--shrink writes the smallest scenario of the first unsafe run it found', async () => {
     const out = join(dir, 'sweep-smallest.json');
     const r = await cli(

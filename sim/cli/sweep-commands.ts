@@ -5,6 +5,7 @@ import { serializeChromeTrace } from '../export/chrome.js';
 import type { SweepAggregate } from '../odds/aggregate.js';
 import { defaultBatchSize, planSweep, type SweepPlan } from '../odds/plan.js';
 import { parseSeedRange, parseVary, type Vary } from '../odds/range.js';
+import { keysApart } from '../check/summary.js';
 import { reportCsv, reportJson, reportText, runs, sweepReport, type SweepReport } from '../odds/report.js';
 import { shrinkScenario } from '../odds/shrink.js';
 import { grouped, LIMITS, limitText } from '../scenario/limits.js';
@@ -229,6 +230,8 @@ Exit codes: 0 the sweep completed, 2 bad input, ${EXIT_INTERRUPTED} stopped with
           if (opts.json !== true && opts.csv !== true) io.out(reportText(report));
         } else if (opts.json === true || opts.csv === true) io.out(text);
         else io.out(reportText(report));
+        // Clients on different keys never keep each other out, and no share above can show it: said once per way the keys are split.
+        for (const note of new Set(plan.combinations.map((cb) => keysApart(cb.scenario.clients)))) if (note !== undefined) io.err(`${note}\n`);
         if (opts.json !== true && opts.csv !== true)
           io.err(c.dim(`${runs(report.runs)} in ${seconds.toFixed(1)} s (${Math.round(report.runs / seconds)} runs/s)\n`));
         if (opts.out !== undefined) io.err(c.dim(`Report written to ${opts.out}\n`));
