@@ -146,7 +146,8 @@ function etcd(node: string, url: string, keys: readonly string[], revisionStart:
   const withClient = async (f: (c: ReturnType<typeof etcdClient>) => Promise<void>): Promise<void> => {
     const c = etcdClient(url);
     try {
-      await f(c);
+      // Bounded here, so that the client is closed even when the server takes the connection and never answers: its call would keep the process alive.
+      await connectWithin(node, url, REACH_MS, () => f(c));
     } finally {
       c.close();
     }

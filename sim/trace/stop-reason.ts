@@ -46,7 +46,7 @@ export function stopReason(end: RunEnd): string | undefined {
   if (late.length > 0) {
     // The run waited for what the scenario set after its end: saying it was "long" would hide a time written in the wrong unit or place.
     const them = late.length === 1 ? 'it' : 'them';
-    return `Run stopped at its ${which} ${after}: ${late.join(', ')} ${late.length === 1 ? 'was' : 'were'} set after the budget and never happened. Move ${them} earlier, or raise budget.maxTimeMs.`;
+    return `Run stopped at its ${which} ${after}: ${late.join(', ')} ${late.length === 1 ? 'was' : 'were'} set after the budget and never happened. Move ${them} earlier, or raise ${real ? '--max-time (budget.maxTimeMs)' : 'budget.maxTimeMs'}.`;
   }
   return `Run stopped at its ${which} ${after}: ${why}. ${raise} to let it run longer.`;
 }

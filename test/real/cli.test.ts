@@ -189,7 +189,8 @@ describeReal('locklab real and locklab compare', () => {
     expect(r.code, r.err).toBe(3);
     expect(Date.now() - t0).toBeLessThan(15_000);
     expect(r.out).toMatch(/Run stopped at its time budget \(3 s\) after \d+ trace events and 3\.\d{3} s of real time/);
-    expect(r.out).toContain('Raise --max-time (budget.maxTimeMs) to let it run longer.');
+    // B starts at 5 s: the stop says so, and how to let it.
+    expect(r.out).toContain("client B's start (at 5 s) was set after the budget and never happened. Move it earlier, or raise --max-time (budget.maxTimeMs).");
     const doc = validateTrace(JSON.parse(readFileSync(out, 'utf8')), out);
     expect(doc.stop.reason).toBe('time-budget');
     expect(doc.scenario.budget.maxTimeMs).toBe(3000);
