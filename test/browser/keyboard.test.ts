@@ -169,6 +169,8 @@ describeBrowser('keyboard-only use', () => {
     await page.locator('.lesson-card[data-lesson="one-machine"] a').focus();
     await page.keyboard.press('Enter');
     await expect.poll(focused).toBe('h2 One machine is not the world');
+    // Focused to be announced, not operated: no ring around the heading.
+    expect(await page.evaluate(() => getComputedStyle(document.activeElement!).outlineStyle)).toBe('none');
     await screenshot(page, 'keyboard-lesson-heading');
     // Tab goes on into the lesson, not back to the top of the page.
     await page.keyboard.press('Tab');
