@@ -168,7 +168,7 @@ describeBrowser('keyboard-only use', () => {
     expect(await focused()).toBe('body');
     await page.locator('.lesson-card[data-lesson="one-machine"] a').focus();
     await page.keyboard.press('Enter');
-    await expect.poll(focused).toBe('h2 One machine is not the world');
+    await expect.poll(focused).toBe('h1 One machine is not the world');
     // Focused to be announced, not operated: no ring around the heading.
     expect(await page.evaluate(() => getComputedStyle(document.activeElement!).outlineStyle)).toBe('none');
     await screenshot(page, 'keyboard-lesson-heading');
@@ -178,10 +178,10 @@ describeBrowser('keyboard-only use', () => {
 
     await page.getByTestId('next-lesson').focus();
     await page.keyboard.press('Enter');
-    await expect.poll(focused).toBe('h2 Atomic acquire');
+    await expect.poll(focused).toBe('h1 Atomic acquire');
     await page.getByRole('link', { name: '← All lessons' }).focus();
     await page.keyboard.press('Enter');
-    await expect.poll(focused).toBe('h2 Learn distributed locks by breaking them');
+    await expect.poll(focused).toBe('h1 Learn distributed locks by breaking them');
     await page.getByTestId('open-lab').focus();
     await page.keyboard.press('Enter');
     await ready(page);

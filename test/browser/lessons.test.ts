@@ -438,7 +438,7 @@ describeBrowser('a learner goes through lesson 4', () => {
     await page.getByTestId('course-progress').waitFor();
     // Before, the list opened at the lesson's height (scrollY 627 here): lessons 4–12 and no header.
     expect(await page.evaluate(() => window.scrollY)).toBe(0);
-    expect(await page.locator('.lessons-intro h2').isVisible()).toBe(true);
+    expect(await page.locator('.lessons-intro h1').isVisible()).toBe(true);
     await page.locator('.lesson-card[data-lesson="pause-past-expiry"] a').click();
     await page.locator('article.lesson').waitFor();
     expect(await page.evaluate(() => window.scrollY)).toBe(0);

@@ -79,6 +79,8 @@ export function App() {
     }
   }, []);
   const dragging = useDrop(onDrop);
+  // The lessons and a lesson have their own title as the page's one h1; elsewhere the lab's name is the page's title.
+  const Brand = view === 'lessons' || view === 'lesson' ? 'p' : 'h1';
 
   return (
     <div className="app">
@@ -89,9 +91,9 @@ export function App() {
         Skip to content
       </a>
       <header className="top">
-        <h1 className="brand">
+        <Brand className="brand">
           <Icon name="lock" size={20} /> Locklab
-        </h1>
+        </Brand>
         <nav aria-label="Views">
           <ul className="tabs">
             {TABS.map((t, i) => (

@@ -5,6 +5,7 @@ import { spanAt } from '../model/state-at.js';
 import type { TraceModel } from '../model/types.js';
 import type { LoadedTrace } from '../state/traces.js';
 import { useCursorOf, useUi } from '../state/ui.js';
+import { usePanelHeading } from './heading.js';
 
 /**
  * What each client of the run does, as the PHP its steps (or lifecycle
@@ -188,6 +189,7 @@ function markNote(first: boolean, second: boolean | null, split: boolean, names:
 }
 
 function Code({ trace, other, names, locked }: { trace: LoadedTrace; other: LoadedTrace | null; names: RunNames; locked: boolean }) {
+  const H = usePanelHeading(3);
   const scenario = trace.doc.scenario;
   const note = codeNote(scenario);
   const code = useMemo(() => scenario.clients.map((c) => ({ name: c.name, machine: c.machine, php: clientPhpLines(scenario, c) })), [scenario]);
@@ -247,10 +249,10 @@ function Code({ trace, other, names, locked }: { trace: LoadedTrace; other: Load
               aria-label={`${b.client}'s code${b.only === undefined ? '' : ` ${names.at[b.only - 1]}`}`}
               data-run={b.only}
             >
-              <h3>
+              <H className="code-title">
                 {b.client} <span className="muted">on {b.machine}</span>
                 {b.only !== undefined && <span className="muted"> · {names.of[b.only - 1]}</span>}
-              </h3>
+              </H>
               <pre
                 className={lines === undefined ? 'mono' : 'mono with-gutter'}
                 style={{ '--digits': Math.max(2, String(b.php.lines.length).length) } as CSSProperties}

@@ -5,6 +5,7 @@ import { Clocks } from './side/Clocks.js';
 import { Facts } from './side/Facts.js';
 import { Inspect } from './side/Inspect.js';
 import { Now } from './side/Now.js';
+import { usePanelHeading } from './heading.js';
 
 /**
  * At the playhead: the current event in words (flagged when the checker
@@ -16,20 +17,21 @@ export function SidePanel({ trace, primary = true }: { trace: LoadedTrace; prima
   const playheadUs = useUi((s) => s.playheadUs);
   const selected = useUi((s) => s.selected);
   const cursor = useCursorOf(trace, primary);
+  const H = usePanelHeading(2);
   return (
     <aside className="side-panel" aria-label={primary ? 'At the playhead' : `At the playhead in ${trace.label}`}>
       <Now trace={trace} cursor={cursor} playheadUs={playheadUs} />
       {primary && selected !== null && <Inspect trace={trace} seq={selected} atCursor={selected === cursor} />}
       <section>
-        <h2 className="panel-title">Belief beside truth</h2>
+        <H className="panel-title">Belief beside truth</H>
         <BeliefTable views={clientViews(trace, cursor, playheadUs)} />
       </section>
       <section>
-        <h2 className="panel-title">Store and resource</h2>
+        <H className="panel-title">Store and resource</H>
         <Facts trace={trace} cursor={cursor} playheadUs={playheadUs} />
       </section>
       <section>
-        <h2 className="panel-title">Clocks</h2>
+        <H className="panel-title">Clocks</H>
         <Clocks trace={trace} playheadUs={playheadUs} />
       </section>
     </aside>

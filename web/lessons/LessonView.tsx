@@ -195,9 +195,9 @@ function LessonBody({ lesson }: { lesson: LabLesson }) {
           <p className="muted small">
             Lesson {lesson.number} of {LESSONS.length}
           </p>
-          <h2 className="lesson-heading" tabIndex={-1} data-page-heading>
+          <h1 className="lesson-heading" tabIndex={-1} data-page-heading>
             {lesson.title}
-          </h2>
+          </h1>
           <p className="lesson-summary">{lesson.summary}</p>
           {lesson.prerequisites.length > 0 && (
             <p className="muted small">

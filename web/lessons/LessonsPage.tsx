@@ -21,9 +21,9 @@ export function LessonsPage() {
   return (
     <div className="lessons-page">
       <header className="lessons-intro">
-        <h2 tabIndex={-1} data-page-heading>
+        <h1 className="lessons-title" tabIndex={-1} data-page-heading>
           Learn distributed locks by breaking them
-        </h2>
+        </h1>
         <p>
           Twelve short lessons. Each tells a story on a live timeline you can play, pause and scrub, asks you to predict what happens next, and ends with
           questions and a challenge checked by the same checker the lab uses. Nothing to install: every store is simulated in your browser.

@@ -1,4 +1,5 @@
 import { ClientsCode, type RunNames } from '../components/ClientsCode.js';
+import { PanelHeadingLevel } from '../components/heading.js';
 import { SidePanel } from '../components/SidePanel.js';
 import { Transport } from '../components/Transport.js';
 import { VerdictView } from '../components/VerdictView.js';
@@ -7,7 +8,10 @@ import { useUi } from '../state/ui.js';
 import { fullDomainOf } from '../state/zoom.js';
 import { Timeline } from '../timeline/Timeline.js';
 
-/** The lab's timeline, transport and side panel, for the embed that owns the stage; an optional second trace is drawn above for comparison. */
+/**
+ * The lab's timeline, transport and side panel, for the embed that owns the stage; an optional second trace is drawn above for comparison.
+ * The panels' headings come under the embed's h3.
+ */
 export function Stage({
   title,
   compareTitle,
@@ -31,21 +35,23 @@ export function Stage({
   if (primary === null) return <p className="muted">Running…</p>;
   const domain = fullDomainOf(primary.id, secondary?.id ?? null);
   return (
-    <div className="stage" data-testid="stage">
-      <div className="stage-main">
-        <div className={curtain ? 'curtained' : undefined} data-curtain={curtain}>
-          {curtain && <p className="curtain-note">Answer the question below to see what happens next.</p>}
-          {secondary !== null && <Timeline trace={secondary} fullDomain={domain} primary={false} title={compareTitle ?? secondary.label} />}
-          <Timeline trace={primary} fullDomain={domain} primary title={title} />
+    <PanelHeadingLevel.Provider value={4}>
+      <div className="stage" data-testid="stage">
+        <div className="stage-main">
+          <div className={curtain ? 'curtained' : undefined} data-curtain={curtain}>
+            {curtain && <p className="curtain-note">Answer the question below to see what happens next.</p>}
+            {secondary !== null && <Timeline trace={secondary} fullDomain={domain} primary={false} title={compareTitle ?? secondary.label} />}
+            <Timeline trace={primary} fullDomain={domain} primary title={title} />
+          </div>
+          <Transport trace={primary} />
+          {children}
+          {verdict && <VerdictView trace={primary} />}
+          <ClientsCode trace={primary} other={runs === undefined ? null : secondary} {...(runs === undefined ? {} : { names: runs })} locked={curtain} />
         </div>
-        <Transport trace={primary} />
-        {children}
-        {verdict && <VerdictView trace={primary} />}
-        <ClientsCode trace={primary} other={runs === undefined ? null : secondary} {...(runs === undefined ? {} : { names: runs })} locked={curtain} />
+        <div className={curtain ? 'curtained' : undefined}>
+          <SidePanel trace={primary} />
+        </div>
       </div>
-      <div className={curtain ? 'curtained' : undefined}>
-        <SidePanel trace={primary} />
-      </div>
-    </div>
+    </PanelHeadingLevel.Provider>
   );
 }

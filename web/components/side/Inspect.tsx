@@ -6,6 +6,7 @@ import { clientViewAt, spanAt, spansAt } from '../../model/state-at.js';
 import type { Span } from '../../model/types.js';
 import type { LoadedTrace } from '../../state/traces.js';
 import { useUi } from '../../state/ui.js';
+import { usePanelHeading } from '../heading.js';
 import { FlagLine } from './FlagLine.js';
 
 /** The client an event is about: its actor, the client it answers, or the owner of the lock it concerns. */
@@ -52,6 +53,7 @@ function close(seq: number): void {
 export function Inspect({ trace, seq, atCursor }: { trace: LoadedTrace; seq: number; atCursor: boolean }) {
   const { doc, model, annotations } = trace;
   const e = doc.events[seq];
+  const H = usePanelHeading(2);
   const ui = useUi.getState();
   if (e === undefined) return null;
   const finding = annotations.findingAt.get(seq);
@@ -65,9 +67,9 @@ export function Inspect({ trace, seq, atCursor }: { trace: LoadedTrace; seq: num
   return (
     <section className="inspect" data-testid="inspector" aria-label={`Details of event ${seq + 1}`}>
       <div className="inspect-head">
-        <h2 className="panel-title">
+        <H className="panel-title">
           {atCursor ? 'Details' : `Event ${seq + 1}`} <span className="muted mono">{e.kind}</span>
-        </h2>
+        </H>
         <button type="button" className="small-button" onClick={() => close(seq)}>
           Close
         </button>

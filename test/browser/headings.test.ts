@@ -1,0 +1,98 @@
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { LESSONS_DIR, readCourse } from '../../sim/cli/lessons.js';
+import { loadCourse } from '../../sim/lessons/index.js';
+import { describeBrowser, openCode, startLab, type Lab } from './harness.js';
+
+/*
+ * The headings of the lessons page and of every lesson, as a screen reader
+ * lists them: one h1, the page's title, first; steps at h2, the stories,
+ * questions and challenges in them at h3, and the lab's panels an embed
+ * draws (what happens at the playhead, belief beside truth, the clients'
+ * code) at h4 inside it. No level is skipped going down, and no heading
+ * inside a section is at its title's level or above.
+ */
+
+const course = loadCourse(readCourse(LESSONS_DIR).files, { replay: false });
+
+interface Outline {
+  /** Each heading in document order, as "h2 Its text". */
+  readonly headings: string[];
+  /** What is wrong with the outline, in words; empty when it is right. */
+  readonly problems: string[];
+}
+
+async function outlineOf(page: Page): Promise<Outline> {
+  return page.evaluate(() => {
+    const SECTIONS = 'section, article, aside, nav, details, [role="region"], [role="group"]';
+    const named = (h: Element) => `${h.tagName.toLowerCase()} ${h.textContent?.trim().replace(/\s+/g, ' ').slice(0, 100)}`;
+    const levelOf = (h: Element) => Number(h.tagName.slice(1));
+    const all = Array.from(document.querySelectorAll('h1, h2, h3, h4, h5, h6')).filter((h) => h.closest('[hidden], [aria-hidden="true"]') === null);
+    const problems: string[] = [];
+    const ones = all.filter((h) => levelOf(h) === 1);
+    if (ones.length !== 1 || all[0] !== ones[0])
+      problems.push(
+        `the page should open with its one h1, not ${all
+          .filter((h) => levelOf(h) === 1 || h === all[0])
+          .map(named)
+          .join(', ')}`,
+      );
+    all.forEach((h, i) => {
+      const before = all[i - 1];
+      if (before !== undefined && levelOf(h) > levelOf(before) + 1) problems.push(`${named(h)} skips a level after ${named(before)}`);
+      // A heading inside a section must be below the section's own title: its first heading not in a section of its own.
+      for (let box = h.parentElement?.closest(SECTIONS); box !== null && box !== undefined; box = box.parentElement?.closest(SECTIONS)) {
+        const title = all.find((t) => t.parentElement?.closest(SECTIONS) === box);
+        if (title !== undefined && title !== h && levelOf(h) <= levelOf(title)) problems.push(`${named(h)} is inside ${named(title)}`);
+      }
+    });
+    return { headings: all.map(named), problems };
+  });
+}
+
+describeBrowser('the headings of the lessons read as an outline', () => {
+  let lab: Lab;
+  beforeAll(async () => {
+    lab = await startLab();
+  });
+  afterAll(async () => {
+    await lab?.close();
+  });
+
+  it('the lessons page has its title as the one h1', async () => {
+    const page = await lab.page('#/lessons');
+    await page.locator('.lesson-card').first().waitFor();
+    const outline = await outlineOf(page);
+    expect(outline.headings[0]).toBe('h1 Learn distributed locks by breaking them');
+    expect(outline.problems).toEqual([]);
+    await page.close();
+    expect(lab.errors).toEqual([]);
+  });
+
+  for (const lesson of course.lessons)
+    it(`lesson ${lesson.number} (${lesson.id}): its title the h1, its steps h2, its embeds h3 and the panels of a story on the stage h4 inside it`, async () => {
+      const story = lesson.stories[0];
+      const at = story === undefined ? '' : `?at=stop-${story.id}-${story.stops[0]!.id}`;
+      const page = await lab.page(`#/lesson/${lesson.folder}${at}`);
+      await expect.poll(() => page.locator('article.lesson').getAttribute('data-lesson'), { timeout: 15_000 }).toBe(lesson.id);
+      if (story !== undefined) {
+        await page.getByTestId('stage').waitFor({ timeout: 15_000 });
+        await openCode(page);
+        await page.locator('.clients-code .code-title').first().waitFor();
+        // The details of an event, as a click on the timeline opens them.
+        await page.evaluate(() => window.__locklab!.ui.getState().set({ selected: 1 }));
+        await page.getByTestId('inspector').waitFor();
+      }
+      const outline = await outlineOf(page);
+      expect(outline.headings[0]).toBe(`h1 ${lesson.title}`);
+      for (const step of lesson.steps) expect(outline.headings).toContain(`h2 ${step.title}`);
+      if (story !== undefined) {
+        const title = outline.headings.indexOf(`h3 ▶ Story: ${story.title}`);
+        expect(title).toBeGreaterThan(0);
+        expect(outline.headings[title + 1]).toMatch(/^h4 /);
+      }
+      expect(outline.problems).toEqual([]);
+      await page.close();
+      expect(lab.errors).toEqual([]);
+    });
+});
