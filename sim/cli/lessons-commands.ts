@@ -76,7 +76,7 @@ export function addLessonCommands(program: Command, io: Io, c: Colors, exit: (co
   program
     .command('lesson')
     .description("Narrate a lesson's stories in the terminal, stop by stop.")
-    .argument('<lesson>', 'the lesson number or id (see `locklab lessons`), or a lesson folder of your own')
+    .argument('<lesson>', "the lesson number, id or folder name (see `locklab lessons`; the lab's address names the folder), or a lesson folder of your own")
     .option('--story <story>', 'only this story: its number in the lesson (from 1) or its id')
     .action(async (n: string, opts: { story?: string }) => {
       const { chooseLesson, narrate, storiesOf, formatProblem } = await lessonTools();

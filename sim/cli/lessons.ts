@@ -156,12 +156,12 @@ function narrateStory(lesson: Lesson, story: Story, c: Colors, dir: string | und
   return out;
 }
 
-/** The problems found in the files of the lesson `arg` names by number or id (its folder is `NN-id`). */
+/** The problems found in the files of the lesson `arg` names by number, id or folder name (its folder is `NN-id`). */
 export function problemsOfLesson(problems: readonly LessonProblem[], arg: string): LessonProblem[] {
   const number = arg.replace(/^0+(?=\d)/, '');
   return problems.filter((p) => {
     const folder = FOLDER_PATTERN.exec(p.file.split('/')[0] ?? '');
-    return folder !== null && (String(Number(folder[1])) === number || folder[2] === arg);
+    return folder !== null && (String(Number(folder[1])) === number || folder[2] === arg || folder[0] === arg);
   });
 }
 
@@ -170,7 +170,8 @@ export type LessonChoice =
   { readonly lesson: Lesson; /** Its folder. */ readonly dir: string } | { readonly problems: readonly LessonProblem[] } | { readonly unknown: string };
 
 /**
- * Finds the lesson `arg` names: a shipped lesson's number or id, or a lesson
+ * Finds the lesson `arg` names: a shipped lesson's number, id or folder name
+ * (`04-pause-past-expiry`, as the lab's address names it), or a lesson
  * folder of one's own (a path to a folder with a lesson.md), read as
  * `locklab lessons check` reads one. A lesson whose files have problems is
  * left out of the course, so its problems are what is given back: never a
@@ -184,7 +185,7 @@ export function chooseLesson(arg: string): LessonChoice {
   }
   const course = loadLessons(LESSONS_DIR, false);
   const number = arg.replace(/^0+(?=\d)/, '');
-  const lesson = course.lessons.find((l) => String(l.number) === number || l.id === arg);
+  const lesson = course.lessons.find((l) => String(l.number) === number || l.id === arg || l.folder === arg);
   if (lesson !== undefined) return { lesson, dir: join(LESSONS_DIR, lesson.folder) };
   const own = problemsOfLesson(course.problems, arg);
   if (own.length > 0) return { problems: own };

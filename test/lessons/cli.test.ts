@@ -135,7 +135,14 @@ describe('locklab lesson N', () => {
     expect(bad.err).not.toContain('no lesson');
   });
 
-  it('picks out the problems of the lesson named by number or id', () => {
+  it("narrates a shipped lesson named by its folder, as the lab's address names it", async () => {
+    const r = await cli('lesson', '04-pause-past-expiry', '--story', '1');
+    expect(r.err).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.out).toContain('Lesson 4: Pause past expiry');
+  });
+
+  it('picks out the problems of the lesson named by number, id or folder', () => {
     const problems = [
       { file: '04-pause-past-expiry/lesson.yaml', field: 'line 86', message: 'is not valid YAML' },
       { file: '14-pause-again/lesson.md', field: 'title', message: 'is missing' },
@@ -144,6 +151,7 @@ describe('locklab lesson N', () => {
     expect(problemsOfLesson(problems, '4')).toEqual([problems[0]]);
     expect(problemsOfLesson(problems, '04')).toEqual([problems[0]]);
     expect(problemsOfLesson(problems, 'pause-past-expiry')).toEqual([problems[0]]);
+    expect(problemsOfLesson(problems, '04-pause-past-expiry')).toEqual([problems[0]]);
     expect(problemsOfLesson(problems, '14')).toEqual([problems[1]]);
     expect(problemsOfLesson(problems, '1')).toEqual([]);
   });
