@@ -703,4 +703,23 @@ describeBrowser('a learner goes through lesson 4', () => {
     expect(await page.locator('.lesson-card').count()).toBe(12);
     await page.close();
   });
+
+  it("names a place the lesson does not have in a notice, with the lesson's steps, and opens the lesson at its top", async () => {
+    // A step's anchor is its title: a link made before the step was renamed names a step that is gone.
+    const page = await lab.page(`${LESSON4}?at=step-the-gap`);
+    const notice = page.getByTestId('notice');
+    await expect.poll(() => notice.textContent()).toContain('This link names a place lesson 4 does not have');
+    expect(await notice.textContent()).toContain('"The story", "Why nobody notices"');
+    expect(await page.evaluate(() => window.scrollY)).toBe(0);
+    // Every place the lesson has opens with no notice: a step, a stop, a question and a challenge.
+    for (const at of ['step-why-nobody-notices', 'stop-gc-pause-b-takes', 'q-no-error', 'challenge-break-it']) {
+      const good = await lab.page(`${LESSON4}?at=${at}`);
+      await good.locator(`[id="${at}"]`).waitFor();
+      await good.waitForTimeout(300);
+      expect(await good.getByTestId('notice').count(), at).toBe(0);
+      await good.close();
+    }
+    await page.close();
+    expect(lab.errors).toEqual([]);
+  });
 });

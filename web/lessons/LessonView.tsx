@@ -9,6 +9,7 @@ import { useProgress } from './progress.js';
 import { QuestionEmbed, questionAnchor } from './QuestionEmbed.js';
 import { questionsInPageOrder } from './order.js';
 import { landFocus } from '../state/page-top.js';
+import { useUi, type Notice } from '../state/ui.js';
 import { useLessonRoute } from './route.js';
 import { runStoriesEarly } from './stage.js';
 import { guessesText, statusLine, statusOf } from './status.js';
@@ -46,16 +47,36 @@ export default function LessonView() {
   // Steps, questions and challenges are plain anchors; stops are handled by their story.
   useEffect(() => {
     if (lesson === null) return;
-    if (anchor === null) landFocus(document.querySelector<HTMLElement>('main [data-page-heading]'));
-    if (anchor === null || anchor.startsWith('stop-')) return;
-    const el = document.getElementById(anchor);
-    el?.scrollIntoView({ block: 'start' });
-    (el?.querySelector('input, button') as HTMLElement | null)?.focus({ preventScroll: true });
+    const el = anchor === null ? null : document.getElementById(anchor);
+    if (anchor !== null && el === null) useUi.getState().set({ notice: unknownPlace(lesson, anchor) });
+    if (el === null) landFocus(document.querySelector<HTMLElement>('main [data-page-heading]'));
+    if (el === null || anchor!.startsWith('stop-')) return;
+    el.scrollIntoView({ block: 'start' });
+    (el.querySelector('input, button') as HTMLElement | null)?.focus({ preventScroll: true });
   }, [lesson, anchor]);
 
   if (error !== null) return <p className="warn">{error}</p>;
   if (lesson === null) return <p className="muted">Loading the lesson…</p>;
   return <LessonBody lesson={lesson} />;
+}
+
+/**
+ * What a link to a place the lesson does not have says: a step renamed since
+ * the link was made (a step's anchor is its title), or a link cut short.
+ * The lesson opens at its top rather than nowhere in particular.
+ */
+function unknownPlace(lesson: LabLesson, anchor: string): Notice {
+  return {
+    title: `This link names a place lesson ${lesson.number} does not have, so it opened at the top of the lesson`,
+    source: 'link',
+    issues: [
+      {
+        path: 'at',
+        message: `no step, stop, question or challenge ${JSON.stringify(anchor.slice(0, 80))}; the lesson's steps are ${lesson.steps.map((s) => `"${s.title}"`).join(', ')}`,
+      },
+    ],
+    tone: 'error',
+  };
 }
 
 function LessonBody({ lesson }: { lesson: LabLesson }) {
