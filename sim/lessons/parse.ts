@@ -262,6 +262,22 @@ export function parseLesson(folder: string, files: LessonFiles, knownClaims: Rea
   if (!quizPlaced && quiz.some((q) => !placed.question.has(q.id)))
     problem(mdFile, '(body)', 'some questions are never placed; add ::quiz (it shows every question not placed by ::question)');
 
+  // The lab makes the lesson's title the page's h1, its steps h2 and each embed's title an h3: the body's headings and embeds must fit that outline.
+  let depth = 1;
+  for (const h of headings) {
+    if (h.depth === 1) problem(mdFile, `line ${h.line}`, `"# ${h.title}" would be a second title beside the lesson's own; a step is "## ${h.title}"`);
+    else if (h.depth > depth + 1)
+      problem(
+        mdFile,
+        `line ${h.line}`,
+        `"${'#'.repeat(h.depth)} ${h.title}" skips a level after ${depth === 1 ? "the lesson's title" : `a ${'#'.repeat(depth)} heading`}; use ${'#'.repeat(depth + 1)}`,
+      );
+    depth = h.depth;
+  }
+  const firstStep = headings.find((h) => h.depth === 2)?.line ?? Infinity;
+  for (const d of directives)
+    if (d.form === 'leaf' && (EMBEDS as readonly string[]).includes(d.name) && d.line < firstStep)
+      problem(mdFile, `line ${d.line}`, `::${d.name} comes before the first step; put a "## " heading above it, so that its title sits in a step`);
   const steps = headings.filter((h) => h.depth === 2).map((h) => ({ id: stepAnchor(h.title), title: h.title }));
   unique(
     steps.map((s) => s.id),

@@ -194,6 +194,18 @@ describe('a malformed lesson', () => {
     expect(p).toContainEqual(expect.stringMatching(/lesson.md: line \d+: ::story\{id=nope\} names no story of lesson.yaml \(across-servers\)/));
   });
 
+  it("with a heading or an embed that does not fit the page's outline (title h1, steps h2, embeds h3) names the line", () => {
+    const p = problemsOf(
+      replace('lesson.md', '## A lock the kernel keeps\n', '::quiz\n\n# The title again\n\n### Too deep\n\n## A lock the kernel keeps\n\n#### Deeper still\n'),
+    );
+    expect(p).toEqual([
+      expect.stringMatching(/lesson.md: line 10: "# The title again" would be a second title beside the lesson's own; a step is "## The title again"/),
+      expect.stringMatching(/lesson.md: line 12: "### Too deep" skips a level after the lesson's title; use ##/),
+      expect.stringMatching(/lesson.md: line 16: "#### Deeper still" skips a level after a ## heading; use ###/),
+      expect.stringMatching(/lesson.md: line 8: ::quiz comes before the first step; put a "## " heading above it/),
+    ]);
+  });
+
   it('with a colon read as a directive says how to escape it', () => {
     const p = problemsOf(replace('lesson.md', 'Picture a nightly cron job', 'At 10:30 picture a nightly cron job'));
     expect(p).toContainEqual(expect.stringMatching(/lesson.md: line \d+: reads ":30" as a directive/));
