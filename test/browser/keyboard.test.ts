@@ -133,7 +133,9 @@ describeBrowser('keyboard-only use', () => {
     expect(await page.evaluate(() => document.activeElement?.textContent)).toContain('Not quite');
     expect(await page.evaluate(() => document.activeElement?.closest('[data-question]')?.getAttribute('data-question'))).toBe('load-balancer');
     await screenshot(page, 'keyboard-answer-verdict');
-    // Tab goes on from the question, not from the top of the page.
+    // Tab goes on from the question, not from the top of the page: to its Try again, then past it.
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate(() => document.activeElement?.getAttribute('data-testid'))).toBe('try-again');
     await page.keyboard.press('Tab');
     expect(await page.evaluate(() => document.activeElement?.closest('[data-question]')?.getAttribute('data-question') ?? null)).not.toBe('load-balancer');
     expect(await page.evaluate(() => document.activeElement?.closest('header, nav') === null)).toBe(true);

@@ -704,6 +704,49 @@ describeBrowser('a learner goes through lesson 4', () => {
     await page.close();
   });
 
+  it("lets an answered question be answered again: Try again forgets the answer, its mark in the outline and a prediction's run", async () => {
+    const page = await lab.page(`${LESSON4}?at=q-no-error`);
+    // From no answers at all: the tests before this one answered lesson 4's quiz in the same browser.
+    const before = await page.evaluate(() => localStorage.getItem('locklab.progress'));
+    await page.evaluate(() => localStorage.removeItem('locklab.progress'));
+    await page.reload();
+    const q = page.locator('section[data-question="no-error"]');
+    const mark = page.locator('nav.lesson-nav .anchors li').nth(2).locator('[role="img"]');
+    await q.locator('label', { hasText: 'A, when it writes' }).click();
+    await q.getByRole('button', { name: 'Check my answer' }).click();
+    expect(await q.getByTestId('answer-result').textContent()).toBe('✗ Not quite: the right answer is marked above, and every option says why.');
+    expect(await mark.getAttribute('aria-label')).toBe('answered wrong');
+    await q.getByTestId('try-again').click();
+    expect(await q.locator('input:checked').count()).toBe(0);
+    expect(await q.locator('input:disabled').count()).toBe(0);
+    expect(await q.locator('.why').count()).toBe(0);
+    expect(await mark.count()).toBe(0);
+    expect(await page.evaluate(() => (document.activeElement as HTMLInputElement | null)?.type)).toBe('radio');
+    await q.locator('label', { hasText: 'Neither.' }).click();
+    await q.getByRole('button', { name: 'Check my answer' }).click();
+    expect(await q.getByTestId('answer-result').textContent()).toBe('✓ That is right.');
+    expect(await mark.getAttribute('aria-label')).toBe('answered right');
+
+    // A question with several right options says so when missed.
+    const multi = page.locator('section[data-question="other-causes"]');
+    await multi.locator('label', { hasText: 'container' }).click();
+    await multi.getByRole('button', { name: 'Check my answer' }).click();
+    expect(await multi.getByTestId('answer-result').textContent()).toBe('✗ Not quite: the right answers are marked above, and every option says why.');
+
+    // A prediction's replayed run goes with the answer, or it would give the next try away.
+    const predict = page.locator('section[data-question="predict-pause"]');
+    await predict.locator('label', { hasText: 'B waits until A wakes' }).click();
+    await predict.getByRole('button', { name: 'Lock in my prediction and run it' }).click();
+    await predict.getByTestId('prediction-result').waitFor();
+    await predict.getByTestId('try-again').click();
+    expect(await predict.getByTestId('stage').count()).toBe(0);
+    expect(await predict.getByTestId('replay-predict-pause').count()).toBe(0);
+    expect(await predict.getByRole('button', { name: 'Lock in my prediction and run it' }).isDisabled()).toBe(true);
+    await page.evaluate((p) => (p === null ? localStorage.removeItem('locklab.progress') : localStorage.setItem('locklab.progress', p)), before);
+    await page.close();
+    expect(lab.errors).toEqual([]);
+  });
+
   it("names a place the lesson does not have in a notice, with the lesson's steps, and opens the lesson at its top", async () => {
     // A step's anchor is its title: a link made before the step was renamed names a step that is gone.
     const page = await lab.page(`${LESSON4}?at=step-the-gap`);

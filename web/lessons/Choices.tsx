@@ -19,6 +19,8 @@ let justChecked: string | null = null;
  * (its prompt, an option, a reason) as its lesson writes it (short-text.ts).
  * The options are shown in `order` (`optionOrder`), a permutation of their
  * written indices; choices are the written indices, whatever the order.
+ * With `onRetry`, an answered question can be answered again (a class going
+ * over it twice, a learner who wants another go).
  */
 export function Choices({
   name,
@@ -30,6 +32,7 @@ export function Choices({
   onAnswer,
   checkLabel = 'Check my answer',
   draw,
+  onRetry,
 }: {
   name: string;
   prompt: string;
@@ -40,18 +43,27 @@ export function Choices({
   onAnswer(chosen: number[]): void;
   checkLabel?: string;
   draw(text: string): ReactNode;
+  onRetry?: () => void;
 }) {
   const [picked, setPicked] = useState<number[]>(chosen === null ? [] : [...chosen]);
   const answered = chosen !== null;
   const right = answered && isRight(options, chosen);
   const verdict = useRef<HTMLParagraphElement | null>(null);
+  const box = useRef<HTMLFieldSetElement | null>(null);
+  const retried = useRef(false);
   useEffect(() => {
     if (!answered || justChecked !== name) return;
     justChecked = null;
     verdict.current?.focus();
   }, [answered, name]);
+  // Try again removes its own button: the focus goes to the first option, where the new answer starts.
+  useEffect(() => {
+    if (answered || !retried.current) return;
+    retried.current = false;
+    box.current?.querySelector<HTMLInputElement>('input')?.focus();
+  }, [answered]);
   return (
-    <fieldset className="choices" data-answered={answered} data-right={answered ? right : undefined}>
+    <fieldset className="choices" ref={box} data-answered={answered} data-right={answered ? right : undefined}>
       <legend className="prompt">{draw(prompt)}</legend>
       {multi && !answered && <p className="muted small">Tick every option that applies.</p>}
       <ul>
@@ -96,9 +108,26 @@ export function Choices({
           {checkLabel}
         </button>
       ) : (
-        <p className={right ? 'verdict-line ok' : 'verdict-line bad'} data-testid="answer-result" tabIndex={-1} ref={verdict}>
-          {right ? '✓ That is right.' : '✗ Not quite: the right answer is marked above, and every option says why.'}
-        </p>
+        <>
+          <p className={right ? 'verdict-line ok' : 'verdict-line bad'} data-testid="answer-result" tabIndex={-1} ref={verdict}>
+            {right
+              ? '✓ That is right.'
+              : `✗ Not quite: ${options.filter((o) => o.correct).length > 1 ? 'the right answers are' : 'the right answer is'} marked above, and every option says why.`}
+          </p>
+          {onRetry !== undefined && (
+            <button
+              type="button"
+              onClick={() => {
+                retried.current = true;
+                setPicked([]);
+                onRetry();
+              }}
+              data-testid="try-again"
+            >
+              Try again
+            </button>
+          )}
+        </>
       )}
     </fieldset>
   );

@@ -50,6 +50,11 @@ export function QuestionEmbed({ lesson, question, number }: { lesson: LabLesson;
           useProgress.getState().answer(lesson.id, question.id, c);
           void replay();
         }}
+        onRetry={() => {
+          // A prediction's run would give the answer away: it goes with the answer.
+          setTrace(null);
+          useProgress.getState().unanswer(lesson.id, question.id);
+        }}
       />
       {question.predict !== undefined && chosen !== null && (!owns || trace === null) && (
         <button type="button" onClick={() => void replay()} data-testid={`replay-${question.id}`}>

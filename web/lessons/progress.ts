@@ -72,6 +72,8 @@ interface ProgressState extends Progress {
   /** Whether anything was stored when the page opened: a first visit has nothing. */
   returning: boolean;
   answer(lesson: string, question: string, chosen: number[]): void;
+  /** Forgets one answer, so the question can be answered again. */
+  unanswer(lesson: string, question: string): void;
   reachStop(lesson: string, stop: string): void;
   solve(lesson: string, challenge: string): void;
   place(last: Progress['last']): void;
@@ -90,6 +92,10 @@ export const useProgress = create<ProgressState>()((set, get) => {
     ...initial.progress,
     returning: initial.stored,
     answer: (lesson, question, chosen) => save({ answers: { ...get().answers, [lesson]: { ...get().answers[lesson], [question]: chosen } } }),
+    unanswer: (lesson, question) => {
+      const { [question]: _gone, ...rest } = get().answers[lesson] ?? {};
+      save({ answers: { ...get().answers, [lesson]: rest } });
+    },
     reachStop: (lesson, stop) => {
       const have = get().stops[lesson] ?? [];
       if (!have.includes(stop)) save({ stops: { ...get().stops, [lesson]: [...have, stop] } });
