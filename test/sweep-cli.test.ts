@@ -258,6 +258,36 @@ describe('locklab sweep', () => {
     expect(json).toContain('"schema": "locklab.sweep/1"');
   });
 
+  it('says how far a long sweep has got on stderr when stderr is not a terminal, never on stdout, and nothing with --quiet', async () => {
+    // A CI log or a pipe: no bar to redraw, so a plain line once the sweep has run a few seconds, and one at the end.
+    const piped = (...extra: string[]) =>
+      new Promise<{ code: number | null; out: string; err: string }>((done) => {
+        const child = spawn(
+          process.execPath,
+          ['--import', 'tsx', 'sim/cli/start.ts', 'sweep', 'pause-past-expiry', '--seeds', '1..80000', '--workers', '1', '--batch', '4000', '--csv', ...extra],
+          { stdio: ['ignore', 'pipe', 'pipe'] },
+        );
+        let out = '';
+        let err = '';
+        child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+        child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+        child.on('exit', (code) => done({ code, out, err }));
+      });
+    const [shown, quiet] = await Promise.all([piped(), piped('--quiet')]);
+    expect(shown.code).toBe(0);
+    const lines = shown.err.split('\n').filter((l) => l.startsWith('sweep: '));
+    expect(lines.length).toBeGreaterThanOrEqual(2);
+    for (const l of lines) expect(l).toMatch(/^sweep: \d+% · [\d,]+\/80,000 runs( · about \d+ s left)?$/);
+    expect(lines.at(-1)).toBe('sweep: 100% · 80,000/80,000 runs');
+    // No escape sequence meant for a terminal reaches the log.
+    expect(shown.err).not.toContain('\x1b');
+    expect(shown.out.split('\n')[1]).toMatch(/^80000,/);
+    expect(shown.out).not.toContain('sweep: ');
+    expect(quiet.code).toBe(0);
+    expect(quiet.err).toBe('');
+    expect(quiet.out).toBe(shown.out);
+  }, 120_000);
+
   it('prints the partial report, marked partial, when stopped with Ctrl-C', async () => {
     const child = spawn(
       process.execPath,

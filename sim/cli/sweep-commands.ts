@@ -11,6 +11,7 @@ import { shrinkScenario } from '../odds/shrink.js';
 import { grouped, LIMITS, limitText } from '../scenario/limits.js';
 import { parseOverride, applyOverrides, type Override } from '../scenario/set.js';
 import { counted } from '../words.js';
+import { formatDuration } from '../time.js';
 import type { Scenario } from '../scenario/types.js';
 import { dirname, resolve } from 'node:path';
 import { runScenario } from '../run.js';
@@ -101,18 +102,49 @@ function setText(o: Override): string {
   return `${o.path}=${typeof o.value === 'string' ? o.value : JSON.stringify(o.value)}`;
 }
 
-/** A progress bar on stderr, only for a person at a terminal. */
-function progressBar(cliProgress: typeof import('cli-progress'), show: boolean): { update(done: number, total: number): void; stop(): void } {
-  if (!show) return { update: () => undefined, stop: () => undefined };
-  const bar = new cliProgress.SingleBar(
-    { stream: process.stderr, format: 'sweep [{bar}] {percentage}% · {value}/{total} runs · {eta_formatted} left', hideCursor: true, clearOnComplete: true },
-    cliProgress.Presets.shades_classic,
-  );
+/** A non-terminal's progress is quiet for a sweep this short (ms), so a quick sweep in a script or a test logs nothing. */
+const PLAIN_PROGRESS_AFTER_MS = 3000;
+/** ... and then a line this often (ms): a CI log shows a long sweep is alive without a line per batch. */
+const PLAIN_PROGRESS_EVERY_MS = 10_000;
+
+/**
+ * Progress on stderr: a bar redrawn in place on a terminal; elsewhere (a CI
+ * log, a pipe, a file) a plain line every ten seconds once the sweep has
+ * run for a few, and a last one at the end. Never on stdout, which holds
+ * the report.
+ */
+function progressBar(cliProgress: typeof import('cli-progress'), show: 'bar' | 'lines' | 'none'): { update(done: number, total: number): void; stop(): void } {
+  if (show === 'none') return { update: () => undefined, stop: () => undefined };
+  let lines = 0;
+  const bar =
+    show === 'bar'
+      ? new cliProgress.SingleBar(
+          {
+            stream: process.stderr,
+            format: 'sweep [{bar}] {percentage}% · {value}/{total} runs · {eta_formatted} left',
+            hideCursor: true,
+            clearOnComplete: true,
+          },
+          cliProgress.Presets.shades_classic,
+        )
+      : new cliProgress.SingleBar({
+          stream: process.stderr,
+          // Its first line has no time left to say (one count gives no rate), and its last none to give.
+          format: (_o, p) => {
+            const left = lines++ === 0 || p.value >= p.total || !Number.isFinite(p.eta) ? '' : ` · about ${formatDuration(Math.round(p.eta) * 1e6)} left`;
+            return `sweep: ${Math.floor(p.progress * 100)}% · ${grouped(p.value)}/${grouped(p.total)} runs${left}`;
+          },
+          noTTYOutput: true,
+          notTTYSchedule: PLAIN_PROGRESS_EVERY_MS,
+          clearOnComplete: true,
+        });
+  const since = performance.now();
   let started = false;
   return {
     update(done, total) {
       if (!started) {
-        bar.start(total, 0);
+        if (show === 'lines' && performance.now() - since < PLAIN_PROGRESS_AFTER_MS) return;
+        bar.start(total, show === 'bar' ? 0 : done);
         started = true;
       }
       bar.update(done);
@@ -134,6 +166,7 @@ interface SweepOpts {
   csv?: boolean;
   out?: string;
   shrink?: string;
+  quiet?: boolean;
 }
 
 type LoadScenario = (ref: string) => { scenario: Scenario; source: string; builtin: boolean };
@@ -156,6 +189,7 @@ export function addSweepCommands(program: Command, io: Io, c: Colors, loadScenar
     .option('--csv', 'print the report as CSV, one row per combination')
     .option('--out <file>', 'write the report to a file (JSON, or CSV with --csv or a .csv name); the text report is still printed, unless --json or --csv')
     .option('--shrink <file>', 'shrink the first unsafe run found and write the smallest scenario to this file')
+    .option('--quiet', 'no progress on stderr (by default a bar on a terminal, else a line every 10 s once the sweep has run 3 s)')
     .addHelpText(
       'after',
       `
@@ -199,7 +233,9 @@ Exit codes: 0 the sweep completed, 2 bad input, ${EXIT_INTERRUPTED} stopped with
         const abort = new AbortController();
         const onSigint = (): void => abort.abort();
         process.once('SIGINT', onSigint);
-        const bar = progressBar(cliProgress, process.stderr.isTTY === true && opts.json !== true && opts.csv !== true);
+        // A bar at a terminal, unless the report itself goes there as data; plain lines in a log, where nothing else says the sweep is alive.
+        const tty = process.stderr.isTTY === true;
+        const bar = progressBar(cliProgress, opts.quiet === true ? 'none' : !tty ? 'lines' : opts.json !== true && opts.csv !== true ? 'bar' : 'none');
         const started = performance.now();
         let agg: SweepAggregate;
         try {
