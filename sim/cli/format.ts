@@ -1,4 +1,5 @@
 import { keysApart, sentences, type Sentences } from '../check/summary.js';
+import { shortLeaseNotes } from '../scenario/short-lease.js';
 import type { Colors } from 'picocolors/types.js';
 import { describe, describeBelief, toneOf, type EventTone } from '../trace/describe.js';
 import type { TraceDocument, TraceEvent } from '../trace/types.js';
@@ -198,7 +199,10 @@ const SHOWN_GROUPS: ReadonlyArray<readonly [Exclude<keyof Sentences, 'outcome'>,
   ['availability', 'sentences on waiting and on work without the lock'],
 ];
 
-export function formatVerdict(doc: Pick<TraceDocument, 'verdict'> & { readonly scenario?: Pick<TraceDocument['scenario'], 'clients'> }, c: Colors): string {
+export function formatVerdict(
+  doc: Pick<TraceDocument, 'verdict'> & { readonly scenario?: Pick<TraceDocument['scenario'], 'clients' | 'store' | 'network'> },
+  c: Colors,
+): string {
   const v = doc.verdict;
   const colour = v.outcome === 'safe' ? c.green : v.outcome === 'fenced' ? c.yellow : c.red;
   const lines = [c.bold(colour(`Verdict: ${OUTCOME_TEXT[v.outcome]}`))];
@@ -212,6 +216,7 @@ export function formatVerdict(doc: Pick<TraceDocument, 'verdict'> & { readonly s
   for (const s of said.outcome) lines.push(`  • ${s}`);
   const apart = doc.scenario === undefined ? undefined : keysApart(doc.scenario.clients);
   if (apart !== undefined) lines.push(`  • ${c.yellow(apart)}`);
+  for (const note of doc.scenario === undefined ? [] : shortLeaseNotes(doc.scenario)) lines.push(`  • ${c.yellow(note)}`);
   const n = (list: FindingList): number => v[list].length + (v.omitted?.[list] ?? 0);
   const accepted = v.staleWrites.filter((w) => w.accepted).length;
   lines.push(

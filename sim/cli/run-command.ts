@@ -5,6 +5,7 @@ import { reproduceCommand } from '../reproduce.js';
 import { startJob } from '../run.js';
 import { grouped, LIMITS, limitText } from '../scenario/limits.js';
 import type { Override } from '../scenario/set.js';
+import { shortLeaseNotes } from '../scenario/short-lease.js';
 import { clientPhpLines, codeNote, type ClientPhp } from '../scenario/steps-php.js';
 import type { Scenario } from '../scenario/types.js';
 import { traceTextPieces } from '../trace/io.js';
@@ -320,6 +321,7 @@ export async function runCommand(
       } else await writeTraceText(doc!, kept!, ref, caps, (p) => io.out(p), pause);
       // Standard output is the trace, so why the run stopped short goes to standard error too.
       if (why !== undefined) io.err(`locklab: ${ref}: ${why}\n`);
+      for (const note of shortLeaseNotes(scenario)) io.err(`locklab: ${ref}: ${note}\n`);
     } else {
       interrupts.close(() => job.events, undefined);
       const run = { scenario, seed, source: 'sim' as const, verdict: r.verdict };

@@ -6,6 +6,7 @@ import type { SweepAggregate } from '../odds/aggregate.js';
 import { defaultBatchSize, planSweep, type SweepPlan } from '../odds/plan.js';
 import { parseSeedRange, parseVary, type Vary } from '../odds/range.js';
 import { keysApart } from '../check/summary.js';
+import { sweepLeaseNotes } from '../scenario/short-lease.js';
 import { reportCsv, reportJson, reportText, runs, sweepReport, type SweepReport } from '../odds/report.js';
 import { shrinkScenario } from '../odds/shrink.js';
 import { grouped, LIMITS, limitText } from '../scenario/limits.js';
@@ -230,6 +231,8 @@ Exit codes: 0 the sweep completed, 2 bad input, ${EXIT_INTERRUPTED} stopped with
       let shrinkFile: AtomicFile | undefined;
       try {
         shrinkFile = opts.shrink === undefined ? undefined : new AtomicFile(opts.shrink);
+        // A lease shorter than the work it covers breaks every cycle, most often a TTL written in seconds: said before the sweep, which may be long, and never refused.
+        for (const note of sweepLeaseNotes(plan.combinations.map((cb) => cb.scenario))) io.err(`${note}\n`);
         const abort = new AbortController();
         const onSigint = (): void => abort.abort();
         process.once('SIGINT', onSigint);

@@ -46,6 +46,24 @@ describeBrowser('the sandbox', () => {
     expect(lab.errors).toEqual([]);
   });
 
+  it('notes a TTL that ends before the work it covers, and the TTL in seconds it most likely meant', async () => {
+    const page = await lab.page('#/sandbox');
+    await page.getByRole('button', { name: 'Blank scenario' }).click();
+    await expect.poll(() => page.getByTestId('draft-state').getAttribute('data-from')).toBe('blank');
+    const a = page.locator('[data-client-card="A"]');
+    await a.getByLabel('TTL (ms)').fill('30');
+    await a.getByLabel('Work per write (ms)').fill('200');
+    await page.getByTestId('sandbox-run').click();
+    await expect.poll(() => page.getByTestId('verdict').getAttribute('data-outcome')).toBe('safe');
+    expect(await page.getByTestId('short-lease').textContent()).toBe(
+      'Note: A\'s lease ("ttlMs": 30, 30 ms) ends before its work (200 ms) does, so it works on past its lock with no fault at all. Durations are in milliseconds: did you mean 30 s, "ttlMs": 30000?',
+    );
+    await a.getByLabel('TTL (ms)').fill('30000');
+    await page.getByTestId('sandbox-run').click();
+    await expect.poll(() => page.getByTestId('short-lease').count()).toBe(0);
+    expect(lab.errors).toEqual([]);
+  });
+
   it('names what the form was started from, and keeps its verdict beside the form on a small laptop', async () => {
     const page = await lab.page('#/sandbox', { width: 1024, height: 768 });
     const start = page.getByTestId('sandbox-start');

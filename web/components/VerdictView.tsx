@@ -1,5 +1,6 @@
 import { keysApart, summarize } from '../../sim/check/summary.js';
 import type { Verdict } from '../../sim/check/verdict.js';
+import { shortLeaseNotes } from '../../sim/scenario/short-lease.js';
 import { formatInstant } from '../../sim/time.js';
 import { runEndOf, stopReason } from '../../sim/trace/stop-reason.js';
 import type { LoadedTrace } from '../state/traces.js';
@@ -25,6 +26,7 @@ export function VerdictView({ trace, primary = true }: { trace: LoadedTrace; pri
   const report = summarize(verdict);
   const stopped = stopReason(runEndOf(trace.doc));
   const apart = keysApart(trace.doc.scenario.clients);
+  const shortLeases = shortLeaseNotes(trace.doc.scenario);
   const go = (seq: number) => {
     const ui = useUi.getState();
     if (primary) ui.inspect(seq);
@@ -44,6 +46,11 @@ export function VerdictView({ trace, primary = true }: { trace: LoadedTrace; pri
           {apart}
         </p>
       )}
+      {shortLeases.map((note) => (
+        <p key={note} className="notice small" data-testid="short-lease">
+          {note}
+        </p>
+      ))}
       {findings.length > 0 && (
         <ol className="findings" aria-label="Findings (n: next, Shift+N: previous)">
           {findings.map((f, i) => (

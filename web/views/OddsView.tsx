@@ -5,6 +5,7 @@ import { parseSeedRange, type Vary } from '../../sim/odds/range.js';
 import { formatShare, reportCsv, reportJson, runs as runsOf, sweepReport } from '../../sim/odds/report.js';
 import { grouped } from '../../sim/scenario/limits.js';
 import { normalizeScenario } from '../../sim/scenario/normalize.js';
+import { sweepLeaseNotes } from '../../sim/scenario/short-lease.js';
 import type { Scenario } from '../../sim/scenario/types.js';
 import { BUILTIN_NAMES, BUILTIN_SCENARIOS } from '../../sim/scenarios/index.js';
 import { formatDuration } from '../../sim/time.js';
@@ -302,6 +303,8 @@ export function OddsView() {
   const chosen = report === null ? undefined : valueAt(reportChoices, report.vary[0]!.path);
   const axisLabel = report === null ? '' : (reportChoices.find((c) => c.path === report.vary[0]!.path)?.label ?? report.vary[0]!.path);
   const labels = new Map(reportChoices.map((c) => [c.path, c.label]));
+  // A lease shorter than the work it covers breaks every cycle, most often a TTL in seconds: said beside the odds it skews, once per lease.
+  const leaseNotes = useMemo(() => (plan === null ? [] : sweepLeaseNotes(plan.combinations.map((cb) => cb.scenario))), [plan]);
   // A point on the plot and a value in the table select the same way.
   const select = (i: number) => useOdds.getState().set({ selected: i });
   // The workers load while the form is filled in, and stay for the next sweep while the view is open.
@@ -392,6 +395,11 @@ export function OddsView() {
             {error}
           </p>
         )}
+        {leaseNotes.map((note) => (
+          <p key={note} className="notice small odds-note" data-testid="short-lease">
+            {note}
+          </p>
+        ))}
       </form>
 
       {report !== null && (
