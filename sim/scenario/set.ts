@@ -1,4 +1,4 @@
-import { InputError, show } from '../errors.js';
+import { InputError, show, type InputIssue } from '../errors.js';
 import { checkJsonValue } from '../json.js';
 import { joinPath } from './jsonpath.js';
 import { LIMITS, limitText } from './limits.js';
@@ -76,10 +76,11 @@ export function applyOverrides(scenario: Scenario, overrides: readonly Override[
   const doc = JSON.parse(JSON.stringify(scenario)) as Record<string, unknown>;
   const rekinded = new Map<string, Record<string, unknown>>();
   const added = new Map<string, Override>();
+  const set = new Map<string, Override>();
   for (const o of overrides) {
     const parts = steps(o.path);
     if (parts.length === 0) throw new InputError('--set', [{ path: o.path, message: 'is empty' }]);
-    setAt(doc, parts, 0, '', [], o, doc, { rekinded, added });
+    setAt(doc, parts, 0, '', [], o, doc, { rekinded, added, set });
   }
   // A field the new kind does not have at all cannot apply to it, whoever chose it: it goes (the schema names each).
   for (;;) {
@@ -99,9 +100,36 @@ export function applyOverrides(scenario: Scenario, overrides: readonly Override[
           },
         ]);
       }
-      if (!dropUnknownFields(err, rekinded)) throw err;
+      if (!dropUnknownFields(err, rekinded)) throw asWritten(err, set);
     }
   }
+}
+
+/**
+ * A bad value an override set, said with the path as the user wrote it and
+ * once, though `clients[*].ttlMs` set it on every client; a duration given
+ * with a unit ("30s") is answered with the milliseconds it stands for.
+ */
+function asWritten(err: InputError, set: ReadonlyMap<string, Override>): InputError {
+  if (!err.issues.some((i) => set.has(i.path))) return err;
+  const said = new Map<string, InputIssue>();
+  for (const issue of err.issues) {
+    const o = set.get(issue.path);
+    const mine = o === undefined ? issue : { path: o.path, message: `${issue.message}${inMilliseconds(issue.path, o.value)}` };
+    said.set(`${mine.path}\0${mine.message}`, mine);
+  }
+  return new InputError(err.source, [...said.values()], err.more);
+}
+
+const UNIT_MS: Readonly<Record<string, number>> = { us: 0.001, µs: 0.001, ms: 1, s: 1000, sec: 1000, m: 60_000, min: 60_000, h: 3_600_000 };
+
+/** For a duration field given a number with a unit ("30s", "1.5 min"), the hint that durations are bare milliseconds, with the value to write. */
+function inMilliseconds(path: string, value: unknown): string {
+  if (!path.endsWith('Ms') || typeof value !== 'string') return '';
+  const m = /^\s*(\d+(?:\.\d+)?)\s*([a-zµ]+)\s*$/i.exec(value);
+  const factor = m === null ? undefined : UNIT_MS[m[2]!.toLowerCase()];
+  if (factor === undefined) return '';
+  return `: durations are in milliseconds, so write ${Number((Number(m![1]) * factor).toFixed(3))}`;
 }
 
 /** Deletes each field `err` calls unknown on an object whose kind was changed; returns whether it deleted any. */
@@ -141,6 +169,8 @@ type Slot = string | number;
 interface Seen {
   readonly rekinded: Map<string, Record<string, unknown>>;
   readonly added: Map<string, Override>;
+  /** Every field an override set, by its path in the scenario, for a bad value to be said as the override wrote it. */
+  readonly set: Map<string, Override>;
 }
 
 /** Sets `o.value` at `parts[i..]` below `node`, which the path reached as `walked` (in words) and `at` (its keys), in `root`. */
@@ -169,6 +199,7 @@ function setAt(
       }
       if (at.length === 2 && at[0] === 'clients') replaced(container, slot, o.value);
     }
+    seen.set.set(here, o);
     target[slot] = o.value;
   };
   if (Array.isArray(container)) {
