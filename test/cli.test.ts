@@ -383,7 +383,7 @@ describe('bad input: one clear line naming the file and path, exit 2, no stack t
     expectBadInput(await cli('run', 'pause-past-expiry', '--set', 'clients.A.ttlMs=soon'), '--set: clients.A.ttlMs: expected a number, got "soon"');
   });
 
-  it('a duration given with a unit, once for every client it was set on, with the milliseconds to write', async () => {
+  it('a duration given with a unit, in a file or once for every client --set gave it to, with the milliseconds to write', async () => {
     expectBadInput(
       await cli('run', 'pause-past-expiry', '--set', 'clients[*].ttlMs=30s'),
       '--set: clients[*].ttlMs: expected a number, got "30s": durations are in milliseconds, so write 30000',
@@ -392,6 +392,8 @@ describe('bad input: one clear line naming the file and path, exit 2, no stack t
       await cli('sweep', 'pause-past-expiry', '--seeds', '1..2', '--vary', 'faults[0].durationMs=1.5min,2min'),
       '--vary: faults[0].durationMs: expected a number, got "1.5min": durations are in milliseconds, so write 90000',
     );
+    const file = scenarioFile('ttl-in-seconds.json', (s) => ((s.clients as Array<Record<string, unknown>>)[0]!.ttlMs = '10 s'));
+    expectBadInput(await cli('run', file), `${file}: clients[0].ttlMs: expected a number, got "10 s": durations are in milliseconds, so write 10000`);
   });
 
   it('an unknown option or command', async () => {

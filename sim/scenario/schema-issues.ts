@@ -100,7 +100,7 @@ function describe(e: ErrorObject, root: object): InputIssue | undefined {
     }
     case 'type': {
       const expected = String(p.type).replace(',', ' or ');
-      return { path, message: `expected ${article(expected)}, got ${show(e.data)}` };
+      return { path, message: `expected ${article(expected)}, got ${show(e.data)}${inMilliseconds(path, e.data)}` };
     }
     case 'enum':
       return { path, message: `expected one of ${(p.allowedValues as unknown[]).map((v) => show(v)).join(', ')}, got ${show(e.data)}` };
@@ -140,6 +140,17 @@ function describe(e: ErrorObject, root: object): InputIssue | undefined {
     default:
       return { path, message: e.message ?? 'is not valid' };
   }
+}
+
+const UNIT_MS: Readonly<Record<string, number>> = { us: 0.001, µs: 0.001, ms: 1, s: 1000, sec: 1000, m: 60_000, min: 60_000, h: 3_600_000 };
+
+/** For a duration field given a number with a unit ("30s", "1.5 min"), the hint that durations are bare milliseconds, with the number to write. */
+function inMilliseconds(path: string, value: unknown): string {
+  if (unitOf(path) !== ' ms' || typeof value !== 'string') return '';
+  const m = /^\s*(\d+(?:\.\d+)?)\s*([a-zµ]+)\s*$/i.exec(value);
+  const factor = m === null ? undefined : UNIT_MS[m[2]!.toLowerCase()];
+  if (factor === undefined) return '';
+  return `: durations are in milliseconds, so write ${Number((Number(m![1]) * factor).toFixed(3))}`;
 }
 
 const COMPARISON: Readonly<Record<string, string>> = { '>=': 'at least', '<=': 'at most', '>': 'more than', '<': 'less than' };

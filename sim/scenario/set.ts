@@ -107,29 +107,17 @@ export function applyOverrides(scenario: Scenario, overrides: readonly Override[
 
 /**
  * A bad value an override set, said with the path as the user wrote it and
- * once, though `clients[*].ttlMs` set it on every client; a duration given
- * with a unit ("30s") is answered with the milliseconds it stands for.
+ * once, though `clients[*].ttlMs` set it on every client.
  */
 function asWritten(err: InputError, set: ReadonlyMap<string, Override>): InputError {
   if (!err.issues.some((i) => set.has(i.path))) return err;
   const said = new Map<string, InputIssue>();
   for (const issue of err.issues) {
     const o = set.get(issue.path);
-    const mine = o === undefined ? issue : { path: o.path, message: `${issue.message}${inMilliseconds(issue.path, o.value)}` };
+    const mine = o === undefined ? issue : { path: o.path, message: issue.message };
     said.set(`${mine.path}\0${mine.message}`, mine);
   }
   return new InputError(err.source, [...said.values()], err.more);
-}
-
-const UNIT_MS: Readonly<Record<string, number>> = { us: 0.001, µs: 0.001, ms: 1, s: 1000, sec: 1000, m: 60_000, min: 60_000, h: 3_600_000 };
-
-/** For a duration field given a number with a unit ("30s", "1.5 min"), the hint that durations are bare milliseconds, with the value to write. */
-function inMilliseconds(path: string, value: unknown): string {
-  if (!path.endsWith('Ms') || typeof value !== 'string') return '';
-  const m = /^\s*(\d+(?:\.\d+)?)\s*([a-zµ]+)\s*$/i.exec(value);
-  const factor = m === null ? undefined : UNIT_MS[m[2]!.toLowerCase()];
-  if (factor === undefined) return '';
-  return `: durations are in milliseconds, so write ${Number((Number(m![1]) * factor).toFixed(3))}`;
 }
 
 /** Deletes each field `err` calls unknown on an object whose kind was changed; returns whether it deleted any. */
