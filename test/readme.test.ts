@@ -42,7 +42,7 @@ describe("the README's commands", () => {
     expect(fencing).toBeDefined();
     /** One measure of one combination, as the sweep prints it: "9.4 % (8.7–10.3)". */
     const figure = (out: string, combination: string, measure: string): string => {
-      const block = out.split(/\n(?=\S)/).find((b) => b.startsWith(`${combination} · 5000 runs`));
+      const block = out.split(/\n(?=\S)/).find((b) => b.startsWith(`${combination} · 5,000 runs`));
       expect(block, `${combination} in the sweep's output`).toBeDefined();
       const m = new RegExp(`^\\s+${measure.replace(/[()]/g, '\\$&')}\\s+(\\S+ % \\(\\S+\\))`, 'm').exec(block!);
       expect(m, `${measure} of ${combination}`).not.toBeNull();

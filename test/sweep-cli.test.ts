@@ -251,7 +251,7 @@ describe('locklab sweep', () => {
         },
       ).stdout;
     const text = onTty('');
-    expect(text).toMatch(/sweep \[[█░]+\] \d+% · \d+\/1500 runs/);
+    expect(text).toMatch(/sweep \[[█░]+\] \d+% · [\d,]+\/1,500 runs/);
     expect(text).toContain('pause-past-expiry · seeds 1..1500');
     const json = onTty('--json');
     expect(json).not.toContain('sweep [');

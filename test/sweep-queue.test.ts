@@ -76,7 +76,7 @@ describe('locklab sweep --queue with locklab worker processes', () => {
     expect((JSON.parse(r.out) as SweepReport).runs).toBe(12000);
     // Both workers took part, and the sweep says how fast each one went.
     for (const w of [a!, b!]) expect(w.log).toMatch(/batch .* started: seeds/);
-    expect(r.err.match(/^worker \S+: \d+ runs in \d+ batch(es)?, \d+ runs\/s while busy$/gm)).toHaveLength(2);
+    expect(r.err.match(/^worker \S+: [\d,]+ runs in \d+ batch(es)?, [\d,]+ runs\/s while busy$/gm)).toHaveLength(2);
   });
 
   it('survives a worker killed in the middle of a batch: the batch runs again elsewhere and counts once', async () => {

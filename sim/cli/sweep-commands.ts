@@ -123,6 +123,8 @@ function progressBar(cliProgress: typeof import('cli-progress'), show: 'bar' | '
           {
             stream: process.stderr,
             format: 'sweep [{bar}] {percentage}% · {value}/{total} runs · {eta_formatted} left',
+            // Counts grouped as the report writes them: 1,500/15,000 runs.
+            formatValue: (v, o, type) => (type === 'value' || type === 'total' ? grouped(v) : cliProgress.Format.ValueFormat(v, o, type)),
             hideCursor: true,
             clearOnComplete: true,
           },
@@ -250,7 +252,7 @@ Exit codes: 0 the sweep completed, 2 bad input, ${EXIT_INTERRUPTED} stopped with
             for (const w of q.workers)
               io.err(
                 c.dim(
-                  `worker ${w.worker}: ${runs(w.seeds)} in ${counted(w.batches, 'batch', { plural: 'batches' })}, ${w.ms === 0 ? '∞' : Math.round((w.seeds / w.ms) * 1000)} runs/s while busy\n`,
+                  `worker ${w.worker}: ${runs(w.seeds)} in ${counted(w.batches, 'batch', { plural: 'batches' })}, ${w.ms === 0 ? '∞' : grouped(Math.round((w.seeds / w.ms) * 1000))} runs/s while busy\n`,
                 ),
               );
             if (q.stalled > 0) io.err(c.dim(`${counted(q.stalled, 'batch', { plural: 'batches' })} retried after a worker stopped mid-batch\n`));
@@ -272,7 +274,7 @@ Exit codes: 0 the sweep completed, 2 bad input, ${EXIT_INTERRUPTED} stopped with
         // Clients on different keys never keep each other out, and no share above can show it: said once per way the keys are split.
         for (const note of new Set(plan.combinations.map((cb) => keysApart(cb.scenario.clients)))) if (note !== undefined) io.err(`${note}\n`);
         if (opts.json !== true && opts.csv !== true)
-          io.err(c.dim(`${runs(report.runs)} in ${seconds.toFixed(1)} s (${Math.round(report.runs / seconds)} runs/s)\n`));
+          io.err(c.dim(`${runs(report.runs)} in ${seconds.toFixed(1)} s (${grouped(Math.round(report.runs / seconds))} runs/s)\n`));
         if (opts.out !== undefined) io.err(c.dim(`Report written to ${opts.out}\n`));
         if (report.partial) {
           io.err(`locklab: sweep stopped early: the report covers the ${runs(report.runs)} counted so far and is marked partial\n`);

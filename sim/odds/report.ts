@@ -1,3 +1,4 @@
+import { grouped } from '../scenario/limits.js';
 import { formatDuration } from '../time.js';
 import { counted } from '../words.js';
 import type { SweepAggregate } from './aggregate.js';
@@ -146,9 +147,9 @@ export function formatShare(s: Share): string {
   return `${pct(s.p)} % (${pct(s.lo)}–${pct(s.hi)})`;
 }
 
-/** "1 run", "2 runs": the count written by `show` (the lab groups its digits). */
-export function runs(n: number, show: (n: number) => string = String): string {
-  return counted(n, 'run', { show });
+/** "1 run", "15,000 runs": digits grouped, as every count of runs the CLI and the lab print. */
+export function runs(n: number): string {
+  return counted(n, 'run', { show: grouped });
 }
 
 /** What the text report's figures count, under its first line: a share is of whole runs, not of lock cycles, and each measure is said once. */

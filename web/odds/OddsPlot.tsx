@@ -2,7 +2,6 @@ import { area, line, scaleLinear, scalePoint } from 'd3';
 import type { ComboReport, SweepReport } from '../../sim/odds/report.js';
 import { formatShare, runs } from '../../sim/odds/report.js';
 import { showValue } from '../../sim/odds/range.js';
-import { grouped } from '../../sim/scenario/limits.js';
 import { useWidth } from '../timeline/useWidth.js';
 import { showParam } from './params.js';
 
@@ -150,7 +149,7 @@ export function OddsPlot({ report, metrics, chosen, selected, axisLabel, labels,
               const cx = xOf(p.x);
               const cy = y(share.p);
               const failing = p.combo.failing.length > 0;
-              const title = `${labels.get(first.path) ?? first.path} = ${showParam(p.x)}${report.vary[1] === undefined ? '' : `, ${labels.get(report.vary[1].path) ?? report.vary[1].path} = ${showParam(p.combo.params[report.vary[1].path])}`}: ${s.metric.label} ${formatShare(share)} of ${runs(p.combo.runs, grouped)}${failing ? ' · click to open a failing run' : ''}`;
+              const title = `${labels.get(first.path) ?? first.path} = ${showParam(p.x)}${report.vary[1] === undefined ? '' : `, ${labels.get(report.vary[1].path) ?? report.vary[1].path} = ${showParam(p.combo.params[report.vary[1].path])}`}: ${s.metric.label} ${formatShare(share)} of ${runs(p.combo.runs)}${failing ? ' · click to open a failing run' : ''}`;
               const mark =
                 s.metric.shape === 'circle' ? (
                   <circle className="odds-ring" cx={cx} cy={cy} r={7} style={{ stroke: s.colour }} />

@@ -241,7 +241,7 @@ function PointDetails({ name, labels }: { name: string; labels: ReadonlyMap<stri
         {Object.entries(c.params)
           .map(([k, v]) => `${labels.get(k) ?? k} = ${showParam(v)}`)
           .join(', ')}{' '}
-        <span className="muted small">· {runsOf(c.runs, grouped)}</span>
+        <span className="muted small">· {runsOf(c.runs)}</span>
       </h3>
       <table className="odds-shares">
         <tbody>
@@ -385,7 +385,7 @@ export function OddsView() {
           </button>
           <span className="odds-status" role="status" aria-live="polite" data-testid="odds-status">
             {report !== null &&
-              `${report.runs.toLocaleString('en-US')} of ${runsOf(total, grouped)} · ${(elapsedMs / 1000).toFixed(1)} s · ${
+              `${report.runs.toLocaleString('en-US')} of ${runsOf(total)} · ${(elapsedMs / 1000).toFixed(1)} s · ${
                 elapsedMs > 0 ? Math.round((report.runs / elapsedMs) * 1000).toLocaleString('en-US') : '–'
               } runs/s on ${threads} worker${threads === 1 ? '' : 's'}${running ? '…' : report.partial ? ' · stopped early' : ' · done'}`}
           </span>
