@@ -11,6 +11,7 @@ import { formatDuration, formatInstant } from '../time.js';
 import { agree, alignTimelines, findingOf } from '../real/agreement.js';
 import type { ClientLibrary } from '../real/ipc.js';
 import { writeFileSync } from 'node:fs';
+import { userInfo } from 'node:os';
 import { writeFileAtomic } from './files.js';
 import { formatStop, formatTimeline, formatVerdict, runEndOf } from './format.js';
 import { codeLineFinder, formatCode } from './run-command.js';
@@ -106,9 +107,24 @@ function urlsFor(r: Runner, scenario: Scenario, opts: RealOpts): Map<string, str
         },
       ]);
     }
-    nodes.forEach((n, i) => out.set(n.node, list[i]!));
+    nodes.forEach((n, i) => out.set(n.node, kind === 'postgres' ? completePostgresUrl(list[i]!) : list[i]!));
   }
   return out;
+}
+
+/**
+ * A PostgreSQL URL with its user and database filled in as psql fills them
+ * (PGUSER, else the account running the command; PGDATABASE, else the
+ * user's name), so that Locklab's clients, Symfony's PDO, the check of the
+ * server before the run and its clean-up after it all connect to the same
+ * database as the same user, and a message names both.
+ */
+export function completePostgresUrl(value: string, env: NodeJS.ProcessEnv = process.env, account: () => string = () => userInfo().username): string {
+  const u = new URL(value);
+  if (u.username !== '' && u.pathname !== '' && u.pathname !== '/') return value;
+  if (u.username === '') u.username = encodeURIComponent(env.PGUSER || account());
+  if (u.pathname === '' || u.pathname === '/') u.pathname = `/${encodeURIComponent(env.PGDATABASE || decodeURIComponent(u.username))}`;
+  return u.href;
 }
 
 /** The servers a run used, each kind once, with its nodes when they are named otherwise: "redis", "redis (A, B, C); postgresql (pg)". */

@@ -271,6 +271,40 @@ describeReal('locklab real on servers the user names', () => {
     expect(await postgresContents(server.url)).toEqual([]);
   }, 60_000);
 
+  it("completes a URL that names no user or database as psql does, and Symfony's PdoStore, the check and the clean-up all use them", async () => {
+    const server = await h.postgres({ name: 'theirs' });
+    // A role of the user's own, and PGUSER naming it; the database then defaults to one of that name.
+    const user = 'ana';
+    await pgQuery(server.url, `CREATE ROLE ${user} LOGIN`);
+    await pgQuery(server.url, `CREATE DATABASE ${user} OWNER ${user}`);
+    const bare = `postgres://127.0.0.1:${new URL(server.url).port}`;
+    const completed = `postgres://${user}@127.0.0.1:${new URL(server.url).port}/${user}`;
+    const row = createHash('sha256').update('job').digest('hex');
+    await pgQuery(completed, 'CREATE TABLE lock_keys (key_id VARCHAR(64) PRIMARY KEY, key_token VARCHAR(64) NOT NULL, key_expiration INTEGER NOT NULL)');
+    await pgQuery(completed, 'INSERT INTO lock_keys VALUES ($1, $2, 1)', [row, 'their job']);
+    const symfony = ['--client', 'symfony', '--set', 'store.database=postgresql', '--set', 'store.clock=server', '--max-time', '3000'];
+    const saved = { PGUSER: process.env.PGUSER, PGDATABASE: process.env.PGDATABASE };
+    process.env.PGUSER = user;
+    delete process.env.PGDATABASE;
+    try {
+      // The check looks in the completed database, and says which one.
+      const taken = await cli('real', 'sql-clock-skew', '--postgres', bare, ...symfony);
+      expect(taken.code, taken.err).toBe(2);
+      expect(taken.err).toContain(`sql at ${completed} already holds the row "${row}"`);
+      await pgQuery(completed, 'DROP TABLE lock_keys');
+      // Symfony connects as that user to that database (it used to take the user postgres and its database), and its table is gone after.
+      const ran = await cli('real', 'sql-clock-skew', '--postgres', bare, ...symfony);
+      expect(ran.code, ran.err).toBe(3);
+      expect(ran.out).toMatch(/A:1/);
+      expect(await postgresContents(completed)).toEqual([]);
+      expect(await postgresContents(server.url)).toEqual([]);
+    } finally {
+      for (const [k, v] of Object.entries(saved))
+        if (v === undefined) delete process.env[k];
+        else process.env[k] = v;
+    }
+  }, 60_000);
+
   it('on the Redis nodes of Redlock and of a Combined store, refuses a key on any node, naming it, and leaves every node as it found it', async () => {
     const nodes = await h.redisNodes(5, { name: 'theirs' });
     const clients = nodes.map((n) => new Redis(n.url, { lazyConnect: true }));
