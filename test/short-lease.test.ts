@@ -38,6 +38,13 @@ describe('a lease shorter than what it must cover', () => {
     expect(shortLeaseNotes(jobQueue({ ttlMs: 30, workMs: 200 }, { store: { kind: 'flock' } }))).toEqual([]);
   });
 
+  it("counts a client's work before each of its writes, all under the one lock", () => {
+    expect(shortLeaseNotes(jobQueue({ ttlMs: 1500, workMs: 600, writes: 3 }))).toEqual([
+      'Note: The leases of W1, W2 ("ttlMs": 1500, 1.5 s) end before their work (1.8 s for their 3 writes) does, so they work on past their lock with no fault at all.',
+    ]);
+    expect(shortLeaseNotes(jobQueue({ ttlMs: 2000, workMs: 600, writes: 3 }))).toEqual([]);
+  });
+
   it('compares a lease with the work of a client written as steps, and with a round trip to the store', () => {
     const steps = [{ step: 'acquire' }, { step: 'repeat', steps: [{ step: 'work', durationMs: 4000 }, { step: 'write' }], finally: [{ step: 'release' }] }];
     expect(shortLeaseNotes(jobQueue({ ttlMs: 3000, steps }))[0]).toBe(

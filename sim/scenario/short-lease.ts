@@ -17,6 +17,8 @@ import type { ClientSpec, Scenario } from './types.js';
 interface Outlasted {
   readonly what: 'work' | 'mean work' | 'shortest work' | 'round trip';
   readonly ms: number;
+  /** The writes that work comes before, when more than one: `ms` is the work of them all. */
+  readonly writes?: number;
 }
 
 /**
@@ -36,15 +38,15 @@ export function shortLeaseNotes(s: Pick<Scenario, 'store' | 'network' | 'clients
  */
 export function sweepLeaseNotes(scenarios: ReadonlyArray<Pick<Scenario, 'store' | 'network' | 'clients'>>): string[] {
   // Each client's shortfalls of one kind, over every combination: the TTLs, the times they fall short of, and in how many combinations.
-  const byClient = new Map<string, { name: string; what: Outlasted['what']; ttls: Set<number>; took: Set<number>; combos: Set<number> }>();
+  const byClient = new Map<string, { name: string; what: Outlasted['what']; writes: number; ttls: Set<number>; took: Set<number>; combos: Set<number> }>();
   scenarios.forEach((s, i) => {
     const kind = storeKind(s.store.kind);
     if (kind === undefined || !kind.capabilities.expiring) return;
     for (const c of s.clients) {
       const over = outlasted(c, s);
       if (over === undefined) continue;
-      const at = `${c.name}|${over.what}`;
-      const found = byClient.get(at) ?? { name: c.name, what: over.what, ttls: new Set(), took: new Set(), combos: new Set() };
+      const at = `${c.name}|${over.what}|${over.writes ?? 1}`;
+      const found = byClient.get(at) ?? { name: c.name, what: over.what, writes: over.writes ?? 1, ttls: new Set(), took: new Set(), combos: new Set() };
       byClient.set(at, found);
       found.ttls.add(c.ttlMs);
       found.took.add(over.ms);
@@ -52,19 +54,19 @@ export function sweepLeaseNotes(scenarios: ReadonlyArray<Pick<Scenario, 'store' 
     }
   });
   // Clients that fall short alike share a note.
-  const groups = new Map<string, { names: string[]; what: Outlasted['what']; ttls: number[]; took: number[]; combos: number }>();
+  const groups = new Map<string, { names: string[]; what: Outlasted['what']; writes: number; ttls: number[]; took: number[]; combos: number }>();
   for (const f of byClient.values()) {
     const ttls = [...f.ttls].sort((a, b) => a - b);
     const took = [...f.took].sort((a, b) => a - b);
-    const at = `${f.what}|${ttls.join()}|${took.join()}|${[...f.combos].join()}`;
+    const at = `${f.what}|${f.writes}|${ttls.join()}|${took.join()}|${[...f.combos].join()}`;
     const g = groups.get(at);
-    if (g === undefined) groups.set(at, { names: [f.name], what: f.what, ttls, took, combos: f.combos.size });
+    if (g === undefined) groups.set(at, { names: [f.name], what: f.what, writes: f.writes, ttls, took, combos: f.combos.size });
     else g.names.push(f.name);
   }
   return [...groups.values()].map((g) => note(g, scenarios.length));
 }
 
-function note(g: { names: string[]; what: Outlasted['what']; ttls: number[]; took: number[]; combos: number }, combos: number): string {
+function note(g: { names: string[]; what: Outlasted['what']; writes: number; ttls: number[]; took: number[]; combos: number }, combos: number): string {
   const one = g.names.length === 1;
   const whose = one ? `${g.names[0]}'s lease` : `The leases of ${g.names.join(', ')}`;
   const its = one ? 'its' : 'their';
@@ -74,7 +76,7 @@ function note(g: { names: string[]; what: Outlasted['what']; ttls: number[]; too
   const said =
     g.what === 'round trip'
       ? `${lease} can run out before the store's reply arrives (a round trip takes up to ${took}), so a grant can come back already expired`
-      : `${lease} ${one ? 'ends' : 'end'} before ${g.what === 'shortest work' ? `even ${its} shortest work` : `${its} work`} (${took}${g.what === 'mean work' ? ' on average' : ''}) does, so ${one ? 'it works' : 'they work'} on past ${its} lock with no fault at all`;
+      : `${lease} ${one ? 'ends' : 'end'} before ${g.what === 'shortest work' ? `even ${its} shortest work` : `${its} work`} (${took}${g.what === 'mean work' ? ' on average' : ''}${g.writes > 1 ? ` for ${its} ${g.writes} writes` : ''}) does, so ${one ? 'it works' : 'they work'} on past ${its} lock with no fault at all`;
   const where = g.combos < combos ? `, in ${g.combos} of the ${combos} combinations swept` : '';
   // A TTL under a second that would cover the work as seconds was most likely written in seconds.
   const least = g.ttls[0]!;
@@ -110,7 +112,10 @@ function outlasted(c: ClientSpec, s: Pick<Scenario, 'store' | 'network'>): Outla
 function workUnderLock(c: ClientSpec): Outlasted | undefined {
   if (c.steps === null) {
     if (c.refreshEveryMs !== null && c.refreshEveryMs < c.ttlMs) return undefined;
-    return c.workTime === undefined ? { what: 'work', ms: c.workMs } : drawnWork(c.workTime);
+    // A lifecycle client works before each of its writes, all under the one lock.
+    const one = c.workTime === undefined ? { what: 'work' as const, ms: c.workMs } : drawnWork(c.workTime);
+    const writes = Math.max(c.writes, 1);
+    return writes === 1 ? one : { ...one, ms: one.ms * writes, writes };
   }
   let longest: Outlasted | undefined;
   let refreshes = false;
