@@ -30,6 +30,24 @@ describe('lock-out time', () => {
     expect(b.lockOut).toEqual([{ fromUs: 51, toUs: 102, why: 'free', holder: null, seqs: [2, 5, 8] }]);
   });
 
+  it('is said as time nobody was using the lock, not as being locked out while the key was free', () => {
+    const t = new TraceBuilder()
+      .granted(0, 'A:1')
+      .believes(1, 'A', 'A:1')
+      .client(10, 'acquire.request', 'B', { owner: 'B:1' })
+      .client(12, 'acquire.denied', 'B', { owner: 'B:1' })
+      .client(50, 'release.request', 'A', { owner: 'A:1' })
+      .ended(51, 'lock.released', 'A:1')
+      .client(100, 'acquire.request', 'B', { owner: 'B:1' })
+      .granted(101, 'B:1')
+      .believes(102, 'B', 'B:1');
+    const said = summarize(check(t.events)).join(' ');
+    expect(said).toContain(
+      'B waited 92 µs for the lock, 51 µs of it while nobody was using the lock (its lock-out time): 51 µs while the key was free and B had not taken it yet.',
+    );
+    expect(said).not.toMatch(/locked out/);
+  });
+
   it('counts the time the key was held by a process that is gone, or that holds it without believing', () => {
     const crashed = new TraceBuilder()
       .granted(0, 'A:1')
@@ -48,7 +66,7 @@ describe('lock-out time', () => {
       .client(500, 'acquire.giveup', 'B', { owner: 'B:1' });
     expect(of(orphaned, 'B').lockOut).toMatchObject([{ fromUs: 20, toUs: 500, why: 'orphaned', holder: 'A' }]);
     expect(summarize(check(orphaned.events)).join(' ')).toMatch(
-      /B was locked out for 480 µs of its 490 µs of waiting: 480 µs while its holder A still held it without using it/,
+      /B waited 490 µs for the lock, 480 µs of it while nobody was using the lock \(its lock-out time\): 480 µs while its holder A still held it without using it/,
     );
   });
 

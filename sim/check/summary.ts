@@ -28,7 +28,13 @@ function tooEarly(w: StaleWrite): string {
   return ` Fencing could not reject it: ${n.client} held token ${n.fence} from ${formatInstant(n.atUs)}, but had not written yet, and the resource had seen ${seen}; it can only refuse a token lower than one it has seen.`;
 }
 
-/** "B waited 4.2 s for a lock nobody was using: 3.9 s while A, which held it, was gone, and 0.3 s while it was free." */
+/**
+ * "B waited 4.2 s for the lock, 4.2 s of it while nobody was using the lock
+ * (its lock-out time): 3.9 s while its holder A was gone (…), and 0.3 s while
+ * the key was free and B had not taken it yet." Said as time nobody used the
+ * lock, not as time B was "locked out": a share while the key was free would
+ * read as a contradiction.
+ */
 function lockOutSentence(a: ClientAvailability): string {
   const held = new Map<string, number>();
   let free = 0;
@@ -48,8 +54,8 @@ function lockOutSentence(a: ClientAvailability): string {
         : 'was gone (crashed or exited without releasing)';
     return `${formatDuration(us)} while its holder ${holder} ${what}`;
   });
-  if (free > 0) parts.push(`${formatDuration(free)} while the key was free`);
-  return `${a.client} was locked out for ${formatDuration(a.lockOutUs)} of its ${formatDuration(a.waitedUs)} of waiting: ${parts.join(', and ')}.`;
+  if (free > 0) parts.push(`${formatDuration(free)} while the key was free and ${a.client} had not taken it yet`);
+  return `${a.client} waited ${formatDuration(a.waitedUs)} for the lock, ${formatDuration(a.lockOutUs)} of it while nobody was using the lock (its lock-out time): ${parts.join(', and ')}.`;
 }
 
 /** The verdict's sentences by what they are about: one per finding, one or two per client kept waiting or working unlocked, then the outcome's. */

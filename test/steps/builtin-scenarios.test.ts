@@ -99,7 +99,7 @@ describe('the stories they tell', () => {
     const b = availability(doc, 'B');
     expect(b.lockOutUs).toBeGreaterThan(8.9 * S);
     expect(b.lockOut[0]).toMatchObject({ why: 'orphaned', holder: 'A' });
-    expect(summarize(doc.verdict).join(' ')).toMatch(/B was locked out for 9\.\d+ s/);
+    expect(summarize(doc.verdict).join(' ')).toMatch(/B waited 9\.\d+ s for the lock, 9\.\d+ s of it while nobody was using the lock \(its lock-out time\)/);
     const fixed = runBuiltin('finally-after-exception', ['clients.A.steps[0].finally=[{"step":"release"}]']);
     expect(first(fixed, 'release.ok', 'A').timeUs).toBeLessThan(first(fixed, 'exception.user', 'A').timeUs + 5 * MS);
     expect(availability(fixed, 'B').lockOutUs).toBe(0);
