@@ -92,6 +92,7 @@ describeBrowser('a learner goes through lesson 4', () => {
     // Predict, then watch the replayed run bear the prediction out.
     await answer(page, 'predict-pause', [0]);
     await expect.poll(() => page.getByTestId('prediction-result').getAttribute('data-happened')).toBe('0');
+    expect(await page.locator('section[data-question="predict-pause"] .timeline-title > span').first().textContent()).toBe('The run you predicted');
     expect(await page.locator('section[data-question="predict-pause"] [data-testid="answer-result"]').textContent()).toContain('That is right');
 
     // The story, at 10× so its 16 s pass quickly; each Play stops at the next stop.
@@ -738,6 +739,8 @@ describeBrowser('a learner goes through lesson 4', () => {
     await predict.locator('label', { hasText: 'B waits until A wakes' }).click();
     await predict.getByRole('button', { name: 'Lock in my prediction and run it' }).click();
     await predict.getByTestId('prediction-result').waitFor();
+    // The run shown is the one that happened, not the learner's prediction.
+    expect(await predict.locator('.timeline-title > span').first().textContent()).toBe('The run that happened, not the one you predicted');
     await predict.getByTestId('try-again').click();
     expect(await predict.getByTestId('stage').count()).toBe(0);
     expect(await predict.getByTestId('replay-predict-pause').count()).toBe(0);

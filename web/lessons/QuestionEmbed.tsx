@@ -29,6 +29,15 @@ export function QuestionEmbed({ lesson, question, number }: { lesson: LabLesson;
     stage(owner, t);
   };
   const happened = trace === null ? -1 : question.options.findIndex((o) => judgeTrace(o.expect ?? [], trace).ok);
+  // The run is the one that happened, whatever was predicted: it is the learner's only when their option describes it.
+  const predicted =
+    trace !== null &&
+    chosen !== null &&
+    chosen.length > 0 &&
+    chosen.every((i) => {
+      const x = question.options[i]?.expect;
+      return x !== undefined && judgeTrace(x, trace).ok;
+    });
 
   return (
     <section
@@ -62,7 +71,7 @@ export function QuestionEmbed({ lesson, question, number }: { lesson: LabLesson;
         </button>
       )}
       {owns && trace !== null && (
-        <Stage title="The run you predicted">
+        <Stage title={predicted ? 'The run you predicted' : 'The run that happened, not the one you predicted'}>
           <p className="caption" data-testid="prediction-result" data-happened={happened}>
             {happened >= 0 ? <>What happened: “{shortText(lesson, question.options[happened]!.text)}”</> : 'None of the options describes this run exactly.'}
           </p>
