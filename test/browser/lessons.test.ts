@@ -750,6 +750,36 @@ describeBrowser('a learner goes through lesson 4', () => {
     expect(lab.errors).toEqual([]);
   });
 
+  it("lets a story's stop question be answered again, like the quiz's: Try again forgets the guess, its count in the outline, and covers the stop again", async () => {
+    const page = await lab.page(`${LESSON4}?at=stop-gc-pause-a-pauses`);
+    const before = await page.evaluate(() => localStorage.getItem('locklab.progress'));
+    await page.evaluate(() => localStorage.removeItem('locklab.progress'));
+    await page.reload();
+    await waitStop(page, 'a-pauses');
+    const status = page.getByTestId('lesson-status');
+    await page.getByTestId('stop-ask').locator('label', { hasText: 'It is frozen too' }).click();
+    await page.getByTestId('stop-ask').getByRole('button', { name: 'Check my answer' }).click();
+    const caption = page.getByTestId('stop-caption');
+    expect(await caption.getByTestId('answer-result').textContent()).toContain('Not quite');
+    expect(await status.textContent()).toContain('(0 of 1 guess right)');
+    await caption.getByTestId('try-again').click();
+    const ask = page.getByTestId('stop-ask');
+    await ask.waitFor();
+    expect(await ask.locator('input:checked').count()).toBe(0);
+    expect(await page.locator('.stage [data-curtain="true"]').count()).toBe(1);
+    expect(await page.getByTestId('stop-next').isDisabled()).toBe(true);
+    expect(await status.textContent()).not.toContain('guess');
+    expect(await page.evaluate(() => (document.activeElement as HTMLInputElement | null)?.type)).toBe('radio');
+    await ask.locator('label', { hasText: 'It keeps running out' }).click();
+    await ask.getByRole('button', { name: 'Check my answer' }).click();
+    expect(await caption.getByTestId('answer-result').textContent()).toBe('✓ That is right.');
+    expect(await status.textContent()).toContain('(1 of 1 guess right)');
+    expect(await page.locator('.stage [data-curtain="true"]').count()).toBe(0);
+    await page.evaluate((p) => (p === null ? localStorage.removeItem('locklab.progress') : localStorage.setItem('locklab.progress', p)), before);
+    await page.close();
+    expect(lab.errors).toEqual([]);
+  });
+
   it("names a place the lesson does not have in a notice, with the lesson's steps, and opens the lesson at its top", async () => {
     // A step's anchor is its title: a link made before the step was renamed names a step that is gone.
     const page = await lab.page(`${LESSON4}?at=step-the-gap`);

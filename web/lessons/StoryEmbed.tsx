@@ -236,6 +236,11 @@ export function StoryEmbed({ lesson, story }: { lesson: LabLesson; story: Story 
                     chosen={answers?.[askKey] ?? null}
                     onAnswer={() => undefined}
                     draw={(text) => shortText(lesson, text)}
+                    onRetry={() => {
+                      // Asked again, the stop is as it was before the answer: the drawing covered, the playhead just before its event.
+                      useProgress.getState().unanswer(lesson.id, askKey);
+                      if (event !== undefined) useUi.getState().seekSeq(event.seq - 1);
+                    }}
                   />
                 )}
                 <p className="caption">{event === undefined ? stop.text : fillCaption(stop.text, event).text}</p>
