@@ -733,6 +733,9 @@ describeBrowser('a learner goes through lesson 4', () => {
     await multi.locator('label', { hasText: 'container' }).click();
     await multi.getByRole('button', { name: 'Check my answer' }).click();
     expect(await multi.getByTestId('answer-result').textContent()).toBe('✗ Not quite: the right answers are marked above, and every option says why.');
+    // Each right option left unticked says it was missed, not only that it is right.
+    expect(await multi.locator('li', { hasText: 'container' }).locator('.why strong').textContent()).toBe('Right (your answer):');
+    expect(await multi.locator('li', { hasText: 'network partition' }).locator('.why strong').textContent()).toBe('Right (you missed it):');
 
     // A prediction's replayed run goes with the answer, or it would give the next try away.
     const predict = page.locator('section[data-question="predict-pause"]');

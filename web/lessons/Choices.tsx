@@ -86,7 +86,8 @@ export function Choices({
                 <p className="why">
                   <strong>
                     {o.correct ? 'Right' : 'Wrong'}
-                    {mine ? ' (your answer)' : ''}:
+                    {/* A right option left out is a miss: on a multi-select question "Right:" alone reads as if it had been ticked. */}
+                    {mine ? ' (your answer)' : o.correct ? ' (you missed it)' : ''}:
                   </strong>{' '}
                   {draw(o.why)}
                 </p>
