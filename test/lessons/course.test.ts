@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { coverageOf, countsOf, MAX_TEXT_ONLY } from '../../sim/lessons/index.js';
 import { readCourse } from '../../sim/cli/lessons.js';
 import { LESSONS_DIR } from '../../sim/cli/lessons.js';
-import { checkLesson, loadCourse } from '../../sim/lessons/index.js';
+import { checkLesson, judge, loadCourse, scenarioOf } from '../../sim/lessons/index.js';
 
 /*
  * The shipped course: every lesson replays and every statement it makes
@@ -72,6 +72,20 @@ describe('the shipped lessons', () => {
     expect(all.length).toBeGreaterThanOrEqual(10);
     expect(new Set(all.map((c) => c.type))).toEqual(new Set(['break', 'fix', 'cheapest']));
     for (const c of all) expect(c.hints.length).toBeGreaterThan(0);
+  });
+
+  it("say in lesson 3's challenge when A's lease runs out, as its run shows: 2 s into a 5 s job, not halfway", () => {
+    const lesson = parsed.lessons.find((l) => l.id === 'leases')!;
+    const c = lesson.challenges.find((x) => x.id === 'slow-but-healthy')!;
+    const { doc } = judge(scenarioOf(lesson.scenarios[c.scenario]!, { scenario: c.scenario }), lesson.scenarios[c.scenario]!.seed);
+    const began = doc.events.find((e) => e.kind === 'acquire.ok' && e.actor === 'A')!.timeUs;
+    const expired = doc.events.find((e) => e.kind === 'lock.expired' && e.owner?.startsWith('A:'))!.timeUs;
+    const jobMs = scenarioOf(lesson.scenarios[c.scenario]!, { scenario: c.scenario }).clients.find((x) => x.name === 'A')!.workMs;
+    const inS = Math.round((expired - began) / 1e6);
+    const leftS = Math.round(jobMs / 1000 - (expired - began) / 1e6);
+    expect([inS, leftS]).toEqual([2, 3]);
+    expect(c.goal).toContain(`A's job takes ${jobMs / 1000} s; its 2 s lease runs out ${inS} s in, with ${leftS} s of the job still to go.`);
+    expect(c.goal).not.toMatch(/half/);
   });
 
   it("give lesson 4's first story a last stop that flips fencing on and shows the rejection", () => {
