@@ -801,4 +801,37 @@ describeBrowser('a learner goes through lesson 4', () => {
     await page.close();
     expect(lab.errors).toEqual([]);
   });
+
+  it("takes a lesson link's notice away once the learner moves to another place, and keeps it while they stay", async () => {
+    const page = await lab.page(`${LESSON4}?at=step-x`);
+    const notice = page.getByTestId('notice');
+    await expect.poll(() => notice.textContent()).toContain('This link names a place lesson 4 does not have');
+    // The address is written back a moment later: still the same place, so the notice stays.
+    await page.waitForTimeout(500);
+    expect(await notice.count()).toBe(1);
+    await page.locator('nav.lesson-nav ol a', { hasText: 'Why nobody notices' }).click();
+    await expect.poll(() => page.url()).toContain('at=step-why-nobody-notices');
+    expect(await notice.count()).toBe(0);
+    await page.close();
+
+    // A lesson the lab does not have: its notice goes when a lesson is opened from the list.
+    const list = await lab.page('#/lesson/99-nothing');
+    const listNotice = list.getByTestId('notice');
+    await expect.poll(() => listNotice.textContent()).toContain('no lesson "99-nothing"');
+    await list.waitForTimeout(500);
+    expect(await listNotice.count()).toBe(1);
+    await list.locator('.lesson-card[data-lesson="leases"] a').click();
+    await expect.poll(() => list.locator('article.lesson').getAttribute('data-lesson')).toBe('leases');
+    expect(await listNotice.count()).toBe(0);
+    await list.close();
+
+    // Another view is another place too.
+    const away = await lab.page(`${LESSON4}?at=step-x`);
+    await expect.poll(() => away.getByTestId('notice').count()).toBe(1);
+    await away.getByRole('navigation', { name: 'Views' }).getByRole('button', { name: 'Lab' }).click();
+    await away.locator('figure.timeline').first().waitFor();
+    expect(await away.getByTestId('notice').count()).toBe(0);
+    await away.close();
+    expect(lab.errors).toEqual([]);
+  });
 });

@@ -9,8 +9,8 @@ import { useProgress } from './progress.js';
 import { QuestionEmbed, questionAnchor } from './QuestionEmbed.js';
 import { questionsInPageOrder } from './order.js';
 import { landFocus } from '../state/page-top.js';
-import { useUi, type Notice } from '../state/ui.js';
-import { useLessonRoute } from './route.js';
+import type { Notice } from '../state/ui.js';
+import { noticeOfLink, useLessonRoute } from './route.js';
 import { runStoriesEarly } from './stage.js';
 import { guessesText, statusLine, statusOf } from './status.js';
 import { isRight } from './answers.js';
@@ -48,7 +48,7 @@ export default function LessonView() {
   useEffect(() => {
     if (lesson === null) return;
     const el = anchor === null ? null : document.getElementById(anchor);
-    if (anchor !== null && el === null) useUi.getState().set({ notice: unknownPlace(lesson, anchor) });
+    if (anchor !== null && el === null) noticeOfLink(unknownPlace(lesson, anchor));
     if (el === null) landFocus(document.querySelector<HTMLElement>('main [data-page-heading]'));
     if (el === null || anchor!.startsWith('stop-')) return;
     el.scrollIntoView({ block: 'start' });

@@ -1,5 +1,5 @@
 import { create } from 'zustand';
-import { useUi } from '../state/ui.js';
+import { useUi, type Notice } from '../state/ui.js';
 import { lessonSummary, LESSONS, loadLesson } from './catalog.js';
 import { useProgress } from './progress.js';
 
@@ -15,7 +15,30 @@ export interface LessonRoute {
   anchor: string | null;
 }
 
-export const useLessonRoute = create<LessonRoute & { go(lesson: string | null, anchor?: string | null): void }>()((set) => ({
+/**
+ * The notice a lesson link posted (a lesson or a place the lab does not
+ * have): it is about the link, so it goes once the learner moves on to
+ * another place, unless it was dismissed or replaced meanwhile.
+ */
+let linkNotice: Notice | null = null;
+
+/** Shows a notice about the lesson link just opened, to be cleared when the learner moves on. */
+export function noticeOfLink(notice: Notice): void {
+  linkNotice = notice;
+  useUi.getState().set({ notice });
+}
+
+function dropLinkNotice(): void {
+  if (linkNotice !== null && useUi.getState().notice === linkNotice) useUi.getState().set({ notice: null });
+  linkNotice = null;
+}
+
+// Another view (the lab, the Sandbox…) is another place too.
+useUi.subscribe((now, before) => {
+  if (now.view !== before.view) dropLinkNotice();
+});
+
+export const useLessonRoute = create<LessonRoute & { go(lesson: string | null, anchor?: string | null): void }>()((set, get) => ({
   lesson: null,
   anchor: null,
   go: (lesson, anchor = null) => {
@@ -24,6 +47,8 @@ export const useLessonRoute = create<LessonRoute & { go(lesson: string | null, a
       void loadLesson(lesson).catch(() => undefined);
       void import('./LessonView.js');
     }
+    // The same place again (the address written back, a link clicked twice) keeps the notice about it.
+    if (lesson !== get().lesson || anchor !== get().anchor) dropLinkNotice();
     set({ lesson, anchor });
     useUi.getState().set({ view: lesson === null ? 'lessons' : 'lesson', playing: false });
     if (lesson !== null) useProgress.getState().place({ lesson, anchor });
@@ -52,13 +77,11 @@ export function openLessonHash(hash: string): void {
   const summary = lessonSummary(id);
   if (summary === undefined) {
     useLessonRoute.getState().go(null);
-    useUi.getState().set({
-      notice: {
-        title: 'This link names a lesson the lab does not have, so it opened the list of lessons',
-        source: 'link',
-        issues: [{ path: 'lesson', message: `no lesson ${JSON.stringify(id.slice(0, 60))}; the lessons are ${LESSONS.map((l) => l.folder).join(', ')}` }],
-        tone: 'error',
-      },
+    noticeOfLink({
+      title: 'This link names a lesson the lab does not have, so it opened the list of lessons',
+      source: 'link',
+      issues: [{ path: 'lesson', message: `no lesson ${JSON.stringify(id.slice(0, 60))}; the lessons are ${LESSONS.map((l) => l.folder).join(', ')}` }],
+      tone: 'error',
     });
     return;
   }
