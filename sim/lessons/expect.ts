@@ -176,9 +176,10 @@ export function evaluate(x: Expect, run: Judged): Checked {
   if ('lockOut' in x) {
     const l = x.lockOut;
     const a = v.availability.find((c) => c.client === l.client);
-    const statement = `${l.client} is locked out for ${rangeText(l) || 'some time'}`;
+    // Said as the verdict says it (summary.ts): time waited while nobody used the lock, which may all be time the key was free.
+    const statement = `${l.client} waits ${rangeText(l) || 'some time'} while nobody is using the lock (its lock-out time)`;
     if (a === undefined) return { ok: false, statement, found: `${l.client} never waited for the lock` };
-    return { ok: inRange(a.lockOutUs, l), statement, found: `${l.client} was locked out for ${formatDuration(a.lockOutUs)}` };
+    return { ok: inRange(a.lockOutUs, l), statement, found: `${l.client} waited ${formatDuration(a.lockOutUs)} while nobody was using the lock` };
   }
   const w = x.writes;
   const n = writesOf(run.events, w.client);

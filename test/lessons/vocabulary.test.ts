@@ -97,11 +97,11 @@ describe('availability and unprotected writes', () => {
     expect(evaluate({ lockOut: { client: 'B', minMs: 8000 } }, worker).ok).toBe(true);
     const short = evaluate({ lockOut: { client: 'B', maxMs: 1000 } }, worker);
     expect(short.ok).toBe(false);
-    expect(short.statement).toBe('B is locked out for at most 1 s');
-    expect(short.found).toMatch(/^B was locked out for 9\.\d+ s$/);
+    expect(short.statement).toBe('B waits at most 1 s while nobody is using the lock (its lock-out time)');
+    expect(short.found).toMatch(/^B waited 9\.\d+ s while nobody was using the lock$/);
     expect(evaluate({ lockOut: { client: 'Z' } }, worker)).toEqual({
       ok: false,
-      statement: 'Z is locked out for some time',
+      statement: 'Z waits some time while nobody is using the lock (its lock-out time)',
       found: 'Z never waited for the lock',
     });
   });
