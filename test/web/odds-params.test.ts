@@ -86,7 +86,7 @@ describe('workMs beside workTime', () => {
       "gc.json: clients[1].workMs: B's work time is drawn from workTime, so workMs is not used: change workTime instead (clients[1].workTime.meanMs)",
     );
     expect(() => applyOverrides(builtin('random-gc-pauses'), [{ path: 'clients.A.workMs', value: 5000 }])).toThrow(
-      /clients\[0\]\.workMs: A's work time is drawn from workTime/,
+      /--set: clients\.A\.workMs: A's work time is drawn from workTime/,
     );
   });
 });
