@@ -5,26 +5,34 @@ import { SweepAggregate } from '../../sim/odds/aggregate.js';
 import { runBatch } from '../../sim/odds/batch.js';
 import { planSweep } from '../../sim/odds/plan.js';
 import { parseSeedRange, parseVary } from '../../sim/odds/range.js';
-import { formatShare, sweepReport, type SweepReport } from '../../sim/odds/report.js';
+import { formatShare, reportCsv, sweepReport, type SweepReport } from '../../sim/odds/report.js';
+import { runScenario } from '../../sim/run.js';
 import { normalizeScenario } from '../../sim/scenario/normalize.js';
-import { BUILTIN_SCENARIOS } from '../../sim/scenarios/index.js';
+import { applyOverrides, parseOverride } from '../../sim/scenario/set.js';
+import { BUILTIN_NAMES, BUILTIN_SCENARIOS } from '../../sim/scenarios/index.js';
+import { traceHash } from '../../sim/index.js';
 import { axeViolations, describeBrowser, ready, screenshot, startLab, type Lab } from './harness.js';
 
-/** The Odds view's default sweep, computed under Node with the same modules. */
-function nodeReport(): SweepReport {
-  const base = normalizeScenario(BUILTIN_SCENARIOS['pause-past-expiry'], 'pause-past-expiry');
+/** A sweep of a scenario computed under Node with the same modules as the lab's workers, as `locklab sweep <ref>` runs it. */
+function sweepInNode(ref: string, raw: unknown, vary: string, runs: number): SweepReport {
+  const base = normalizeScenario(raw, ref);
   const plan = planSweep({
-    scenarioRef: 'pause-past-expiry',
+    scenarioRef: ref,
     base,
     sets: [],
-    varies: [parseVary('faults[0].durationMs=7000..17000:1000')],
-    seeds: parseSeedRange('1..1000'),
+    varies: [parseVary(vary)],
+    seeds: parseSeedRange(`1..${runs}`),
     codeVersion: 'lab',
-    batchSize: 1000,
+    batchSize: runs,
   });
   const agg = new SweepAggregate(plan);
   for (const b of plan.batches) agg.accept(b.key, runBatch(plan.combinations[b.combo]!.scenario, b.from, b.to));
-  return sweepReport(agg, 'pause-past-expiry');
+  return sweepReport(agg, base.name);
+}
+
+/** The Odds view's default sweep. */
+function nodeReport(): SweepReport {
+  return sweepInNode('pause-past-expiry', BUILTIN_SCENARIOS['pause-past-expiry'], 'faults[0].durationMs=7000..17000:1000', 1000);
 }
 
 describeBrowser('the Odds view', () => {
@@ -347,6 +355,92 @@ describeBrowser('the Odds view', () => {
     expect(await table.locator('tbody tr').last().locator('th').textContent()).toBe('10,900');
     expect(await page.locator('.odds-figures p').textContent()).toBe('The first 100 of 191 points; Download CSV has them all.');
     expect(lab.errors).toEqual([]);
+  });
+
+  it('sweeps the scenario built in the Sandbox, names the file it is exported as, and opens the very run a point counted', async () => {
+    const page = await lab.page('#/sandbox', { width: 1440, height: 900 });
+    await page.getByRole('button', { name: 'Blank scenario' }).click();
+    await expect.poll(() => page.getByTestId('draft-state').getAttribute('data-from')).toBe('blank');
+    // A job queue: A's job takes 1 to 5 s under a 3 s lease, and B retries for the job meanwhile.
+    const a = page.locator('[data-client-card="A"]');
+    await a.getByLabel('TTL (ms)').fill('3000');
+    await a.getByLabel('Work time').selectOption('uniform');
+    await a.getByLabel('Work per write, shortest (ms)').fill('1000');
+    await a.getByLabel('Work per write, longest (ms)').fill('5000');
+    await page.getByRole('button', { name: 'Add a client' }).click();
+    const b = page.locator('[data-client-card="B"]');
+    await b.getByLabel('Machine').selectOption('app2');
+    await b.getByLabel('Retries', { exact: true }).fill('10');
+    await b.getByLabel('Retry delay (ms)').fill('500');
+    const [file] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export scenario' }).click()]);
+    expect(file.suggestedFilename()).toBe('my-scenario.json');
+    const exported = JSON.parse(readFileSync((await file.path())!, 'utf8')) as unknown;
+
+    await screenshot(page, 'sandbox-odds-1440');
+    await page.setViewportSize({ width: 1024, height: 768 });
+    await screenshot(page, 'sandbox-odds-1024');
+    await page.setViewportSize({ width: 1440, height: 900 });
+    await page.getByTestId('sandbox-odds').click();
+    const scenario = page.getByTestId('odds-scenario');
+    await expect.poll(() => scenario.locator('option:checked').textContent()).toBe('my-scenario (Sandbox)');
+    // The parameters offered are this scenario's: the TTL both workers share first, then each one's own.
+    expect(await page.getByTestId('vary-select').inputValue()).toBe('clients[*].ttlMs');
+    const offered = await page.getByTestId('vary-select').locator('option').allTextContents();
+    expect(offered).toEqual(expect.arrayContaining(['TTL of every client (ms)', 'TTL of A (ms)', 'longest work time of A (ms)', 'TTL of B (ms)']));
+    await page.getByTestId('vary-spec').fill('2000..4000:1000');
+    await page.getByTestId('odds-runs').fill('20');
+    // From a terminal it is the exported file that is swept, never a built-in.
+    const command = "npx locklab sweep my-scenario.json --seeds 1..20 --vary 'clients[*].ttlMs=2000..4000:1000'";
+    expect(await page.getByTestId('odds-command').textContent()).toBe(command);
+    expect(BUILTIN_NAMES).not.toContain(command.split(' ')[3]);
+    expect(await page.getByTestId('odds-sandbox-note').textContent()).toContain('This page’s address does not hold the Sandbox’s scenario');
+    await page.getByTestId('odds-run').click();
+    await expect.poll(() => page.getByTestId('odds-status').textContent(), { timeout: 60_000 }).toMatch(/60 of 60 runs .* done$/);
+
+    const expected = sweepInNode('my-scenario.json', exported, 'clients[*].ttlMs=2000..4000:1000', 20);
+    const rows = await page
+      .getByTestId('odds-table')
+      .locator('tbody tr')
+      .evaluateAll((trs) => trs.map((tr) => [...tr.children].map((c) => c.textContent)));
+    expect(rows).toEqual(
+      expected.combinations.map((c, i) => [
+        (2000 + 1000 * i).toLocaleString('en-US'),
+        '20',
+        formatShare(c.doubleOwnership),
+        formatShare(c.unsafe),
+        formatShare(c.fenced),
+        formatShare(c.lostLock),
+      ]),
+    );
+    // It breaks sometimes, not always: a sweep worth running.
+    expect(expected.combinations.some((c) => c.doubleOwnership.k > 0 && c.doubleOwnership.k < 20)).toBe(true);
+    const [csv] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download CSV' }).click()]);
+    expect(csv.suggestedFilename()).toBe('my-scenario-odds.csv');
+    expect(readFileSync((await csv.path())!, 'utf8')).toBe(reportCsv(expected));
+    await screenshot(page, 'odds-sandbox-1440');
+    await page.setViewportSize({ width: 1024, height: 768 });
+    await screenshot(page, 'odds-sandbox-1024');
+
+    // A failing run of the 2 s point opens on the timeline as that seed with that TTL: the run Node gives.
+    await page.getByTestId('odds-table').getByRole('button', { name: '2,000', exact: true }).click();
+    const details = page.getByTestId('odds-details');
+    const failing = expected.combinations[0]!.failing[0]!;
+    expect(await details.locator('code.odds-command').first().textContent()).toBe(
+      `locklab run my-scenario.json --seed ${failing.seed} --set 'clients[*].ttlMs=2000'`,
+    );
+    // Shrinking starts from the same run, and shows it beside the smallest one that still breaks.
+    await details.getByTestId('odds-smallest').click();
+    await expect.poll(() => page.locator('main').getAttribute('data-view'), { timeout: 30_000 }).toBe('compare');
+    await expect.poll(() => page.locator('main').textContent()).toContain('smallest run that breaks it: ');
+    await screenshot(page, 'odds-sandbox-smallest');
+    await page.getByRole('button', { name: 'Odds', exact: true }).click();
+    await details.getByTestId('odds-open-run').first().click();
+    await ready(page);
+    const point = applyOverrides(normalizeScenario(exported, 'my-scenario.json'), [parseOverride('clients[*].ttlMs=2000')]);
+    await expect.poll(() => page.getByTestId('trace-hash').textContent()).toBe(traceHash(runScenario(point, failing.seed)));
+    expect(await page.locator('.seed-input').inputValue()).toBe(String(failing.seed));
+    expect(lab.errors).toEqual([]);
+    await page.close();
   });
 
   it('exports the trace on the timeline in Chrome’s trace-event format', async () => {

@@ -1,9 +1,11 @@
 import { create } from 'zustand';
 import type { SweepPlan } from '../../sim/odds/plan.js';
 import type { SweepReport } from '../../sim/odds/report.js';
+import type { Swept } from './source.js';
 
 /** The form as typed: strings, checked when the sweep starts. */
 export interface OddsForm {
+  /** A built-in's name, or SANDBOX for the Sandbox's scenario. */
   scenario: string;
   path1: string;
   spec1: string;
@@ -17,6 +19,8 @@ export interface OddsState {
   running: boolean;
   plan: SweepPlan | null;
   report: SweepReport | null;
+  /** The scenario the plan and report are of, as it was when the sweep started. */
+  swept: Swept | null;
   elapsedMs: number;
   threads: number;
   /** The combination whose details are shown. */
@@ -33,6 +37,7 @@ export const useOdds = create<OddsState>()((set) => ({
   running: false,
   plan: null,
   report: null,
+  swept: null,
   elapsedMs: 0,
   threads: 0,
   selected: null,

@@ -4,19 +4,21 @@ import { defaultBatchSize, planSweep } from '../../sim/odds/plan.js';
 import { parseSeedRange, type Vary } from '../../sim/odds/range.js';
 import { formatShare, reportCsv, reportJson, runs as runsOf, sweepReport } from '../../sim/odds/report.js';
 import { grouped } from '../../sim/scenario/limits.js';
-import { normalizeScenario } from '../../sim/scenario/normalize.js';
 import { sweepLeaseNotes } from '../../sim/scenario/short-lease.js';
 import type { Scenario } from '../../sim/scenario/types.js';
-import { BUILTIN_NAMES, BUILTIN_SCENARIOS } from '../../sim/scenarios/index.js';
+import { BUILTIN_NAMES } from '../../sim/scenarios/index.js';
+import { shellWord } from '../../sim/odds/command.js';
 import { formatDuration } from '../../sim/time.js';
 import { download } from '../components/FilePicker.js';
 import { OddsPlot, METRICS, type MetricKey } from '../odds/OddsPlot.js';
 import { readVary, sweepErrorText } from '../odds/form-errors.js';
 import { OddsTable } from '../odds/OddsTable.js';
-import { defaultRange, leadChoice, paramChoices, showParam, type ParamChoice } from '../odds/params.js';
+import { paramChoices, showParam, type ParamChoice } from '../odds/params.js';
 import { browserCores, OddsSweep, releaseWorkers, shrinkInWorker, warmWorkers, type SweepProgress } from '../odds/pool.js';
 import { latestEvery } from '../odds/redraw.js';
+import { choicesOf, chooseScenario, downloadStem, exportFileName, pointOrigin, SANDBOX, specFor, sweptOf, type Swept } from '../odds/source.js';
 import { useOdds } from '../odds/store.js';
+import { useDraft } from '../sandbox/draft.js';
 import { runOrigin, showPrimary } from '../state/session.js';
 import { useUi } from '../state/ui.js';
 import '../odds/odds.css';
@@ -26,26 +28,15 @@ const MAX_RUNS = 2_000_000;
 /** How often a running sweep's plot and table are redrawn, at most (ms). */
 const REDRAW_MS = 250;
 
-function scenarioOf(name: string): Scenario {
-  return normalizeScenario(BUILTIN_SCENARIOS[name], name);
-}
-
-function specFor(c: ParamChoice | undefined): string {
-  if (c === undefined) return '';
-  if (c.kind === 'boolean') return 'false,true';
-  const r = defaultRange(c.value as number, c.bounds);
-  return `${r.from}..${r.to}:${r.step}`;
-}
-
 /** The value at a path of the choices offered, if it is one of them. */
 function valueAt(choices: readonly ParamChoice[], path: string): unknown {
   return choices.find((c) => c.path === path)?.value;
 }
 
 /** The command that runs the sweep the form describes: --vary takes the values as the form does. */
-function sweepCommand(f: { scenario: string; path1: string; spec1: string; path2: string; spec2: string }, runs: number): string {
+function sweepCommand(f: { ref: string; path1: string; spec1: string; path2: string; spec2: string }, runs: number): string {
   const vary = (path: string, spec: string) => (path.trim() === '' ? '' : ` --vary '${path.trim()}=${spec.trim()}'`);
-  return `npx locklab sweep ${f.scenario} --seeds 1..${runs}${vary(f.path1, f.spec1)}${vary(f.path2, f.spec2)}`;
+  return `npx locklab sweep ${shellWord(f.ref)} --seeds 1..${runs}${vary(f.path1, f.spec1)}${vary(f.path2, f.spec2)}`;
 }
 
 let current: OddsSweep | null = null;
@@ -57,8 +48,10 @@ async function startSweep(): Promise<void> {
   const f = odds.form;
   let choices: ParamChoice[] = [];
   let plan;
+  let swept: Swept;
   try {
-    const base = scenarioOf(f.scenario);
+    swept = sweptOf(f.scenario);
+    const base = swept.base;
     choices = paramChoices(base);
     const varies: Vary[] = [readVary(choices, f.path1, f.spec1)];
     if (f.path2.trim() !== '') varies.push(readVary(choices, f.path2, f.spec2));
@@ -70,12 +63,12 @@ async function startSweep(): Promise<void> {
       throw new InputError('sweep', [
         {
           path: '',
-          message: `${grouped(points)} points × ${grouped(runs)} runs is ${grouped(runs * points)} runs, more than the lab takes (${grouped(MAX_RUNS)}); the same sweep from a terminal, on every core: ${sweepCommand(f, runs)}`,
+          message: `${grouped(points)} points × ${grouped(runs)} runs is ${grouped(runs * points)} runs, more than the lab takes (${grouped(MAX_RUNS)}); the same sweep from a terminal, on every core: ${sweepCommand({ ...f, ref: swept.ref }, runs)}${swept.sandbox ? `, with the scenario exported from the Sandbox as ${swept.ref}` : ''}`,
         },
       ]);
     const threads = browserCores();
     plan = planSweep({
-      scenarioRef: f.scenario,
+      scenarioRef: swept.ref,
       base,
       sets: [],
       varies,
@@ -86,12 +79,12 @@ async function startSweep(): Promise<void> {
     odds.set({ threads });
   } catch (err) {
     // The plot, table and status of the sweep before would read as this sweep's answer under the error: they go with it.
-    odds.set({ error: sweepErrorText(err, choices), report: null, plan: null, selected: null, elapsedMs: 0 });
+    odds.set({ error: sweepErrorText(err, choices), report: null, plan: null, swept: null, selected: null, elapsedMs: 0 });
     return;
   }
   const sweep = new OddsSweep(useOdds.getState().threads);
   current = sweep;
-  odds.set({ running: true, plan, report: null, selected: null, error: null, elapsedMs: 0 });
+  odds.set({ running: true, plan, swept, report: null, selected: null, error: null, elapsedMs: 0 });
   // The plot and the table are redrawn a few times a second, however fast counts arrive: drawn at every frame, they took a core's worth of time from the workers.
   const redraw = latestEvery<SweepProgress>(REDRAW_MS, (p) => {
     if (current === sweep) useOdds.getState().set({ report: sweepReport(p.agg, plan.combinations[0]!.scenario.name), elapsedMs: p.elapsedMs });
@@ -120,20 +113,21 @@ function stopSweep(): void {
   odds.set({ running: false, report: odds.report === null ? null : { ...odds.report, partial: true } });
 }
 
-/** Opens one run of a combination on the Lab's timeline. */
-async function openRun(name: string, sets: readonly string[], seed: number): Promise<void> {
-  const t = await runOrigin({ kind: 'builtin', name, seed, overrides: [...sets] });
+/** Opens one run of a combination on the Lab's timeline: the very run the sweep counted. */
+async function openRun(swept: Swept, sets: readonly string[], seed: number): Promise<void> {
+  const t = await runOrigin(pointOrigin(swept, sets, seed));
   if (t === null) return;
   showPrimary(t);
   useUi.getState().set({ view: 'lab' });
 }
 
 /** Shrinks a failing run and shows it beside the original in Compare. */
-async function openSmallest(name: string, sets: readonly string[], scenario: Scenario, seed: number): Promise<void> {
+async function openSmallest(swept: Swept, sets: readonly string[], scenario: Scenario, seed: number): Promise<void> {
+  const name = swept.base.name;
   useOdds.getState().set({ shrinking: true, error: null });
   try {
     const small = await shrinkInWorker(scenario, seed);
-    const original = await runOrigin({ kind: 'builtin', name, seed, overrides: [...sets] });
+    const original = await runOrigin(pointOrigin(swept, sets, seed));
     const smallest = await runOrigin({ kind: 'scenario', raw: small.scenario, seed, overrides: [] }, `smallest run that breaks ${name} · seed ${seed}`);
     if (original === null || smallest === null) return;
     showPrimary(original);
@@ -218,7 +212,7 @@ function ParamPicker(props: {
   );
 }
 
-function PointDetails({ name, labels }: { name: string; labels: ReadonlyMap<string, string> }) {
+function PointDetails({ swept, labels }: { swept: Swept; labels: ReadonlyMap<string, string> }) {
   const report = useOdds((s) => s.report);
   const plan = useOdds((s) => s.plan);
   const selected = useOdds((s) => s.selected);
@@ -261,7 +255,7 @@ function PointDetails({ name, labels }: { name: string; labels: ReadonlyMap<stri
           <ul className="odds-failing">
             {c.failing.map((f) => (
               <li key={f.seed}>
-                <button type="button" onClick={() => void openRun(name, combo.sets, f.seed)} data-testid="odds-open-run">
+                <button type="button" onClick={() => void openRun(swept, combo.sets, f.seed)} data-testid="odds-open-run">
                   Open seed {f.seed} on the timeline
                 </button>{' '}
                 <span className="muted small">{f.outcome === 'unsafe' ? 'stale write accepted' : 'double ownership'}</span>
@@ -272,7 +266,7 @@ function PointDetails({ name, labels }: { name: string; labels: ReadonlyMap<stri
           {firstUnsafe !== undefined && (
             <button
               type="button"
-              onClick={() => void openSmallest(name, combo.sets, combo.scenario, firstUnsafe.seed)}
+              onClick={() => void openSmallest(swept, combo.sets, combo.scenario, firstUnsafe.seed)}
               disabled={shrinking}
               data-testid="odds-smallest"
             >
@@ -282,6 +276,27 @@ function PointDetails({ name, labels }: { name: string; labels: ReadonlyMap<stri
         </>
       )}
     </section>
+  );
+}
+
+/**
+ * What a sweep of the Sandbox's scenario needs beyond the lab: the file a
+ * terminal reads it from, and that this page's address does not hold it.
+ */
+function SandboxNote({ draft, command }: { draft: Scenario; command: string }) {
+  return (
+    <div className="notice notice-info small odds-note odds-sandbox" data-testid="odds-sandbox-note">
+      <p>
+        This is the scenario in the Sandbox, as it is now; a sweep runs it as it was when the sweep started. To run the same sweep from a terminal, use{' '}
+        <strong>Export scenario</strong> in the Sandbox to save it as <code>{exportFileName(draft)}</code>, then:
+      </p>
+      <code className="odds-command" data-testid="odds-command">
+        {command}
+      </code>
+      <p>
+        This page’s address does not hold the Sandbox’s scenario: to share it, use <strong>Share as link</strong> in the Sandbox, or send the exported file.
+      </p>
+    </div>
   );
 }
 
@@ -297,12 +312,17 @@ export function OddsView() {
   const selected = useOdds((s) => s.selected);
   const setForm = useOdds((s) => s.setForm);
   const [metrics, setMetrics] = useState<MetricKey[]>(['doubleOwnership', 'unsafe']);
-  const choices = useMemo(() => paramChoices(scenarioOf(form.scenario)), [form.scenario]);
+  const swept = useOdds((s) => s.swept);
+  // The Sandbox's scenario is offered while the Sandbox has one, and its parameters follow the user's edits there.
+  const draft = useDraft((s) => s.draft);
+  const sandboxDraft = form.scenario === SANDBOX ? draft : null;
+  const { choices, problem } = useMemo(() => choicesOf(form.scenario), [form.scenario, sandboxDraft]);
   const total = plan === null ? 0 : plan.batches.reduce((n, b) => n + b.to - b.from + 1, 0);
-  const reportChoices = report === null ? [] : paramChoices(scenarioOf(report.scenario));
+  const reportChoices = useMemo(() => (swept === null ? [] : paramChoices(swept.base)), [swept]);
   const chosen = report === null ? undefined : valueAt(reportChoices, report.vary[0]!.path);
   const axisLabel = report === null ? '' : (reportChoices.find((c) => c.path === report.vary[0]!.path)?.label ?? report.vary[0]!.path);
   const labels = new Map(reportChoices.map((c) => [c.path, c.label]));
+  const stem = swept === null ? (report?.scenario ?? '') : downloadStem(swept);
   // A lease shorter than the work it covers breaks every cycle, most often a TTL in seconds: said beside the odds it skews, once per lease.
   const leaseNotes = useMemo(() => (plan === null ? [] : sweepLeaseNotes(plan.combinations.map((cb) => cb.scenario))), [plan]);
   // A point on the plot and a value in the table select the same way.
@@ -341,15 +361,8 @@ export function OddsView() {
           <div className="fields">
             <label className="field">
               Scenario
-              <select
-                value={form.scenario}
-                onChange={(ev) => {
-                  const next = paramChoices(scenarioOf(ev.target.value));
-                  const keep = next.find((c) => c.path === form.path1) ?? leadChoice(next);
-                  setForm({ scenario: ev.target.value, path1: keep?.path ?? '', spec1: specFor(keep), path2: '' });
-                }}
-                data-testid="odds-scenario"
-              >
+              <select value={form.scenario} onChange={(ev) => chooseScenario(ev.target.value)} data-testid="odds-scenario">
+                {draft !== null && <option value={SANDBOX}>{`${draft.name} (Sandbox)`}</option>}
                 {BUILTIN_NAMES.map((n) => (
                   <option key={n} value={n}>
                     {n}
@@ -363,6 +376,15 @@ export function OddsView() {
             </label>
           </div>
         </fieldset>
+        {form.scenario === SANDBOX && draft !== null && (
+          <SandboxNote draft={draft} command={sweepCommand({ ...form, ref: exportFileName(draft) }, Number(form.runs) || 1)} />
+        )}
+        {/* Said once: a sweep started anyway reports the same problem. */}
+        {problem !== null && problem !== error && (
+          <p className="odds-error" role="alert">
+            {problem}
+          </p>
+        )}
         <ParamPicker
           label="Vary"
           choices={choices}
@@ -416,17 +438,17 @@ export function OddsView() {
               </label>
             ))}
             <span className="spacer" />
-            <button type="button" onClick={() => download(`${report.scenario}-odds.csv`, reportCsv(report))}>
+            <button type="button" onClick={() => download(`${stem}-odds.csv`, reportCsv(report))}>
               Download CSV
             </button>
-            <button type="button" onClick={() => download(`${report.scenario}-odds.json`, reportJson(report))}>
+            <button type="button" onClick={() => download(`${stem}-odds.json`, reportJson(report))}>
               Download JSON
             </button>
           </div>
           <OddsPlot report={report} metrics={metrics} chosen={chosen} selected={selected} axisLabel={axisLabel} labels={labels} onSelect={select} />
           <OddsTable report={report} labels={labels} selected={selected} onSelect={select} />
           {selected === null && <p className="muted small">Click or tab to a point, or a value in the table, for its figures and failing runs.</p>}
-          <PointDetails name={report.scenario} labels={labels} />
+          {swept !== null && <PointDetails swept={swept} labels={labels} />}
         </>
       )}
     </section>

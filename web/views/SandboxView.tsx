@@ -181,6 +181,19 @@ export function SandboxView() {
         <button type="button" onClick={() => void shareLink()}>
           Share as link
         </button>
+        <button
+          type="button"
+          onClick={() =>
+            // The Odds view's modules (and the scenario checker its choices need) load with it, as the view itself does.
+            void import('../odds/source.js').then(({ chooseScenario, SANDBOX }) => {
+              chooseScenario(SANDBOX);
+              useUi.getState().set({ view: 'odds' });
+            })
+          }
+          data-testid="sandbox-odds"
+        >
+          Sweep it in Odds
+        </button>
         <button type="button" className="primary" onClick={() => void run()} data-testid="sandbox-run">
           Run in the browser
         </button>
