@@ -443,6 +443,40 @@ describeBrowser('the Odds view', () => {
     await page.close();
   });
 
+  it('offers a scenario file imported into the Sandbox under its own name, with its own parameters, to choose in Odds', async () => {
+    const page = await lab.page('#/sandbox', { width: 1440, height: 900 });
+    await expect.poll(() => page.getByTestId('draft-state').getAttribute('data-from')).toBe('builtin:pause-past-expiry|');
+    const queue = {
+      name: 'job-queue',
+      machines: [{ name: 'w1' }, { name: 'w2' }, { name: 'db' }],
+      store: { kind: 'redis', machine: 'db' },
+      clients: [
+        { name: 'W1', machine: 'w1', ttlMs: 30000, workMs: 20000 },
+        { name: 'W2', machine: 'w2', ttlMs: 30000, workMs: 20000, startMs: 1000, acquire: { retries: 100, retryDelayMs: 1000 } },
+      ],
+      faults: [{ kind: 'pause', target: 'W1', atMs: 2000, durationMs: 40000 }],
+    };
+    await page.getByTestId('import-scenario').setInputFiles({ name: 'queue.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(queue)) });
+    await expect.poll(() => page.locator('[data-client-card="W2"]').count()).toBe(1);
+    // Odds lists it unasked, under the name the Sandbox gives it, beside the built-ins; the built-in chosen stays chosen until it is picked.
+    await page.getByRole('button', { name: 'Odds', exact: true }).click();
+    const scenario = page.getByTestId('odds-scenario');
+    await expect.poll(() => scenario.locator('option').first().textContent()).toBe('job-queue (Sandbox)');
+    expect(await scenario.inputValue()).toBe('pause-past-expiry');
+    await scenario.selectOption({ label: 'job-queue (Sandbox)' });
+    // The story turns on the pause: it is varied first, around its own length.
+    expect(await page.getByTestId('vary-select').inputValue()).toBe('faults[0].durationMs');
+    expect(await page.getByTestId('vary-spec').inputValue()).toBe('20000..60000:5000');
+    expect(await page.getByTestId('vary-select').locator('option').allTextContents()).toEqual(
+      expect.arrayContaining(['TTL of every client (ms)', 'work time of W1 (ms)', 'pause of W1 at 2 s (ms)']),
+    );
+    expect(await page.getByTestId('odds-command').textContent()).toBe(
+      "npx locklab sweep job-queue.json --seeds 1..1000 --vary 'faults[0].durationMs=20000..60000:5000'",
+    );
+    expect(lab.errors).toEqual([]);
+    await page.close();
+  });
+
   it('exports the trace on the timeline in Chrome’s trace-event format', async () => {
     const page = await lab.page('#/lab');
     await ready(page);
