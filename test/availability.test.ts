@@ -7,6 +7,20 @@ import { TraceBuilder } from './support/trace-builder.js';
 
 const of = (t: TraceBuilder, client: string) => check(t.events).availability.find((a) => a.client === client)!;
 
+/** B denied while A holds the lock; A releases at 51 µs; B asks again at 100 µs and is granted. */
+function deniedThenFree(): TraceBuilder {
+  return new TraceBuilder()
+    .granted(0, 'A:1')
+    .believes(1, 'A', 'A:1')
+    .client(10, 'acquire.request', 'B', { owner: 'B:1' })
+    .client(12, 'acquire.denied', 'B', { owner: 'B:1' })
+    .client(50, 'release.request', 'A', { owner: 'A:1' })
+    .ended(51, 'lock.released', 'A:1')
+    .client(100, 'acquire.request', 'B', { owner: 'B:1' })
+    .granted(101, 'B:1')
+    .believes(102, 'B', 'B:1');
+}
+
 describe('lock-out time', () => {
   it('is nothing for a client that asks for a free lock and gets it', () => {
     const t = new TraceBuilder().client(0, 'acquire.request', 'B', { owner: 'B:1' }).granted(1, 'B:1').believes(2, 'B', 'B:1');
@@ -14,16 +28,7 @@ describe('lock-out time', () => {
   });
 
   it('counts, once the store kept the client out, the time the key was free until its grant', () => {
-    const t = new TraceBuilder()
-      .granted(0, 'A:1')
-      .believes(1, 'A', 'A:1')
-      .client(10, 'acquire.request', 'B', { owner: 'B:1' })
-      .client(12, 'acquire.denied', 'B', { owner: 'B:1' })
-      .client(50, 'release.request', 'A', { owner: 'A:1' })
-      .ended(51, 'lock.released', 'A:1')
-      .client(100, 'acquire.request', 'B', { owner: 'B:1' })
-      .granted(101, 'B:1')
-      .believes(102, 'B', 'B:1');
+    const t = deniedThenFree();
     const b = of(t, 'B');
     expect(b.waitedUs).toBe(92);
     expect(b.lockOutUs).toBe(51);
@@ -31,16 +36,7 @@ describe('lock-out time', () => {
   });
 
   it('is said as time nobody was using the lock, not as being locked out while the key was free', () => {
-    const t = new TraceBuilder()
-      .granted(0, 'A:1')
-      .believes(1, 'A', 'A:1')
-      .client(10, 'acquire.request', 'B', { owner: 'B:1' })
-      .client(12, 'acquire.denied', 'B', { owner: 'B:1' })
-      .client(50, 'release.request', 'A', { owner: 'A:1' })
-      .ended(51, 'lock.released', 'A:1')
-      .client(100, 'acquire.request', 'B', { owner: 'B:1' })
-      .granted(101, 'B:1')
-      .believes(102, 'B', 'B:1');
+    const t = deniedThenFree();
     const said = summarize(check(t.events)).join(' ');
     expect(said).toContain(
       'B waited 92 µs for the lock, 51 µs of it while nobody was using the lock (its lock-out time): 51 µs while the key was free and B had not taken it yet.',
