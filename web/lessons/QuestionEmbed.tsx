@@ -28,16 +28,10 @@ export function QuestionEmbed({ lesson, question, number }: { lesson: LabLesson;
     setTrace(t);
     stage(owner, t);
   };
-  const happened = trace === null ? -1 : question.options.findIndex((o) => judgeTrace(o.expect ?? [], trace).ok);
-  // The run is the one that happened, whatever was predicted: it is the learner's only when their option describes it.
-  const predicted =
-    trace !== null &&
-    chosen !== null &&
-    chosen.length > 0 &&
-    chosen.every((i) => {
-      const x = question.options[i]?.expect;
-      return x !== undefined && judgeTrace(x, trace).ok;
-    });
+  // Which options describe the run, judged once: the first is what happened; the run is the learner's only when every option they chose describes it.
+  const describes = trace === null ? [] : question.options.map((o) => judgeTrace(o.expect ?? [], trace).ok);
+  const happened = describes.indexOf(true);
+  const predicted = chosen !== null && chosen.length > 0 && chosen.every((i) => question.options[i]?.expect !== undefined && describes[i] === true);
 
   return (
     <section
