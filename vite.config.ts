@@ -1,6 +1,6 @@
 import react from '@vitejs/plugin-react';
 import type { Plugin } from 'vite';
-import { defineConfig } from 'vitest/config';
+import { defineConfig, type ViteUserConfig } from 'vitest/config';
 import { lessonsPlugin } from './web/lessons/plugin.js';
 
 /*
@@ -76,7 +76,7 @@ const rolldownOptions = {
 /** Test files that replace a module (vi.mock) or the clocks, which must not leak into files sharing their worker. */
 const OWN_MODULES = ['test/web/load-order.test.ts', 'test/web/redraw.test.ts'];
 
-export default defineConfig(({ mode }) => ({
+export default defineConfig(async ({ mode }): Promise<ViteUserConfig> => ({
   root: 'web',
   base: './',
   plugins: [react(), contentSecurityPolicy, preloadApp, lessonsPlugin()],
@@ -111,6 +111,8 @@ export default defineConfig(({ mode }) => ({
   },
   test: {
     root: '.',
+    // Long files start first (test/sequencer.ts); loaded only when testing, so `npm start` never loads Vitest.
+    sequence: mode === 'test' ? { sequencer: (await import('./test/sequencer.js')).LongestFirst } : {},
     // Examples import the package by name, as a user's tests do; here that is the source.
     alias: [
       { find: /^locklab\/testing$/, replacement: new URL('./sim/testing/vitest.ts', import.meta.url).pathname },

@@ -21,8 +21,8 @@ function testFiles(dir: string, out: string[] = []): string[] {
   return out;
 }
 
-it('runs every test file that mocks a module, fakes the clocks or stubs a global in a project of its own modules', () => {
-  const resolved = typeof config === 'function' ? config({ mode: 'test', command: 'serve' }) : config;
+it('runs every test file that mocks a module, fakes the clocks or stubs a global in a project of its own modules', async () => {
+  const resolved = typeof config === 'function' ? await config({ mode: 'test', command: 'serve' }) : config;
   const projects = (resolved as { test: { projects: Array<{ test: { name: string; include: string[]; isolate?: boolean } }> } }).test.projects;
   const isolated = projects.find((p) => p.test.name === 'node-isolated')!.test;
   expect(isolated.isolate).not.toBe(false);
