@@ -21,15 +21,18 @@ function testFiles(dir: string, out: string[] = []): string[] {
   return out;
 }
 
-it('runs every test file that mocks a module, fakes the clocks or stubs a global in a project of its own modules', async () => {
+it('runs every test file that mocks a module, fakes the clocks or stubs a global in a project of its own modules, and none among the browser files', async () => {
   const resolved = typeof config === 'function' ? await config({ mode: 'test', command: 'serve' }) : config;
   const projects = (resolved as { test: { projects: Array<{ test: { name: string; include: string[]; isolate?: boolean } }> } }).test.projects;
   const isolated = projects.find((p) => p.test.name === 'node-isolated')!.test;
   expect(isolated.isolate).not.toBe(false);
   expect(projects.find((p) => p.test.name === 'node')!.test.isolate).toBe(false);
-  const replacing = [...testFiles(join(root, 'test')), ...testFiles(join(root, 'docs'))]
-    .filter((f) => !f.startsWith('test/browser/') && !f.startsWith('test/real/'))
-    .filter((f) => /\bvi\.(mock|doMock|useFakeTimers|stubGlobal|stubEnv)\(/.test(readFileSync(join(root, f), 'utf8')));
+  const replaces = (f: string) => /\bvi\.(mock|doMock|useFakeTimers|stubGlobal|stubEnv)\(/.test(readFileSync(join(root, f), 'utf8'));
+  const files = [...testFiles(join(root, 'test')), ...testFiles(join(root, 'docs'))];
+  const replacing = files.filter((f) => !f.startsWith('test/browser/') && !f.startsWith('test/real/')).filter(replaces);
   expect(replacing.length).toBeGreaterThan(0);
   expect(replacing.sort()).toEqual([...isolated.include].sort());
+  // The browser files share one module graph too, and have no project of their own modules: none may replace one.
+  expect(projects.find((p) => p.test.name === 'browser')!.test.isolate).toBe(false);
+  expect(files.filter((f) => f.startsWith('test/browser/')).filter(replaces)).toEqual([]);
 });
