@@ -1,8 +1,18 @@
 import { existsSync } from 'node:fs';
 import { describe, it } from 'vitest';
-import { CHROMIUM_PATH } from './lab-server.js';
+import { CHROMIUM_PATH, startLab as startOwnLab, type Lab } from './lab-server.js';
 
 export * from './lab-server.js';
+
+/**
+ * The lab for a test file: in a browser context of its own, on the server
+ * and Chromium every browser test file of this worker shares (they run one
+ * after another in one module graph), so each file no longer launches
+ * Chromium. Its `close` closes the context.
+ */
+export function startLab(): Promise<Lab> {
+  return startOwnLab({ shared: true });
+}
 
 /**
  * Declares a browser suite. Without Chromium it is skipped with a message,

@@ -105,8 +105,14 @@ export interface Lab {
   close(): Promise<void>;
 }
 
-/** Serves a built lab and opens Chromium on it. */
-export async function startLab(): Promise<Lab> {
+interface Served {
+  readonly url: string;
+  readonly browser: Browser;
+  close(): Promise<void>;
+}
+
+/** Serves the built lab on a free loopback port and launches Chromium. */
+async function serve(): Promise<Served> {
   const outDir = await buildLab();
   const port = await freePort();
   // The built files need no plugin to be served: without the config (its plugins, the lessons' loader) the server starts in 50 ms, not 1.8 s, once per test file.
@@ -118,8 +124,39 @@ export async function startLab(): Promise<Lab> {
     build: { outDir },
     preview: { host: '127.0.0.1', port, strictPort: true },
   });
-  const url = `http://127.0.0.1:${port}/`;
   const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS, timeout: 30_000 });
+  return {
+    url: `http://127.0.0.1:${port}/`,
+    browser,
+    async close() {
+      await browser.close().catch(() => undefined);
+      await server.close();
+    },
+  };
+}
+
+/** The server and Chromium the test files of one process share (`startLab({ shared: true })`), while Chromium is alive. */
+let sharedServed: Promise<Served> | undefined;
+
+async function sharedServe(): Promise<Served> {
+  const served = await sharedServed?.catch(() => undefined);
+  if (served?.browser.isConnected()) return served;
+  await served?.close();
+  sharedServed = serve();
+  return sharedServed;
+}
+
+/**
+ * Serves a built lab and opens Chromium on it, in a browser context of its
+ * own. With `shared`, the server and Chromium are the ones earlier calls in
+ * this process started (the browser test files share one module graph, so
+ * each file no longer launches its own Chromium), and `close` closes only
+ * the context; they end with the process. A Chromium that has gone is
+ * launched again.
+ */
+export async function startLab(options: { shared?: boolean } = {}): Promise<Lab> {
+  const served = options.shared === true ? await sharedServe() : await serve();
+  const { url, browser } = served;
   // bypassCSP lets the tests inject axe-core; the lab itself runs under its own policy otherwise.
   const context = await browser.newContext({ bypassCSP: true, viewport: { width: 1280, height: 900 }, reducedMotion: 'reduce' });
   context.setDefaultTimeout(10_000);
@@ -143,8 +180,7 @@ export async function startLab(): Promise<Lab> {
     },
     async close() {
       await context.close().catch(() => undefined);
-      await browser.close().catch(() => undefined);
-      await server.close();
+      if (options.shared !== true) await served.close();
     },
   };
 }
