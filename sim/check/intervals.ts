@@ -197,6 +197,24 @@ export class IntervalTracker {
   /** Windows found but not listed (see `IntervalOptions.windowsListed`). */
   windowsOmitted = 0;
   /**
+   * Belief intervals begun: one per lock cycle of a client. Counted, not
+   * listed, so that a bounded derivation gives the same number.
+   */
+  beliefsBegun = 0;
+  /**
+   * Of those, the beliefs that overlapped another client's on the same key
+   * for some true time (a window of double ownership longer than an
+   * instant). Both beliefs of a window count; one in several windows counts
+   * once. Exact whether or not windows are listed; final once `finish` ran.
+   */
+  beliefsDoubleOwned = 0;
+  /**
+   * The beliefs counted in `beliefsDoubleOwned`, so that one in several
+   * windows counts once. Weak: a bounded derivation keeps no list of
+   * beliefs, and this must not become one.
+   */
+  private readonly counted = new WeakSet<BeliefInterval>();
+  /**
    * The records of owner tokens with nothing open, in the order they closed,
    * and when: the ones to forget. Two lists rather than one of pairs, so that
    * closing makes no object; the record rather than the token, so that
@@ -306,7 +324,7 @@ export class IntervalTracker {
 
   /** Closes the windows still open when the trace ends, at its last instant. */
   finish(): void {
-    for (const o of this.openWindows) this.closeWindow(o.w, this.lastUs);
+    for (const o of this.openWindows) this.closeWindow(o, this.lastUs);
     this.openWindows.length = 0;
   }
 
@@ -378,6 +396,7 @@ export class IntervalTracker {
         this.openWindows.push({ w, a: other, b: interval });
       }
       if (this.forgetAfterUs === undefined) this.beliefs.push(interval);
+      this.beliefsBegun++;
       a.belief = interval;
       this.openBeliefs.push(interval);
       // The owner its event named, most often: its record is on the client already.
@@ -395,17 +414,32 @@ export class IntervalTracker {
       const o = this.openWindows[i]!;
       if (o.a !== ended && o.b !== ended) continue;
       removeAt(this.openWindows, i);
-      this.closeWindow(o.w, atUs);
+      this.closeWindow(o, atUs);
     }
   }
 
-  /** A window ends when the first of its two beliefs does; one that closed the instant it opened was no overlap at all. */
-  private closeWindow(w: OwnershipWindow, atUs: number): void {
+  /**
+   * A window ends when the first of its two beliefs does; one that closed
+   * the instant it opened was no overlap at all. One that lasted makes both
+   * its beliefs double-owned.
+   */
+  private closeWindow(o: { w: OwnershipWindow; a: BeliefInterval; b: BeliefInterval }, atUs: number): void {
+    const w = o.w;
     w.toUs = atUs;
-    if (atUs > w.fromUs) return;
+    if (atUs > w.fromUs) {
+      this.doubleOwned(o.a);
+      this.doubleOwned(o.b);
+      return;
+    }
     const i = this.windows.lastIndexOf(w);
     if (i !== -1) this.windows.splice(i, 1);
     else this.windowsOmitted--;
+  }
+
+  private doubleOwned(b: BeliefInterval): void {
+    if (this.counted.has(b)) return;
+    this.counted.add(b);
+    this.beliefsDoubleOwned++;
   }
 
   private granted(e: TraceEvent): void {
