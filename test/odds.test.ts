@@ -6,12 +6,12 @@ import { runBatch } from '../sim/odds/batch.js';
 import { planSweep, type SweepPlan } from '../sim/odds/plan.js';
 import { parseSeedRange, parseVary } from '../sim/odds/range.js';
 import { reportCsv, reportJson, reportText, runs, sweepReport } from '../sim/odds/report.js';
-import { emptyTally, FAILING_SEEDS_KEPT, mergeTally, type Tally } from '../sim/odds/tally.js';
+import { emptyTally, FAILING_SEEDS_KEPT, isTally, mergeTally, type Tally } from '../sim/odds/tally.js';
 import { wilson } from '../sim/odds/wilson.js';
 import { normalizeScenario } from '../sim/scenario/normalize.js';
 import { applyOverrides, parseOverride } from '../sim/scenario/set.js';
 import { BUILTIN_SCENARIOS } from '../sim/scenarios/index.js';
-import { runScenario } from '../sim/run.js';
+import { runJob, runScenario } from '../sim/run.js';
 
 const pause = normalizeScenario(BUILTIN_SCENARIOS['pause-past-expiry'], 'pause-past-expiry');
 
@@ -79,6 +79,11 @@ describe('tallies', () => {
     lockoutUs: fc.nat(1e9),
     lockoutMaxUs: fc.nat(1e7),
     budgetStops: fc.nat(10),
+    cycles: fc.nat(60_000),
+    doubleOwnedCycles: fc.nat(60_000),
+    cyclesSq: fc.nat(1e9),
+    doubleOwnedSq: fc.nat(1e9),
+    cyclesByDoubleOwned: fc.nat(1e9),
     unsafeSeeds: fc.uniqueArray(fc.nat(1e6), { maxLength: FAILING_SEEDS_KEPT }).map((a) => a.sort((x, y) => x - y)),
     doubleSeeds: fc.uniqueArray(fc.nat(1e6), { maxLength: FAILING_SEEDS_KEPT }).map((a) => a.sort((x, y) => x - y)),
   }) as fc.Arbitrary<Tally>;
@@ -91,6 +96,35 @@ describe('tallies', () => {
         expect(mergeTally(a, emptyTally())).toEqual({ ...a, unsafeSeeds: [...a.unsafeSeeds], doubleSeeds: [...a.doubleSeeds] });
       }),
     );
+  });
+
+  it('sum the lock cycles and the per-run sums the per-cycle interval needs, in any batches', () => {
+    const gc = normalizeScenario(BUILTIN_SCENARIOS['random-gc-pauses'], 'random-gc-pauses');
+    const direct = { cycles: 0, doubleOwnedCycles: 0, cyclesSq: 0, doubleOwnedSq: 0, cyclesByDoubleOwned: 0 };
+    for (let seed = 1; seed <= 40; seed++) {
+      const { intervals } = runJob(gc, seed, { hash: false });
+      const n = intervals.beliefsBegun;
+      const d = intervals.beliefsDoubleOwned;
+      direct.cycles += n;
+      direct.doubleOwnedCycles += d;
+      direct.cyclesSq += n * n;
+      direct.doubleOwnedSq += d * d;
+      direct.cyclesByDoubleOwned += n * d;
+    }
+    expect(direct.doubleOwnedCycles).toBeGreaterThan(0);
+    expect(direct.cycles).toBe(40 * 60);
+    const whole = runBatch(gc, 1, 40);
+    expect(whole).toMatchObject(direct);
+    expect(mergeTally(runBatch(gc, 21, 40), runBatch(gc, 1, 20))).toEqual(whole);
+    expect(isTally(whole)).toBe(true);
+  });
+
+  it('refuse a tally without the lock cycles (a worker of an older version) or with more double-owned cycles than cycles', () => {
+    const t = runBatch(pause, 1, 3);
+    const { cycles: _, ...old } = t;
+    expect(isTally(old)).toBe(false);
+    expect(isTally({ ...t, doubleOwnedCycles: t.cycles + 1 })).toBe(false);
+    expect(isTally({ ...t, cyclesSq: -1 })).toBe(false);
   });
 
   it('keep the smallest failing seeds, whichever batch found them', () => {

@@ -13,7 +13,7 @@ export function runBatch(scenario: Scenario, fromSeed: number, toSeed: number): 
   for (let seed = fromSeed; seed <= toSeed; seed++) {
     const meter = new LockoutMeter();
     const r = runJob(scenario, seed, { hash: false, observe: (e) => meter.push(e) });
-    addRun(t, seed, r, meter.finish(r.intervals));
+    addRun(t, seed, r, meter.finish(r.intervals), r.intervals);
   }
   return t;
 }
