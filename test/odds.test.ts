@@ -7,7 +7,7 @@ import { planSweep, type SweepPlan } from '../sim/odds/plan.js';
 import { parseSeedRange, parseVary } from '../sim/odds/range.js';
 import { reportCsv, reportJson, reportText, runs, sweepReport } from '../sim/odds/report.js';
 import { emptyTally, FAILING_SEEDS_KEPT, isTally, mergeTally, type Tally } from '../sim/odds/tally.js';
-import { wilson } from '../sim/odds/wilson.js';
+import { clusteredWilson, wilson, type ClusterCounts } from '../sim/odds/wilson.js';
 import { normalizeScenario } from '../sim/scenario/normalize.js';
 import { applyOverrides, parseOverride } from '../sim/scenario/set.js';
 import { BUILTIN_SCENARIOS } from '../sim/scenarios/index.js';
@@ -65,6 +65,80 @@ describe('Wilson intervals', () => {
   it('refuse counts that are not whole numbers with k <= n', () => {
     expect(() => wilson(3, 2)).toThrow(RangeError);
     expect(() => wilson(0.5, 2)).toThrow(RangeError);
+  });
+});
+
+/** The counts of clusters given as [items, events] each. */
+function clusterCounts(list: ReadonlyArray<readonly [number, number]>): ClusterCounts {
+  let [k, n, nSq, kSq, nk] = [0, 0, 0, 0, 0];
+  for (const [ni, ki] of list) {
+    n += ni;
+    k += ki;
+    nSq += ni * ni;
+    kSq += ki * ki;
+    nk += ni * ki;
+  }
+  return { k, n, clusters: list.length, nSq, kSq, nk };
+}
+
+/** A seeded stream of numbers in [0, 1) (mulberry32), for clusters drawn at random the same way every time. */
+function stream(seed: number): () => number {
+  let a = seed;
+  return () => {
+    a = (a + 0x6d2b79f5) | 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+describe('intervals on a share of lock cycles, clustered in runs', () => {
+  it('give independent cycles about the plain Wilson interval over the cycles', () => {
+    // 2,000 runs of 60 cycles, each cycle double-owned with probability 0.003 on its own.
+    const next = stream(7);
+    const runs = Array.from({ length: 2_000 }, () => {
+      let d = 0;
+      for (let i = 0; i < 60; i++) if (next() < 0.003) d++;
+      return [60, d] as const;
+    });
+    const c = clusterCounts(runs);
+    const s = clusteredWilson(c);
+    const plain = wilson(c.k, c.n);
+    expect(s.p).toBe(plain.p);
+    expect(s.deff).toBeLessThan(1.15);
+    expect(s.hi - s.lo).toBeGreaterThanOrEqual(plain.hi - plain.lo);
+    expect(s.hi - s.lo).toBeLessThan((plain.hi - plain.lo) * 1.08);
+    // Runs of one cycle each are independent by construction: deff is m/(m−1) at most.
+    const single = clusteredWilson(clusterCounts(Array.from({ length: 1_000 }, (_, i) => [1, i % 10 === 0 ? 1 : 0] as const)));
+    expect(single.deff).toBeCloseTo(1000 / 999, 9);
+  });
+
+  it('give cycles that fail a whole run at a time about the interval of the runs themselves', () => {
+    // 2,000 runs of 60 cycles: in 100 of them every cycle was double-owned, in the rest none.
+    const runs = Array.from({ length: 2_000 }, (_, i) => [60, i % 20 === 0 ? 60 : 0] as const);
+    const s = clusteredWilson(clusterCounts(runs));
+    const ofRuns = wilson(100, 2_000);
+    expect(s.p).toBeCloseTo(ofRuns.p, 12);
+    expect(s.deff).toBeGreaterThan(59);
+    expect(s.lo).toBeCloseTo(ofRuns.lo, 3);
+    expect(s.hi).toBeCloseTo(ofRuns.hi, 3);
+    expect(s.hi - s.lo).toBeGreaterThan((wilson(6_000, 120_000).hi - wilson(6_000, 120_000).lo) * 7);
+  });
+
+  it("give no double-owned cycle Wilson's upper bound over every cycle", () => {
+    const s = clusteredWilson(clusterCounts(Array.from({ length: 2_000 }, () => [60, 0] as const)));
+    expect(s).toEqual({ ...wilson(0, 120_000), deff: 1 });
+    expect(s.hi).toBeCloseTo(3.84 / 120_004, 7);
+  });
+
+  it('are the same whichever order the runs were summed in, and refuse counts that cannot be', () => {
+    const next = stream(3);
+    const runs = Array.from({ length: 300 }, () => [40 + Math.floor(next() * 40), 0] as [number, number]).map(
+      ([n]) => [n, Math.floor(next() ** 8 * n)] as const,
+    );
+    expect(clusteredWilson(clusterCounts([...runs].reverse()))).toEqual(clusteredWilson(clusterCounts(runs)));
+    expect(() => clusteredWilson({ k: 5, n: 4, clusters: 1, nSq: 16, kSq: 25, nk: 20 })).toThrow(RangeError);
+    expect(clusteredWilson({ k: 0, n: 0, clusters: 0, nSq: 0, kSq: 0, nk: 0 })).toMatchObject({ lo: 0, hi: 1 });
   });
 });
 
