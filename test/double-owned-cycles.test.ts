@@ -1,10 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { Checker } from '../sim/check/checker.js';
-import { deriveIntervals, type BeliefInterval } from '../sim/check/intervals.js';
+import { deriveIntervals } from '../sim/check/intervals.js';
 import { runJob } from '../sim/run.js';
 import { normalizeScenario } from '../sim/scenario/normalize.js';
 import { BUILTIN_SCENARIOS } from '../sim/scenarios/index.js';
 import type { TraceEvent } from '../sim/trace/types.js';
+import { pairwiseDoubleOwned } from './support/double-owned.js';
 import { TraceBuilder } from './support/trace-builder.js';
 
 /** Lock cycles as [client, owner, fromUs, toUs] (toUs null: still believed when the trace ends), written as belief events in time order. */
@@ -30,17 +31,6 @@ function counts(events: readonly TraceEvent[]): { kept: [number, number]; bounde
     return [c.intervals.beliefsDoubleOwned, c.intervals.beliefsBegun];
   };
   return { kept: judge(new Checker()), bounded: judge(new Checker({ forgetAfterUs: 1, findingsListed: 0 })) };
-}
-
-/** The same counts, by comparing every pair of kept beliefs: what the checker must find without keeping them. */
-function pairwise(beliefs: readonly BeliefInterval[], lastUs: number): [number, number] {
-  const owned = new Set<BeliefInterval>();
-  for (const a of beliefs)
-    for (const b of beliefs) {
-      if (a === b || a.key !== b.key || a.client === b.client || a.owner === b.owner || (a.shared && b.shared)) continue;
-      if (Math.min(a.endUs ?? lastUs, b.endUs ?? lastUs) > Math.max(a.startUs, b.startUs)) owned.add(a);
-    }
-  return [owned.size, beliefs.length];
 }
 
 describe('counting double-owned lock cycles', () => {
@@ -133,7 +123,7 @@ describe('counting double-owned lock cycles', () => {
         const found = [kept.intervals.beliefsDoubleOwned, kept.intervals.beliefsBegun];
         expect([bounded.intervals.beliefsDoubleOwned, bounded.intervals.beliefsBegun], label).toEqual(found);
         const whole = deriveIntervals(kept.events!);
-        expect(pairwise(whole.beliefs, whole.lastUs), label).toEqual(found);
+        expect(pairwiseDoubleOwned(whole.beliefs, whole.lastUs), label).toEqual(found);
         doubleOwned += found[0]!;
       }
     }

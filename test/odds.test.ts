@@ -5,7 +5,7 @@ import { SweepAggregate } from '../sim/odds/aggregate.js';
 import { runBatch } from '../sim/odds/batch.js';
 import { planSweep, type SweepPlan } from '../sim/odds/plan.js';
 import { parseSeedRange, parseVary } from '../sim/odds/range.js';
-import { reportCsv, reportJson, reportText, runs, sweepReport } from '../sim/odds/report.js';
+import { formatCycles, reportCsv, reportJson, reportText, runs, sweepReport } from '../sim/odds/report.js';
 import { emptyTally, FAILING_SEEDS_KEPT, isTally, mergeTally, type Tally } from '../sim/odds/tally.js';
 import { clusteredWilson, wilson, type ClusterCounts } from '../sim/odds/wilson.js';
 import { normalizeScenario } from '../sim/scenario/normalize.js';
@@ -129,6 +129,13 @@ describe('intervals on a share of lock cycles, clustered in runs', () => {
     const s = clusteredWilson(clusterCounts(Array.from({ length: 2_000 }, () => [60, 0] as const)));
     expect(s).toEqual({ ...wilson(0, 120_000), deff: 1 });
     expect(s.hi).toBeCloseTo(3.84 / 120_004, 7);
+  });
+
+  it('read as a percentage to two significant digits with "about 1 in N", or as an upper bound when no cycle was double-owned', () => {
+    expect(formatCycles({ k: 216, n: 120_000, p: 0.0018, lo: 0.0012, hi: 0.0026, deff: 3 })).toBe('0.18 % of 120,000 lock cycles (0.12–0.26), about 1 in 560');
+    expect(formatCycles({ ...wilson(0, 120_000), deff: 1 })).toBe('none of 120,000 lock cycles (at most 0.0032 %)');
+    expect(formatCycles({ k: 30, n: 100, p: 0.3, lo: 0.2, hi: 0.4, deff: 1 })).toBe('30.0 % of 100 lock cycles (20.0–40.0)');
+    expect(formatCycles({ k: 0, n: 0, p: 0, lo: 0, hi: 1, deff: 1 })).toBe('no lock cycle');
   });
 
   it('are the same whichever order the runs were summed in, and refuse counts that cannot be', () => {

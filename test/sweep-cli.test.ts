@@ -5,11 +5,14 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { planSweep, type SweepPlan } from '../sim/odds/plan.js';
-import type { SweepReport } from '../sim/odds/report.js';
+import { formatCycles, type SweepReport } from '../sim/odds/report.js';
+import { clusteredWilson } from '../sim/odds/wilson.js';
+import { applyOverrides, parseOverride } from '../sim/scenario/set.js';
 import { normalizeScenario } from '../sim/scenario/normalize.js';
 import { BUILTIN_SCENARIOS } from '../sim/scenarios/index.js';
 import { workersFor } from '../sim/sweep/local.js';
 import { cli, type CliResult } from './support/cli.js';
+import { directCycleCounts } from './support/double-owned.js';
 
 let dir: string;
 beforeAll(() => {
@@ -81,6 +84,32 @@ describe('locklab sweep', () => {
     const rows = readFileSync(out, 'utf8').trim().split('\n');
     expect(rows).toHaveLength(2);
     expect(rows[1]).toMatch(/^50,50,1,0\.92865\d*,1,0,0,0,0\.071/);
+  });
+
+  it('reports the share of lock cycles that were double-owned, as text, JSON and CSV, as a count over every pair of beliefs of the same runs finds it', async () => {
+    const sweep = ['sweep', 'random-gc-pauses', '--seeds', '1..60', '--vary', 'clients[*].ttlMs=20000', '--workers', '1'];
+    const gc = normalizeScenario(BUILTIN_SCENARIOS['random-gc-pauses'], 'random-gc-pauses');
+    const direct = directCycleCounts(applyOverrides(gc, [parseOverride('clients[*].ttlMs=20000')]), 1, 60);
+    expect(direct.n).toBe(60 * 60);
+    expect(direct.k).toBeGreaterThan(0);
+    const share = clusteredWilson(direct);
+    const json = JSON.parse((await cli(...sweep, '--json')).out) as SweepReport;
+    expect(json.combinations[0]!.doubleOwnedCycles).toEqual(share);
+    const text = (await cli(...sweep)).out;
+    expect(text).toContain(`\n    double-owned cycles          ${formatCycles(share)}\n`);
+    expect(formatCycles(share)).toMatch(/^\d+\.\d+ % of 3,600 lock cycles \(\d+\.\d+–\d+\.\d+\), about 1 in \d+$/);
+    expect(text).toMatch(/^ {2}double-owned cycles {5}the one share not of runs/m);
+    const [head, row] = (await cli(...sweep, '--csv')).out
+      .trim()
+      .split('\n')
+      .map((l) => l.split(','));
+    const column = (name: string): string => row![head!.indexOf(name)]!;
+    expect(column('cycles')).toBe(String(direct.n));
+    expect(column('doubleOwnedCycles')).toBe(String(direct.k));
+    expect(column('doubleOwnedCycles_rate')).toBe(String(share.p));
+    expect(column('doubleOwnedCycles_lo95')).toBe(String(share.lo));
+    expect(column('doubleOwnedCycles_hi95')).toBe(String(share.hi));
+    expect(column('doubleOwnedCycles_deff')).toBe(String(share.deff));
   });
 
   it('counts a single run in the singular', async () => {

@@ -5,7 +5,7 @@ import type { SweepAggregate } from './aggregate.js';
 import { reproduceCommand } from './command.js';
 import { showValue } from './range.js';
 import type { Tally } from './tally.js';
-import { wilson, type Share } from './wilson.js';
+import { clusteredWilson, wilson, type ClusteredShare, type Share } from './wilson.js';
 
 /*
  * The sweep's result as data (JSON), as a table (CSV) and as text. Nothing
@@ -29,6 +29,13 @@ export interface ComboReport {
   readonly unsafe: Share;
   readonly fenced: Share;
   readonly doubleOwnership: Share;
+  /**
+   * Lock cycles (k of n: from an acquisition's success until its client
+   * stopped believing) during which another client also believed it held
+   * the lock, over every run; the interval allows for the cycles of one run
+   * failing together (see clusteredWilson).
+   */
+  readonly doubleOwnedCycles: ClusteredShare;
   readonly lostLock: Share;
   /** Runs with some lock-out time. */
   readonly lockout: Share;
@@ -71,6 +78,14 @@ export function comboReport(ref: string, sets: readonly string[], params: Record
     unsafe: wilson(t.unsafe, t.runs),
     fenced: wilson(t.fenced, t.runs),
     doubleOwnership: wilson(t.doubleOwnership, t.runs),
+    doubleOwnedCycles: clusteredWilson({
+      k: t.doubleOwnedCycles,
+      n: t.cycles,
+      clusters: t.runs,
+      nSq: t.cyclesSq,
+      kSq: t.doubleOwnedSq,
+      nk: t.cyclesByDoubleOwned,
+    }),
     lostLock: wilson(t.lostLock, t.runs),
     lockout: wilson(t.lockout, t.runs),
     lockoutMeanUs: t.runs === 0 ? 0 : Math.floor(t.lockoutUs / t.runs),
@@ -109,12 +124,23 @@ function csvField(v: string): string {
 
 const SHARES = ['unsafe', 'fenced', 'doubleOwnership', 'lostLock', 'lockout'] as const;
 
-/** One row per combination: the varied values, then each share as count, rate and interval, then lock-out times and the first failing run. */
+/**
+ * One row per combination: the varied values, then each share of runs as
+ * count, rate and interval, then the lock cycles with the double-owned ones,
+ * their rate, interval and design effect, then lock-out times and the first
+ * failing run with the command that reproduces it.
+ */
 export function reportCsv(r: SweepReport): string {
   const head = [
     ...r.vary.map((v) => v.path),
     'runs',
     ...SHARES.flatMap((s) => [`${s}_runs`, `${s}_rate`, `${s}_lo95`, `${s}_hi95`]),
+    'cycles',
+    'doubleOwnedCycles',
+    'doubleOwnedCycles_rate',
+    'doubleOwnedCycles_lo95',
+    'doubleOwnedCycles_hi95',
+    'doubleOwnedCycles_deff',
     'lockout_mean_us',
     'lockout_max_us',
     'budget_stops',
@@ -125,6 +151,12 @@ export function reportCsv(r: SweepReport): string {
     ...r.vary.map((v) => showValue(c.params[v.path])),
     String(c.runs),
     ...SHARES.flatMap((s) => [String(c[s].k), String(c[s].p), String(c[s].lo), String(c[s].hi)]),
+    String(c.doubleOwnedCycles.n),
+    String(c.doubleOwnedCycles.k),
+    String(c.doubleOwnedCycles.p),
+    String(c.doubleOwnedCycles.lo),
+    String(c.doubleOwnedCycles.hi),
+    String(c.doubleOwnedCycles.deff),
     String(c.lockoutMeanUs),
     String(c.lockoutMaxUs),
     String(c.budgetStops),
@@ -147,6 +179,39 @@ export function formatShare(s: Share): string {
   return `${pct(s.p)} % (${pct(s.lo)}–${pct(s.hi)})`;
 }
 
+/** A percentage to two significant digits, in plain digits however small ("0.18", "0.0032", "1.2"); from 10 on, to one decimal. */
+function pct2(x: number): string {
+  const v = x * 100;
+  if (v === 0 || v === 100) return String(v);
+  if (v >= 10) return v > 99.9 ? Math.min(99.99, Number(v.toFixed(2))).toFixed(2) : v.toFixed(1);
+  return v.toFixed(Math.min(20, Math.max(1, 1 - Math.floor(Math.log10(v)))));
+}
+
+/** "about 1 in 560": the inverse of a small share, to two significant digits; empty for a share above one in five, where a percentage says it better. */
+function oneIn(p: number): string {
+  if (p <= 0 || p > 0.2) return '';
+  const n = 1 / p;
+  const step = 10 ** Math.max(0, Math.floor(Math.log10(n)) - 1);
+  return `, about 1 in ${grouped(Math.round(n / step) * step)}`;
+}
+
+/**
+ * A share of lock cycles as people read it: "0.18 % of 120,000 lock cycles
+ * (0.12–0.26), about 1 in 560", or "none of 120,000 lock cycles (at most
+ * 0.0032 %)". Small shares keep two significant digits: one decimal of a
+ * percent would read 0.18 % as 0.2 %.
+ */
+export function formatCycles(s: ClusteredShare): string {
+  const of = counted(s.n, 'lock cycle', { show: grouped });
+  if (s.k === 0) return s.n === 0 ? 'no lock cycle' : `none of ${of} (at most ${pct2(s.hi)} %)`;
+  return `${pct2(s.p)} % of ${of} (${pct2(s.lo)}–${pct2(s.hi)})${oneIn(s.p)}`;
+}
+
+/** A share of lock cycles in a table cell, as formatShare gives a share of runs but to two significant digits: "0.18 % (0.12–0.26)". */
+export function formatCyclesShort(s: ClusteredShare): string {
+  return `${pct2(s.p)} % (${pct2(s.lo)}–${pct2(s.hi)})`;
+}
+
 /** "1 run", "15,000 runs": digits grouped, as every count of runs the CLI and the lab print. */
 export function runs(n: number): string {
   return counted(n, 'run', { show: grouped });
@@ -158,6 +223,7 @@ export const TEXT_KEY: readonly string[] = [
   "  unsafe                  a stale write (the writer's lock had ended or gone to a newer holder) was accepted by the resource",
   '  fenced                  stale writes reached the resource and fencing refused every one',
   '  double ownership        two clients believed they held the same lock at the same true time, whether or not both wrote',
+  "  double-owned cycles     the one share not of runs: of all lock cycles (an acquisition until its client stopped believing), those in which another client also believed it held the lock; its interval allows for one run's cycles failing together",
   '  lost lock               the store dropped a lock (expiry, deletion, restart) while its client still believed it held it',
   '  locked out for nothing  the store kept a lock for an owner that had crashed or stopped using it, keeping the others out',
 ];
@@ -179,6 +245,7 @@ export function reportText(r: SweepReport): string {
     lines.push(`  unsafe (stale write accepted)  ${formatShare(c.unsafe)}`);
     lines.push(`  fenced (stale writes refused)  ${formatShare(c.fenced)}`);
     lines.push(`  double ownership               ${formatShare(c.doubleOwnership)}`);
+    lines.push(`    double-owned cycles          ${formatCycles(c.doubleOwnedCycles)}`);
     lines.push(`  lost lock                      ${formatShare(c.lostLock)}`);
     lines.push(
       `  locked out for nothing         ${formatShare(c.lockout)}, ${formatDuration(c.lockoutMeanUs)} a run on average, at most ${formatDuration(c.lockoutMaxUs)}`,
