@@ -5,7 +5,7 @@ import { SweepAggregate } from '../../sim/odds/aggregate.js';
 import { runBatch } from '../../sim/odds/batch.js';
 import { planSweep } from '../../sim/odds/plan.js';
 import { parseSeedRange, parseVary } from '../../sim/odds/range.js';
-import { formatShare, reportCsv, sweepReport, type SweepReport } from '../../sim/odds/report.js';
+import { formatCycles, formatCyclesShort, formatShare, reportCsv, sweepReport, type SweepReport } from '../../sim/odds/report.js';
 import { runScenario } from '../../sim/run.js';
 import { normalizeScenario } from '../../sim/scenario/normalize.js';
 import { applyOverrides, parseOverride } from '../../sim/scenario/set.js';
@@ -80,6 +80,7 @@ describeBrowser('the Odds view', () => {
       'pause of A at 1 s (ms)',
       'runs',
       'double ownership',
+      'double-owned lock cycles (of all cycles)',
       'stale write accepted',
       'fenced (stale writes refused)',
       'lost a lock',
@@ -90,6 +91,7 @@ describeBrowser('the Odds view', () => {
         (7000 + 1000 * i).toLocaleString('en-US'),
         '1,000',
         formatShare(c.doubleOwnership),
+        formatCyclesShort(c.doubleOwnedCycles),
         formatShare(c.unsafe),
         formatShare(c.fenced),
         formatShare(c.lostLock),
@@ -212,7 +214,7 @@ describeBrowser('the Odds view', () => {
     );
     // There every stale write reached the resource and was refused: the intro names the plotted line by what it counts, an accepted
     // stale write, and says what one run is.
-    const fencedAt15s = await page.getByTestId('odds-table').locator('tbody tr').nth(5).locator('td').nth(4).textContent();
+    const fencedAt15s = await page.getByTestId('odds-table').locator('tbody tr').nth(5).locator('td').nth(5).textContent();
     expect(fencedAt15s).toBe('100 % (96.3–100)');
     const intro = await page.locator('.odds-intro').textContent();
     expect(intro).toContain('in which the resource accepted a stale write (fencing refuses most of them)');
@@ -261,6 +263,26 @@ describeBrowser('the Odds view', () => {
     expect(highest).toBeLessThan(0.8);
     expect(top).toBeGreaterThanOrEqual(highest);
     expect(top).toBeLessThan(Math.min(1, highest * 2 + 0.05));
+    // The table gives, beside each share of runs, the share of the 6,000 jobs (lock cycles) that were double-owned, as Node counts them.
+    const expected = sweepInNode('random-gc-pauses', BUILTIN_SCENARIOS['random-gc-pauses'], 'clients[*].ttlMs=10000,30000,60000', 100);
+    const rows = await page
+      .getByTestId('odds-table')
+      .locator('tbody tr')
+      .evaluateAll((trs) => trs.map((tr) => [...tr.children].map((c) => c.textContent)));
+    expect(rows.map((r) => r.slice(0, 4))).toEqual(
+      expected.combinations.map((c, i) => [['10,000', '30,000', '60,000'][i], '100', formatShare(c.doubleOwnership), formatCyclesShort(c.doubleOwnedCycles)]),
+    );
+    expect(expected.combinations.map((c) => c.doubleOwnedCycles.n)).toEqual([6000, 6000, 6000]);
+    expect(expected.combinations[0]!.doubleOwnedCycles.k).toBeGreaterThan(0);
+    // The share of jobs can be plotted too, each point naming its figure as `locklab sweep` prints it.
+    await page.getByRole('group', { name: 'What to plot' }).getByLabel('double-owned lock cycles').check();
+    for (let i = 0; i < 3; i++)
+      expect(await page.locator(`g.odds-point[data-metric="doubleOwnedCycles"][data-combo="${i}"]`).getAttribute('aria-label')).toContain(
+        `double-owned lock cycles (of all cycles) ${formatCycles(expected.combinations[i]!.doubleOwnedCycles)} in 100 runs`,
+      );
+    expect(await page.locator('path.odds-band').count()).toBe(3);
+    await page.getByTestId('odds-table').getByRole('button', { name: '30,000', exact: true }).click();
+    expect(await page.getByTestId('odds-details').textContent()).toContain(formatCycles(expected.combinations[1]!.doubleOwnedCycles));
     await screenshot(page, 'odds-random-gc-pauses');
     // ZooKeeper reads no TTL: another scenario starts from the fault its story turns on, within the values its store allows.
     await page.getByTestId('odds-scenario').selectOption('zookeeper-session-expiry');
@@ -407,6 +429,7 @@ describeBrowser('the Odds view', () => {
         (2000 + 1000 * i).toLocaleString('en-US'),
         '20',
         formatShare(c.doubleOwnership),
+        formatCyclesShort(c.doubleOwnedCycles),
         formatShare(c.unsafe),
         formatShare(c.fenced),
         formatShare(c.lostLock),

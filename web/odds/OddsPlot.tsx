@@ -1,14 +1,15 @@
 import { area, line, scaleLinear, scalePoint } from 'd3';
 import type { ComboReport, SweepReport } from '../../sim/odds/report.js';
-import { formatShare, runs } from '../../sim/odds/report.js';
+import { formatCycles, formatShare, runs } from '../../sim/odds/report.js';
 import { showValue } from '../../sim/odds/range.js';
 import { useWidth } from '../timeline/useWidth.js';
 import { showParam } from './params.js';
 
-/** The two odds the view plots, each with its own mark shape so they differ without colour too. */
+/** The odds the view can plot, each with its own mark shape so they differ without colour too; the last is a share of lock cycles, not of runs. */
 export const METRICS = [
   { key: 'doubleOwnership', label: 'double ownership', shape: 'circle' },
   { key: 'unsafe', label: 'stale write accepted', shape: 'triangle' },
+  { key: 'doubleOwnedCycles', label: 'double-owned lock cycles (of all cycles)', shape: 'square' },
 ] as const;
 export type MetricKey = (typeof METRICS)[number]['key'];
 
@@ -38,7 +39,14 @@ export function seriesOf(report: SweepReport, metrics: readonly MetricKey[], lab
       const label = second === undefined ? m.label : `${m.label}, ${(labels.get(second.path) ?? second.path).replace(/ \(ms\)$/, '')} = ${showParam(g)}`;
       out.push({
         label,
-        colour: second === undefined ? (m.key === 'unsafe' ? 'var(--accent)' : 'var(--oi-vermillion)') : SERIES_COLOURS[gi % SERIES_COLOURS.length]!,
+        colour:
+          second === undefined
+            ? m.key === 'unsafe'
+              ? 'var(--accent)'
+              : m.key === 'doubleOwnedCycles'
+                ? 'var(--oi-blue)'
+                : 'var(--oi-vermillion)'
+            : SERIES_COLOURS[gi % SERIES_COLOURS.length]!,
         metric: m,
         points,
       });
@@ -94,7 +102,13 @@ export function OddsPlot({ report, metrics, chosen, selected, axisLabel, labels,
 
   return (
     <div className="odds-plot" ref={ref}>
-      <svg width={width} height={height} role="group" aria-label={`Share of runs against ${first.path}`} data-testid="odds-plot">
+      <svg
+        width={width}
+        height={height}
+        role="group"
+        aria-label={`Share of runs${metrics.includes('doubleOwnedCycles') ? ' and of lock cycles' : ''} against ${first.path}`}
+        data-testid="odds-plot"
+      >
         <rect className="plot-bg" x={m.left} y={m.top} width={Math.max(0, width - m.left - m.right)} height={height - m.top - m.bottom} />
         {yTicks.map((t) => (
           <g key={t}>
@@ -142,17 +156,19 @@ export function OddsPlot({ report, metrics, chosen, selected, axisLabel, labels,
           );
         })}
         {[...series]
-          .sort((a, b) => (a.metric.shape === b.metric.shape ? 0 : a.metric.shape === 'circle' ? -1 : 1))
+          .sort((a, b) => (a.metric.shape === b.metric.shape ? 0 : a.metric.shape === 'circle' ? -1 : b.metric.shape === 'circle' ? 1 : 0))
           .map((s) =>
             s.points.map((p) => {
               const share = p.combo[s.metric.key];
               const cx = xOf(p.x);
               const cy = y(share.p);
               const failing = p.combo.failing.length > 0;
-              const title = `${labels.get(first.path) ?? first.path} = ${showParam(p.x)}${report.vary[1] === undefined ? '' : `, ${labels.get(report.vary[1].path) ?? report.vary[1].path} = ${showParam(p.combo.params[report.vary[1].path])}`}: ${s.metric.label} ${formatShare(share)} of ${runs(p.combo.runs)}${failing ? ' · click to open a failing run' : ''}`;
+              const title = `${labels.get(first.path) ?? first.path} = ${showParam(p.x)}${report.vary[1] === undefined ? '' : `, ${labels.get(report.vary[1].path) ?? report.vary[1].path} = ${showParam(p.combo.params[report.vary[1].path])}`}: ${s.metric.label} ${s.metric.key === 'doubleOwnedCycles' ? `${formatCycles(p.combo.doubleOwnedCycles)} in ${runs(p.combo.runs)}` : `${formatShare(share)} of ${runs(p.combo.runs)}`}${failing ? ' · click to open a failing run' : ''}`;
               const mark =
                 s.metric.shape === 'circle' ? (
                   <circle className="odds-ring" cx={cx} cy={cy} r={7} style={{ stroke: s.colour }} />
+                ) : s.metric.shape === 'square' ? (
+                  <rect x={cx - 4} y={cy - 4} width={8} height={8} />
                 ) : (
                   <path d={`M${cx},${cy - 5} L${cx + 5},${cy + 4} L${cx - 5},${cy + 4} Z`} />
                 );
@@ -191,6 +207,8 @@ export function OddsPlot({ report, metrics, chosen, selected, axisLabel, labels,
               <line x1="0" x2="28" y1="7" y2="7" className={`odds-line odds-line-${s.metric.key}`} style={{ stroke: s.colour }} />
               {s.metric.shape === 'circle' ? (
                 <circle cx="14" cy="7" r="4.5" style={{ fill: 'var(--bg)', stroke: s.colour, strokeWidth: 2 }} />
+              ) : s.metric.shape === 'square' ? (
+                <rect x="10" y="3" width="8" height="8" style={{ fill: s.colour }} />
               ) : (
                 <path d="M14,2 L19,11 L9,11 Z" style={{ fill: s.colour }} />
               )}

@@ -1,16 +1,16 @@
-import { formatShare, type ComboReport, type SweepReport } from '../../sim/odds/report.js';
-import type { Share } from '../../sim/odds/wilson.js';
+import { formatCyclesShort, formatShare, type ComboReport, type SweepReport } from '../../sim/odds/report.js';
 import { showParam } from './params.js';
 
 /** The most points the table lists; the CSV has them all. */
 export const TABLE_ROWS = 100;
 
-/** What the table gives of each point, as the command line's report names it. */
-const COLUMNS: ReadonlyArray<{ readonly label: string; readonly share: (c: ComboReport) => Share }> = [
-  { label: 'double ownership', share: (c) => c.doubleOwnership },
-  { label: 'stale write accepted', share: (c) => c.unsafe },
-  { label: 'fenced (stale writes refused)', share: (c) => c.fenced },
-  { label: 'lost a lock', share: (c) => c.lostLock },
+/** What the table gives of each point, as the command line's report names it: shares of runs, and beside double ownership the share of lock cycles. */
+const COLUMNS: ReadonlyArray<{ readonly label: string; readonly cell: (c: ComboReport) => string }> = [
+  { label: 'double ownership', cell: (c) => formatShare(c.doubleOwnership) },
+  { label: 'double-owned lock cycles (of all cycles)', cell: (c) => formatCyclesShort(c.doubleOwnedCycles) },
+  { label: 'stale write accepted', cell: (c) => formatShare(c.unsafe) },
+  { label: 'fenced (stale writes refused)', cell: (c) => formatShare(c.fenced) },
+  { label: 'lost a lock', cell: (c) => formatShare(c.lostLock) },
 ];
 
 /**
@@ -24,7 +24,7 @@ export function OddsTable(props: { report: SweepReport; labels: ReadonlyMap<stri
   const rows = report.combinations.slice(0, TABLE_ROWS);
   return (
     <div className="odds-figures">
-      <h3 id="odds-table-title">Share of runs at each point, with its 95 % interval</h3>
+      <h3 id="odds-table-title">Share of runs at each point (of lock cycles where said), with its 95 % interval</h3>
       {/* On a narrow screen the table scrolls sideways on its own, never the page. */}
       <div className="odds-table-wrap" role="region" aria-labelledby="odds-table-title" tabIndex={0}>
         <table className="odds-table" data-testid="odds-table" aria-labelledby="odds-table-title">
@@ -62,7 +62,7 @@ export function OddsTable(props: { report: SweepReport; labels: ReadonlyMap<stri
                 <td className="num mono">{c.runs.toLocaleString('en-US')}</td>
                 {COLUMNS.map((col) => (
                   <td key={col.label} className="num mono">
-                    {formatShare(col.share(c))}
+                    {col.cell(c)}
                   </td>
                 ))}
               </tr>

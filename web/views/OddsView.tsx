@@ -2,7 +2,7 @@ import { useEffect, useMemo, useState } from 'react';
 import { InputError } from '../../sim/errors.js';
 import { defaultBatchSize, planSweep } from '../../sim/odds/plan.js';
 import { parseSeedRange, type Vary } from '../../sim/odds/range.js';
-import { formatShare, reportCsv, reportJson, runs as runsOf, sweepReport } from '../../sim/odds/report.js';
+import { formatCycles, formatShare, reportCsv, reportJson, runs as runsOf, sweepReport } from '../../sim/odds/report.js';
 import { grouped } from '../../sim/scenario/limits.js';
 import { sweepLeaseNotes } from '../../sim/scenario/short-lease.js';
 import type { Scenario } from '../../sim/scenario/types.js';
@@ -225,6 +225,7 @@ function PointDetails({ swept, labels }: { swept: Swept; labels: ReadonlyMap<str
   const rows: Array<[string, string]> = [
     ['stale write accepted (unsafe)', formatShare(c.unsafe)],
     ['double ownership', formatShare(c.doubleOwnership)],
+    ['double-owned lock cycles', formatCycles(c.doubleOwnedCycles)],
     ['fenced (every stale write refused)', formatShare(c.fenced)],
     ['lost a lock', formatShare(c.lostLock)],
     ['locked out for nothing', `${formatShare(c.lockout)}, ${formatDuration(c.lockoutMeanUs)} a run on average`],
@@ -343,8 +344,8 @@ export function OddsView() {
       <p className="odds-intro">
         How often does it break? Pick a parameter and a range: every value is run with many seeds, and the plot shows the share of runs in which two clients
         both owned the lock, and in which the resource accepted a stale write (fencing refuses most of them). A run is the whole scenario, every lock cycle of
-        every client, and counts once however often it broke. The band around each line is its 95 % confidence interval. Click a point to open one of its
-        failing runs.
+        every client, and counts once however often it broke. The table also gives the share of all lock cycles (jobs) that were double-owned, which can be
+        plotted too. The band around each line is its 95 % confidence interval. Click a point to open one of its failing runs.
       </p>
       <form
         className="odds-form"
