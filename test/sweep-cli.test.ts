@@ -98,7 +98,7 @@ describe('locklab sweep', () => {
     const text = (await cli(...sweep)).out;
     expect(text).toContain(`\n    double-owned cycles          ${formatCycles(share)}\n`);
     expect(formatCycles(share)).toMatch(/^\d+\.\d+ % of 3,600 lock cycles \(\d+\.\d+–\d+\.\d+\), about 1 in \d+$/);
-    expect(text).toMatch(/^ {2}double-owned cycles {5}the one share not of runs/m);
+    expect(text).toMatch(/^ {2}double-owned cycles {5}a share of lock cycles, not of runs/m);
     const [head, row] = (await cli(...sweep, '--csv')).out
       .trim()
       .split('\n')

@@ -223,7 +223,7 @@ export const TEXT_KEY: readonly string[] = [
   "  unsafe                  a stale write (the writer's lock had ended or gone to a newer holder) was accepted by the resource",
   '  fenced                  stale writes reached the resource and fencing refused every one',
   '  double ownership        two clients believed they held the same lock at the same true time, whether or not both wrote',
-  "  double-owned cycles     the one share not of runs: of all lock cycles (an acquisition until its client stopped believing), those in which another client also believed it held the lock; its interval allows for one run's cycles failing together",
+  '  double-owned cycles     a share of lock cycles, not of runs: those during which another client also believed it held the lock',
   '  lost lock               the store dropped a lock (expiry, deletion, restart) while its client still believed it held it',
   '  locked out for nothing  the store kept a lock for an owner that had crashed or stopped using it, keeping the others out',
 ];

@@ -66,6 +66,11 @@ export interface ClusteredShare extends Share {
  * the plain Wilson interval; clusters that fail whole give deff near the
  * cluster size and about the interval of the clusters themselves.
  *
+ * With no event at all there is no spread to measure, and an upper bound
+ * over every item as if independent would reassure more than the runs
+ * allow: the items then count as if each cluster failed whole, and the
+ * bound is that of the clusters.
+ *
  * Computed from integers only, the spread exactly (in BigInt, where the
  * squares outgrow a double), so it is the same bytes from any merge order.
  */
@@ -75,7 +80,8 @@ export function clusteredWilson(c: ClusterCounts, z: number = Z95): ClusteredSha
     throw new RangeError(`clusteredWilson: expected non-negative integers with k <= n, got k=${k}, n=${n}, clusters=${m}`);
   if (n === 0) return { k, n, p: 0, lo: 0, hi: 1, deff: 1 };
   const p = k / n;
-  let deff = 1;
+  // No event (or nothing but events) says nothing of how clusters vary: take the worst, that they fail whole, so the bound is the clusters' own (at 0 of 120,000 cycles in 2,000 runs, at most 0.19 %, not 0.0032 %).
+  let deff = m === 0 ? 1 : Math.max(1, n / m);
   if (k > 0 && k < n) {
     if (m < 2)
       deff = n; // One cluster says nothing of how clusters vary: its items count as one trial.
