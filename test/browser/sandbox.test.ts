@@ -276,4 +276,59 @@ describeBrowser('the sandbox', () => {
     expect(exported.name).toBe('imported-one');
     expect(exported.clients[0]!.ttlMs).toBe(1234);
   });
+
+  it('keeps an imported scenario and an edited one when the learner leaves the Sandbox for the Lab or a lesson and comes back', async () => {
+    const page = await lab.page('#/sandbox?s=pause-past-expiry', { width: 1440, height: 900 });
+    await expect.poll(() => page.getByLabel('Name', { exact: true }).first().inputValue()).toBe('pause-past-expiry');
+    const mine = {
+      name: 'imported-one',
+      machines: [{ name: 'a' }, { name: 'db' }],
+      store: { kind: 'redis', machine: 'db' },
+      clients: [{ name: 'Solo', machine: 'a', ttlMs: 1234 }],
+    };
+    await page.getByTestId('import-scenario').setInputFiles({ name: 'mine.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(mine)) });
+    await expect.poll(() => page.locator('[data-client-card="Solo"]').count()).toBe(1);
+    const tab = (name: string) => page.getByRole('button', { name, exact: true }).click();
+    const primary = () => page.evaluate(() => window.__locklab!.ui.getState().primaryId);
+    // A load that replaced the form would come back from the worker within a few milliseconds.
+    const settled = () => page.waitForTimeout(300);
+
+    await tab('Lab');
+    await ready(page);
+    await tab('Sandbox');
+    await settled();
+    expect(await page.getByTestId('draft-state').getAttribute('data-from')).toBe('file:mine.json');
+    expect(await page.locator('[data-client-card="Solo"]').getByLabel('TTL (ms)').inputValue()).toBe('1234');
+    expect(await page.getByTestId('confirm').count()).toBe(0);
+
+    // A lesson shows its own story on the lab's stage: back in the Sandbox, the form is still the learner's, and opening the story is only offered.
+    const before = await primary();
+    await page.evaluate(() => (location.hash = '#/lesson/04-pause-past-expiry'));
+    await page.getByRole('button', { name: 'Play the story' }).first().click();
+    await expect.poll(primary).not.toBe(before);
+    await tab('Sandbox');
+    const confirm = page.getByTestId('confirm');
+    await confirm.waitFor();
+    expect(await confirm.textContent()).toContain('replaces imported-one, the scenario in the form');
+    expect(await confirm.getByRole('button').allTextContents()).toEqual([expect.stringMatching(/^Open /), 'Keep imported-one']);
+    await confirm.getByRole('button', { name: 'Keep imported-one' }).click();
+    await tab('Lab');
+    await ready(page);
+    await tab('Sandbox');
+    await settled();
+    expect(await page.locator('[data-client-card="Solo"]').getByLabel('TTL (ms)').inputValue()).toBe('1234');
+    expect(await page.getByTestId('confirm').count()).toBe(0);
+
+    // Edited and not run: the changes stay too, and nothing asks about them.
+    await page.locator('[data-client-card="Solo"]').getByLabel('TTL (ms)').fill('4321');
+    await tab('Lab');
+    await ready(page);
+    await tab('Sandbox');
+    await settled();
+    expect(await page.locator('[data-client-card="Solo"]').getByLabel('TTL (ms)').inputValue()).toBe('4321');
+    expect(await page.getByTestId('draft-state').textContent()).toBe('changed since loaded or run');
+    expect(await page.getByTestId('confirm').count()).toBe(0);
+    await screenshot(page, 'sandbox-kept-1440');
+    expect(lab.errors).toEqual([]);
+  });
 });

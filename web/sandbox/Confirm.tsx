@@ -4,6 +4,8 @@ import { useRef } from 'react';
 export interface Ask {
   readonly message: string;
   readonly yes: string;
+  /** The button that keeps the form as it is: "Keep my changes" unless the form holds none. */
+  readonly no?: string;
   readonly run: () => void;
 }
 
@@ -52,7 +54,7 @@ export function Confirm({ ask, close }: { ask: Ask; close: () => void }) {
           {ask.yes}
         </button>
         <button type="button" onClick={keep} autoFocus>
-          Keep my changes
+          {ask.no ?? 'Keep my changes'}
         </button>
       </div>
     </div>

@@ -18,6 +18,12 @@ export interface DraftState {
   /** Problems to show; `form` is the form's scenario they were found in, when they are its own. */
   issues: { source: string; issues: readonly InputIssue[]; what?: string; form?: Scenario } | null;
   lastTraceId: string | null;
+  /**
+   * The lab's trace the form last followed, or was shown beside: the Sandbox
+   * opens on the lab's trace only when it is another one, so leaving the
+   * Sandbox and coming back keeps the form as it was.
+   */
+  seen: string | null;
   setDraft(d: Scenario, from: string): void;
   update(path: readonly (string | number)[], value: unknown): void;
   setIssues(i: DraftState['issues']): void;
@@ -42,14 +48,23 @@ export const useDraft = create<DraftState>()((set) => ({
   ran: null,
   issues: null,
   lastTraceId: null,
+  seen: null,
   setDraft: (d, from) => set({ draft: d, clean: d, from, issues: null }),
   update: (path, value) => set((s) => (s.draft === null ? {} : { draft: setIn(s.draft, path, value) })),
   setIssues: (issues) => set({ issues }),
-  markRun: (traceId) => set((s) => ({ clean: s.draft, ran: s.draft, lastTraceId: traceId, from: `trace:${traceId}` })),
+  markRun: (traceId) => set((s) => ({ clean: s.draft, ran: s.draft, lastTraceId: traceId, seen: traceId, from: `trace:${traceId}` })),
 }));
 
 /** Whether the user has changed the draft since it was loaded or last run. */
 export const isDirty = (s: Pick<DraftState, 'draft' | 'clean'>): boolean => s.draft !== null && s.draft !== s.clean;
+
+/**
+ * Whether the form holds a scenario the lab has nowhere else: changed, read
+ * from a file, or run here. Opening another scenario over it asks first; one
+ * loaded unchanged from a built-in or the lab's trace can be loaded again.
+ */
+export const isOwn = (s: Pick<DraftState, 'draft' | 'clean' | 'from' | 'lastTraceId'>): boolean =>
+  isDirty(s) || s.from.startsWith('file:') || (s.lastTraceId !== null && s.from === `trace:${s.lastTraceId}`);
 
 /** The next free one-letter client name: A, B, … Z, then A1, B1, … */
 export function nextClientName(taken: readonly string[]): string {

@@ -6,7 +6,7 @@ import { VerdictView } from '../components/VerdictView.js';
 import { buildLink, EMPTY_LINK, MAX_LINK_CHARS } from '../links/permalink.js';
 import { ClientCard } from '../sandbox/ClientCard.js';
 import { Confirm, type Ask } from '../sandbox/Confirm.js';
-import { isDirty, newClient, useDraft } from '../sandbox/draft.js';
+import { isDirty, isOwn, newClient, useDraft } from '../sandbox/draft.js';
 import { formPlace } from '../sandbox/words.js';
 import { FaultsEditor } from '../sandbox/FaultsEditor.js';
 import { NumField, TextField } from '../sandbox/fields.js';
@@ -49,14 +49,27 @@ export function SandboxView() {
     else setAsk({ message: `${what} replaces the scenario in the form, and your changes to it are lost.`, yes, run });
   };
 
-  // Open on what the lab shows: the link's scenario (with its overrides), or the trace on screen.
+  /*
+   * Open on what the lab shows: the link's scenario (with its overrides), or the trace on screen. Only a trace
+   * the form has not yet seen: coming back from another view (the Lab, a lesson) keeps what the form holds.
+   * A scenario the lab has nowhere else (changed, imported, run here) is replaced only if the user says so.
+   */
   useEffect(() => {
-    if (primary === null || primary.id === lastTraceId) return;
-    const src = sourceOf(primary);
     const d = useDraft.getState();
+    if (primary === null || primary.id === lastTraceId || (d.draft !== null && primary.id === d.seen)) return;
+    useDraft.setState({ seen: primary.id });
+    const src = sourceOf(primary);
     if (d.from === src.from) return;
-    if (d.draft === null || !isDirty(d)) void loadDraft(src.input, src.from, src.overrides);
-    else replacing(`Opening ${primary.label}`, `Open ${primary.label} anyway`, () => void loadDraft(src.input, src.from, src.overrides));
+    const open = () => void loadDraft(src.input, src.from, src.overrides);
+    if (d.draft === null || !isOwn(d)) open();
+    else if (isDirty(d)) replacing(`Opening ${primary.label}`, `Open ${primary.label} anyway`, open);
+    else
+      setAsk({
+        message: `The lab now shows ${primary.label}. Opening it here replaces ${d.draft.name}, the scenario in the form.`,
+        yes: `Open ${primary.label}`,
+        no: `Keep ${d.draft.name}`,
+        run: open,
+      });
   }, [primary, lastTraceId]);
   useEffect(() => {
     if (useDraft.getState().draft === null && useUi.getState().primaryId === null) void loadDraft({ builtin: start }, `builtin:${start}|`);
