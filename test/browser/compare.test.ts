@@ -174,7 +174,7 @@ describeBrowser('fork and compare', () => {
     await expect
       .poll(() => code.locator('section').evaluateAll((ss) => ss.map((s) => s.getAttribute('aria-label'))), { timeout: 15_000 })
       .toEqual(["A's code in run 1", "A's code in run 2", "B's code"]);
-    expect(await code.locator('section[data-run="1"] h3').textContent()).toBe('A on app1 · run 1');
+    expect(await code.locator('section[data-run="1"] h2').textContent()).toBe('A on app1 · run 1');
     expect(await code.locator('section[data-run="2"] .php-line[data-n="1"]').textContent()).toContain("createLock('job', 20)");
     // At B's write in run 1 (A's 10 s lease ran out), run 2's B is still being refused: A's 20 s lease has not.
     const b = code.locator(`section[aria-label="B's code"]`);

@@ -103,13 +103,13 @@ describeBrowser('the Odds view', () => {
     // A value in the table selects its point, as clicking the point does.
     await table.getByRole('button', { name: '9,000', exact: true }).click();
     const details = page.getByTestId('odds-details');
-    await expect.poll(() => details.locator('h3').textContent()).toMatch(/^pause of A at 1 s \(ms\) = 9,000/);
+    await expect.poll(() => details.locator('h2').textContent()).toMatch(/^pause of A at 1 s \(ms\) = 9,000/);
     expect(await table.getByRole('button', { name: '9,000', exact: true }).getAttribute('aria-pressed')).toBe('true');
     expect(await page.locator('g.odds-point.selected').first().getAttribute('data-combo')).toBe('2');
 
     // A point with failures opens one of its failing runs on the timeline: an 11 s pause, A waking after B was granted the lock.
     await page.locator('g.odds-point[data-metric="unsafe"][data-combo="4"]').click();
-    await expect.poll(() => details.locator('h3').textContent()).toMatch(/^pause of A at 1 s \(ms\) = 11,000/);
+    await expect.poll(() => details.locator('h2').textContent()).toMatch(/^pause of A at 1 s \(ms\) = 11,000/);
     await screenshot(page, 'odds-details-1440');
     const firstSeed = expected.combinations[4]!.failing[0]!.seed;
     await details.getByTestId('odds-open-run').first().click();

@@ -79,8 +79,6 @@ export function App() {
     }
   }, []);
   const dragging = useDrop(onDrop);
-  // The lessons and a lesson have their own title as the page's one h1; elsewhere the lab's name is the page's title.
-  const Brand = view === 'lessons' || view === 'lesson' ? 'p' : 'h1';
 
   return (
     <div className="app">
@@ -91,9 +89,10 @@ export function App() {
         Skip to content
       </a>
       <header className="top">
-        <Brand className="brand">
+        {/* Every page has its own h1 naming it (the lesson, "Lab: pause-past-expiry"); the lab's name is not a heading. */}
+        <p className="brand">
           <Icon name="lock" size={20} /> Locklab
-        </Brand>
+        </p>
         <nav aria-label="Views">
           <ul className="tabs">
             {TABS.map((t, i) => (

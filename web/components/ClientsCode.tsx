@@ -189,7 +189,7 @@ function markNote(first: boolean, second: boolean | null, split: boolean, names:
 }
 
 function Code({ trace, other, names, locked }: { trace: LoadedTrace; other: LoadedTrace | null; names: RunNames; locked: boolean }) {
-  const H = usePanelHeading(3);
+  const H = usePanelHeading(2);
   const scenario = trace.doc.scenario;
   const note = codeNote(scenario);
   const code = useMemo(() => scenario.clients.map((c) => ({ name: c.name, machine: c.machine, php: clientPhpLines(scenario, c) })), [scenario]);

@@ -8,6 +8,7 @@ import { ChallengeEmbed, challengeAnchor } from './ChallengeEmbed.js';
 import { useProgress } from './progress.js';
 import { QuestionEmbed, questionAnchor } from './QuestionEmbed.js';
 import { questionsInPageOrder } from './order.js';
+import { usePageTitle } from '../components/PageHeading.js';
 import { landFocus } from '../state/page-top.js';
 import type { Notice } from '../state/ui.js';
 import { noticeOfLink, useLessonRoute } from './route.js';
@@ -86,6 +87,7 @@ function LessonBody({ lesson }: { lesson: LabLesson }) {
   const answers = progress.answers[lesson.id] ?? {};
   const next = LESSONS.find((l) => l.number > lesson.number);
   const go = useLessonRoute((s) => s.go);
+  usePageTitle(lesson.title);
 
   const components = useMemo(() => {
     const placed = new Set(lesson.quiz.map((q) => q.id).filter((q) => lesson.body.includes(`::question{id=${q}}`)));

@@ -1,4 +1,5 @@
 import './lessons.css';
+import { usePageTitle } from '../components/PageHeading.js';
 import { useUi } from '../state/ui.js';
 import { LESSONS } from './catalog.js';
 import { useProgress } from './progress.js';
@@ -6,10 +7,13 @@ import { resumeTarget } from './resume.js';
 import { useLessonRoute } from './route.js';
 import { guessesText, statusLine, statusOf } from './status.js';
 
+const COURSE_TITLE = 'Learn distributed locks by breaking them';
+
 /** The course: every lesson with the learner's progress, a way back to where they were, and the free lab one click away. */
 export function LessonsPage() {
   const progress = useProgress();
   const go = useLessonRoute((s) => s.go);
+  usePageTitle(COURSE_TITLE);
   const statuses = LESSONS.map((l) => statusOf(l, progress));
   const finished = statuses.filter((s) => s.finished).length;
   const resume = resumeTarget(
@@ -22,7 +26,7 @@ export function LessonsPage() {
     <div className="lessons-page">
       <header className="lessons-intro">
         <h1 className="lessons-title" tabIndex={-1} data-page-heading>
-          Learn distributed locks by breaking them
+          {COURSE_TITLE}
         </h1>
         <p>
           Twelve short lessons. Each tells a story on a live timeline you can play, pause and scrub, asks you to predict what happens next, and ends with

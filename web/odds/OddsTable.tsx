@@ -24,7 +24,7 @@ export function OddsTable(props: { report: SweepReport; labels: ReadonlyMap<stri
   const rows = report.combinations.slice(0, TABLE_ROWS);
   return (
     <div className="odds-figures">
-      <h3 id="odds-table-title">Share of runs at each point (of lock cycles where said), with its 95 % interval</h3>
+      <h2 id="odds-table-title">Share of runs at each point (of lock cycles where said), with its 95 % interval</h2>
       {/* On a narrow screen the table scrolls sideways on its own, never the page. */}
       <div className="odds-table-wrap" role="region" aria-labelledby="odds-table-title" tabIndex={0}>
         <table className="odds-table" data-testid="odds-table" aria-labelledby="odds-table-title">

@@ -1,6 +1,8 @@
 import { useEffect, useMemo, useState } from 'react';
 import { formatInstant } from '../../sim/time.js';
 import { FilePicker } from '../components/FilePicker.js';
+import { PanelHeadingLevel } from '../components/heading.js';
+import { PageHeading } from '../components/PageHeading.js';
 import { SidePanel } from '../components/SidePanel.js';
 import { Transport } from '../components/Transport.js';
 import { VerdictView } from '../components/VerdictView.js';
@@ -68,71 +70,85 @@ export function CompareView() {
   );
   // A recording of a racy story is one of several real runs, not all of which went the simulation's way.
   const racyRuns = recordingOf(b)?.realRuns;
-  if (a === null) return <p className="muted">Run or open a trace in the Lab first.</p>;
+  // The heading stays one element while a trace loads, so the focus a new page gives it is not lost when the trace arrives.
+  const heading = <PageHeading text={a === null ? 'Compare' : `Compare: ${a.doc.scenario.name}`} hidden />;
+  if (a === null)
+    return (
+      <>
+        {heading}
+        <p className="muted">Run or open a trace in the Lab first.</p>
+      </>
+    );
   const full = fullDomainOf(primaryId, secondaryId);
 
   return (
-    <div className="compare">
-      <div className="toolbar" role="group" aria-label="What to compare">
-        <button type="button" onClick={() => void fencingVariant()}>
-          Compare with fencing {a.doc.scenario.resource.fencing ? 'off' : 'on'}
-        </button>
-        <button type="button" onClick={() => setForkOpen(true)} data-testid="compare-fork">
-          Change one thing…
-        </button>
-        {recordingsFor(a.doc.scenario).map((r) => (
-          <button type="button" key={r.file} data-testid="compare-recorded" onClick={() => void openRecording(r)} title={r.recordedOn}>
-            Compare with real servers ({r.client === 'symfony' ? 'Symfony Lock' : 'Locklab client'})
+    <>
+      {heading}
+      <div className="compare">
+        <div className="toolbar" role="group" aria-label="What to compare">
+          <button type="button" onClick={() => void fencingVariant()}>
+            Compare with fencing {a.doc.scenario.resource.fencing ? 'off' : 'on'}
           </button>
-        ))}
-        <FilePicker label="Compare with a trace file…" onFile={(f) => void loadTraceFile(f, 'secondary')} testId="compare-file" />
-        <LinkButton />
-      </div>
-      {apart !== null && (
-        <p className="notice notice-info" role="status" data-testid="unrelated">
-          These two traces do not compare event for event: {apart}. They share a time axis, but no line marks where they part.
-        </p>
-      )}
-      {real !== null && (
-        <p className="diverge-note" data-testid="divergence" data-parts={real.divergeUs !== null}>
-          {real.sentence}
-        </p>
-      )}
-      {racyRuns !== undefined && (
-        <p className="small" data-testid="real-odds">
-          A race on real servers: of the {racyRuns.of} real runs recorded, {racyRuns.ended} ended as the simulation does; Run 2 is one of them.
-        </p>
-      )}
-      {real === null && diverge !== null && b !== null && (
-        <p className="diverge-note" data-testid="divergence">
-          The runs part at <strong>{formatInstant(diverge)}</strong> (dashed line).
-        </p>
-      )}
-      {real === null && apart === null && diverge === null && b !== null && <p className="diverge-note">The two runs are identical.</p>}
-      <Timeline trace={a} fullDomain={full} primary title={`Run 1 · ${a.label}`} divergeUs={diverge} />
-      {b !== null ? (
-        <Timeline trace={b} fullDomain={full} primary={false} title={`Run 2 · ${note || b.label}`} divergeUs={diverge} />
-      ) : (
-        <p className="muted">Running the second trace…</p>
-      )}
-      <Legend traces={b === null ? [a] : [a, b]} divergence={diverge !== null} />
-      <Transport trace={a} />
-      <div className="compare-grid">
-        <div>
-          <h2 className="panel-title">Run 1</h2>
-          <VerdictView trace={a} />
-          <SidePanel trace={a} />
+          <button type="button" onClick={() => setForkOpen(true)} data-testid="compare-fork">
+            Change one thing…
+          </button>
+          {recordingsFor(a.doc.scenario).map((r) => (
+            <button type="button" key={r.file} data-testid="compare-recorded" onClick={() => void openRecording(r)} title={r.recordedOn}>
+              Compare with real servers ({r.client === 'symfony' ? 'Symfony Lock' : 'Locklab client'})
+            </button>
+          ))}
+          <FilePicker label="Compare with a trace file…" onFile={(f) => void loadTraceFile(f, 'secondary')} testId="compare-file" />
+          <LinkButton />
         </div>
-        {b !== null && (
-          <div>
-            <h2 className="panel-title">Run 2</h2>
-            <VerdictView trace={b} primary={false} />
-            <SidePanel trace={b} primary={false} />
-          </div>
+        {apart !== null && (
+          <p className="notice notice-info" role="status" data-testid="unrelated">
+            These two traces do not compare event for event: {apart}. They share a time axis, but no line marks where they part.
+          </p>
         )}
+        {real !== null && (
+          <p className="diverge-note" data-testid="divergence" data-parts={real.divergeUs !== null}>
+            {real.sentence}
+          </p>
+        )}
+        {racyRuns !== undefined && (
+          <p className="small" data-testid="real-odds">
+            A race on real servers: of the {racyRuns.of} real runs recorded, {racyRuns.ended} ended as the simulation does; Run 2 is one of them.
+          </p>
+        )}
+        {real === null && diverge !== null && b !== null && (
+          <p className="diverge-note" data-testid="divergence">
+            The runs part at <strong>{formatInstant(diverge)}</strong> (dashed line).
+          </p>
+        )}
+        {real === null && apart === null && diverge === null && b !== null && <p className="diverge-note">The two runs are identical.</p>}
+        <Timeline trace={a} fullDomain={full} primary title={`Run 1 · ${a.label}`} divergeUs={diverge} />
+        {b !== null ? (
+          <Timeline trace={b} fullDomain={full} primary={false} title={`Run 2 · ${note || b.label}`} divergeUs={diverge} />
+        ) : (
+          <p className="muted">Running the second trace…</p>
+        )}
+        <Legend traces={b === null ? [a] : [a, b]} divergence={diverge !== null} />
+        <Transport trace={a} />
+        {/* Each run's panels are headed under the run's own h2. */}
+        <PanelHeadingLevel.Provider value={3}>
+          <div className="compare-grid">
+            <div>
+              <h2 className="panel-title">Run 1</h2>
+              <VerdictView trace={a} />
+              <SidePanel trace={a} />
+            </div>
+            {b !== null && (
+              <div>
+                <h2 className="panel-title">Run 2</h2>
+                <VerdictView trace={b} primary={false} />
+                <SidePanel trace={b} primary={false} />
+              </div>
+            )}
+          </div>
+        </PanelHeadingLevel.Provider>
+        <ClientsCode trace={a} other={b} />
+        <ForkDialog trace={a} open={forkOpen} onClose={() => setForkOpen(false)} />
       </div>
-      <ClientsCode trace={a} other={b} />
-      <ForkDialog trace={a} open={forkOpen} onClose={() => setForkOpen(false)} />
-    </div>
+    </>
   );
 }

@@ -4,6 +4,7 @@ import { BUILTIN_NAMES } from '../../sim/scenarios/index.js';
 import { ClientsCode } from '../components/ClientsCode.js';
 import { EventLog } from '../components/EventLog.js';
 import { download, FilePicker } from '../components/FilePicker.js';
+import { PageHeading } from '../components/PageHeading.js';
 import { SidePanel } from '../components/SidePanel.js';
 import { Summary } from '../components/side/Summary.js';
 import { Transport } from '../components/Transport.js';
@@ -69,123 +70,134 @@ export function LabView() {
     };
   }, [trace]);
 
-  if (trace === null) return <p className="muted">{busy ?? 'Loading…'}</p>;
+  // The heading stays one element while the trace loads, so the focus a new page gives it is not lost when the trace arrives.
+  const heading = <PageHeading text={trace === null ? 'Lab' : `Lab: ${trace.doc.scenario.name}`} hidden />;
+  if (trace === null)
+    return (
+      <>
+        {heading}
+        <p className="muted">{busy ?? 'Loading…'}</p>
+      </>
+    );
   const origin = trace.origin;
   const builtin = origin.kind === 'builtin' ? origin.name : '';
   const fencing = pendingFencing ?? trace.doc.scenario.resource.fencing;
 
   return (
-    <div className="lab">
-      <div className="toolbar" role="group" aria-label="Scenario">
-        <label>
-          Scenario{' '}
-          <select
-            value={builtin}
-            onChange={(ev) => void runPrimary({ kind: 'builtin', name: ev.target.value, seed: null, overrides: [] })}
-            data-testid="scenario-select"
-          >
-            {builtin === '' && <option value="">{trace.doc.scenario.name} (custom)</option>}
-            {BUILTIN_NAMES.map((n) => (
-              <option key={n} value={n}>
-                {n}
-              </option>
-            ))}
-          </select>
-        </label>
-        <form
-          className="inline-form"
-          onSubmit={(ev) => {
-            ev.preventDefault();
-            const seed = Number(seedText);
-            if (Number.isInteger(seed) && seed >= 0) void runPrimary({ ...forkBase(trace), seed });
-          }}
-        >
+    <>
+      {heading}
+      <div className="lab">
+        <div className="toolbar" role="group" aria-label="Scenario">
           <label>
-            Seed <input type="number" min={0} step={1} value={seedText} onChange={(ev) => setSeedText(ev.target.value)} className="seed-input" />
+            Scenario{' '}
+            <select
+              value={builtin}
+              onChange={(ev) => void runPrimary({ kind: 'builtin', name: ev.target.value, seed: null, overrides: [] })}
+              data-testid="scenario-select"
+            >
+              {builtin === '' && <option value="">{trace.doc.scenario.name} (custom)</option>}
+              {BUILTIN_NAMES.map((n) => (
+                <option key={n} value={n}>
+                  {n}
+                </option>
+              ))}
+            </select>
           </label>
-          <button type="submit">Run</button>
-        </form>
-        <label className="check">
-          <input
-            type="checkbox"
-            checked={fencing}
-            onChange={() => {
-              setPendingFencing(!fencing);
-              void toggleFencing(trace);
+          <form
+            className="inline-form"
+            onSubmit={(ev) => {
+              ev.preventDefault();
+              const seed = Number(seedText);
+              if (Number.isInteger(seed) && seed >= 0) void runPrimary({ ...forkBase(trace), seed });
             }}
-            data-testid="fencing-toggle"
-          />{' '}
-          Fencing
-        </label>
-        <button type="button" onClick={() => setForkOpen(true)} data-testid="fork-open">
-          Fork from here…
-        </button>
-        <LinkButton />
-        {/* The trace's files, together: a row too narrow for all three takes them to the next line as one, never the last alone. */}
-        <span className="tool-group" role="group" aria-label="Trace file" data-testid="trace-file-tools">
-          <FilePicker label="Open trace…" onFile={(f) => void loadTraceFile(f, 'primary')} testId="open-trace" />
-          <button type="button" onClick={() => download(`${trace.doc.scenario.name}-seed${trace.doc.seed}.trace.json`, trace.text)}>
-            Export trace
-          </button>
-          <button
-            type="button"
-            onClick={() => download(`${trace.doc.scenario.name}-seed${trace.doc.seed}.chrome.json`, serializeChromeTrace(trace.doc))}
-            title="Chrome's trace-event format: open it in Perfetto (ui.perfetto.dev) or chrome://tracing"
-            data-testid="export-chrome"
           >
-            Export for Perfetto
+            <label>
+              Seed <input type="number" min={0} step={1} value={seedText} onChange={(ev) => setSeedText(ev.target.value)} className="seed-input" />
+            </label>
+            <button type="submit">Run</button>
+          </form>
+          <label className="check">
+            <input
+              type="checkbox"
+              checked={fencing}
+              onChange={() => {
+                setPendingFencing(!fencing);
+                void toggleFencing(trace);
+              }}
+              data-testid="fencing-toggle"
+            />{' '}
+            Fencing
+          </label>
+          <button type="button" onClick={() => setForkOpen(true)} data-testid="fork-open">
+            Fork from here…
           </button>
-        </span>
-      </div>
-      {trace.doc.scenario.summary !== '' && (
-        <p className="summary" data-testid="scenario-summary">
-          {summaryParts(trace.doc.scenario.summary).map((part, i) =>
-            typeof part === 'string' ? (
-              <span key={i}>{part}</span>
-            ) : (
-              <button
-                key={i}
-                type="button"
-                className="small-button fix-button"
-                title="Run the same scenario with this setting"
-                onClick={() => {
-                  const base = forkBase(trace);
-                  void runPrimary({ ...base, overrides: withOverride(base.overrides, part.path, part.value) }, true);
-                }}
-              >
-                try {part.path} = {part.value}
-              </button>
-            ),
-          )}
-        </p>
-      )}
-      <div className="lab-grid">
-        <div className="lab-main">
-          <Timeline trace={trace} fullDomain={fullDomainOf(trace.id, null)} primary title={trace.label} pair={pair} />
-          <Legend traces={unfenced === null ? [trace] : [trace, unfenced]} />
-          <Transport trace={trace} />
-          <VerdictView trace={trace} />
-          <ClientsCode trace={trace} />
-          {unfenced !== null && <PairNote unfenced={unfenced} />}
-          {unfenced === null && canPair(trace) && trace.doc.events.length > PAIR_AUTO_EVENTS && pairAsked !== trace.id && (
-            <p className="pair-note">
-              <button type="button" className="small-button" onClick={() => setPairAsked(trace.id)} data-testid="pair-ask">
-                Show the same run without fencing beside it
-              </button>
-            </p>
-          )}
-          <EventLog trace={trace} />
+          <LinkButton />
+          {/* The trace's files, together: a row too narrow for all three takes them to the next line as one, never the last alone. */}
+          <span className="tool-group" role="group" aria-label="Trace file" data-testid="trace-file-tools">
+            <FilePicker label="Open trace…" onFile={(f) => void loadTraceFile(f, 'primary')} testId="open-trace" />
+            <button type="button" onClick={() => download(`${trace.doc.scenario.name}-seed${trace.doc.seed}.trace.json`, trace.text)}>
+              Export trace
+            </button>
+            <button
+              type="button"
+              onClick={() => download(`${trace.doc.scenario.name}-seed${trace.doc.seed}.chrome.json`, serializeChromeTrace(trace.doc))}
+              title="Chrome's trace-event format: open it in Perfetto (ui.perfetto.dev) or chrome://tracing"
+              data-testid="export-chrome"
+            >
+              Export for Perfetto
+            </button>
+          </span>
         </div>
-        <SidePanel trace={trace} />
+        {trace.doc.scenario.summary !== '' && (
+          <p className="summary" data-testid="scenario-summary">
+            {summaryParts(trace.doc.scenario.summary).map((part, i) =>
+              typeof part === 'string' ? (
+                <span key={i}>{part}</span>
+              ) : (
+                <button
+                  key={i}
+                  type="button"
+                  className="small-button fix-button"
+                  title="Run the same scenario with this setting"
+                  onClick={() => {
+                    const base = forkBase(trace);
+                    void runPrimary({ ...base, overrides: withOverride(base.overrides, part.path, part.value) }, true);
+                  }}
+                >
+                  try {part.path} = {part.value}
+                </button>
+              ),
+            )}
+          </p>
+        )}
+        <div className="lab-grid">
+          <div className="lab-main">
+            <Timeline trace={trace} fullDomain={fullDomainOf(trace.id, null)} primary title={trace.label} pair={pair} />
+            <Legend traces={unfenced === null ? [trace] : [trace, unfenced]} />
+            <Transport trace={trace} />
+            <VerdictView trace={trace} />
+            <ClientsCode trace={trace} />
+            {unfenced !== null && <PairNote unfenced={unfenced} />}
+            {unfenced === null && canPair(trace) && trace.doc.events.length > PAIR_AUTO_EVENTS && pairAsked !== trace.id && (
+              <p className="pair-note">
+                <button type="button" className="small-button" onClick={() => setPairAsked(trace.id)} data-testid="pair-ask">
+                  Show the same run without fencing beside it
+                </button>
+              </p>
+            )}
+            <EventLog trace={trace} />
+          </div>
+          <SidePanel trace={trace} />
+        </div>
+        {narrow && <Summary trace={trace} />}
+        <p className="muted small">
+          {trace.doc.events.length} events · stop: {trace.doc.stop.reason} · sha256{' '}
+          <span className="mono" data-testid="trace-hash">
+            {trace.hash}
+          </span>
+        </p>
+        <ForkDialog trace={trace} open={forkOpen} onClose={() => setForkOpen(false)} />
       </div>
-      {narrow && <Summary trace={trace} />}
-      <p className="muted small">
-        {trace.doc.events.length} events · stop: {trace.doc.stop.reason} · sha256{' '}
-        <span className="mono" data-testid="trace-hash">
-          {trace.hash}
-        </span>
-      </p>
-      <ForkDialog trace={trace} open={forkOpen} onClose={() => setForkOpen(false)} />
-    </div>
+    </>
   );
 }

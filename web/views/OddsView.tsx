@@ -19,6 +19,7 @@ import { latestEvery } from '../odds/redraw.js';
 import { choicesOf, chooseScenario, downloadStem, exportFileName, pointOrigin, SANDBOX, specFor, sweptOf, type Swept } from '../odds/source.js';
 import { useOdds } from '../odds/store.js';
 import { useDraft } from '../sandbox/draft.js';
+import { PageHeading } from '../components/PageHeading.js';
 import { runOrigin, showPrimary } from '../state/session.js';
 import { useUi } from '../state/ui.js';
 import '../odds/odds.css';
@@ -232,12 +233,12 @@ function PointDetails({ swept, labels }: { swept: Swept; labels: ReadonlyMap<str
   ];
   return (
     <section className="odds-details card" aria-labelledby="odds-details-title" data-testid="odds-details">
-      <h3 id="odds-details-title">
+      <h2 id="odds-details-title">
         {Object.entries(c.params)
           .map(([k, v]) => `${labels.get(k) ?? k} = ${showParam(v)}`)
           .join(', ')}{' '}
         <span className="muted small">· {runsOf(c.runs)}</span>
-      </h3>
+      </h2>
       <table className="odds-shares">
         <tbody>
           {rows.map(([k, v]) => (
@@ -340,7 +341,7 @@ export function OddsView() {
 
   return (
     <section className="odds" aria-labelledby="odds-title">
-      <h2 id="odds-title">Odds</h2>
+      <PageHeading text="Odds" id="odds-title" />
       <p className="odds-intro">
         How often does it break? Pick a parameter and a range: every value is run with many seeds, and the plot shows the share of runs in which two clients
         both owned the lock, and in which the resource accepted a stale write (fencing refuses most of them). A run is the whole scenario, every lock cycle of

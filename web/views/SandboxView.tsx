@@ -2,6 +2,7 @@ import { useEffect, useRef, useState } from 'react';
 import { BUILTIN_NAMES } from '../../sim/scenarios/index.js';
 import { download, FilePicker } from '../components/FilePicker.js';
 import { Issues } from '../components/Issues.js';
+import { PageHeading } from '../components/PageHeading.js';
 import { VerdictView } from '../components/VerdictView.js';
 import { buildLink, EMPTY_LINK, MAX_LINK_CHARS } from '../links/permalink.js';
 import { ClientCard } from '../sandbox/ClientCard.js';
@@ -108,7 +109,15 @@ export function SandboxView() {
     if (oneColumn && el.getBoundingClientRect().top > window.innerHeight * 0.5) el.scrollIntoView({ block: 'start' });
   }, [lastTraceId]);
 
-  if (draft === null) return <p>Loading the scenario editor…</p>;
+  // The heading stays one element while the form loads, so the focus a new page gives it is not lost when the form arrives.
+  const heading = <PageHeading text={draft === null ? 'Sandbox' : `Sandbox: ${draft.name}`} hidden />;
+  if (draft === null)
+    return (
+      <>
+        {heading}
+        <p>Loading the scenario editor…</p>
+      </>
+    );
   const up = (path: (string | number)[], v: unknown) => update(path, v);
   const stale = trace !== null && ran !== draft;
 
@@ -149,180 +158,185 @@ export function SandboxView() {
   };
 
   return (
-    <div className="sandbox">
-      <div className="toolbar" role="group" aria-label="Sandbox actions">
-        <label>
-          Start from{' '}
-          <select value={start} onChange={(ev) => setStart(ev.target.value)} data-testid="sandbox-start">
-            {start === '' && (
-              <option value="" disabled>
-                {from === 'blank' ? '(a blank scenario)' : '(not a built-in: pick one to load)'}
-              </option>
-            )}
-            {BUILTIN_NAMES.map((n) => (
-              <option key={n}>{n}</option>
-            ))}
-          </select>
-        </label>
-        <button
-          type="button"
-          disabled={start === ''}
-          onClick={() => replacing(`Loading ${start}`, `Load ${start} anyway`, () => void loadDraft({ builtin: start }, `builtin:${start}|`))}
-        >
-          Load
-        </button>
-        <button
-          type="button"
-          onClick={() =>
-            replacing(
-              'Starting a blank scenario',
-              'Start a blank scenario anyway',
-              () => void loadDraft({ raw: BLANK_SCENARIO, sourceName: 'blank scenario' }, 'blank'),
-            )
-          }
-        >
-          Blank scenario
-        </button>
-        <FilePicker
-          label="Import scenario…"
-          onFile={(f) => replacing(`Importing ${f.name}`, `Import ${f.name} anyway`, () => void importScenarioFile(f))}
-          testId="import-scenario"
-        />
-        <button type="button" onClick={() => download(`${draft.name}.json`, `${JSON.stringify(draft, null, 2)}\n`)}>
-          Export scenario
-        </button>
-        <button type="button" onClick={() => void shareLink()}>
-          Share as link
-        </button>
-        <button
-          type="button"
-          onClick={() =>
-            // The Odds view's modules (and the scenario checker its choices need) load with it, as the view itself does.
-            void import('../odds/source.js').then(({ chooseScenario, SANDBOX }) => {
-              chooseScenario(SANDBOX);
-              useUi.getState().set({ view: 'odds' });
-            })
-          }
-          data-testid="sandbox-odds"
-        >
-          Sweep it in Odds
-        </button>
-        <button type="button" className="primary" onClick={() => void run()} data-testid="sandbox-run">
-          Run in the browser
-        </button>
-        <span className="muted small" data-testid="draft-state" data-from={from}>
-          {dirty ? 'changed since loaded or run' : ''}
-        </span>
-      </div>
-      {ask !== null && <Confirm ask={ask} close={() => setAsk(null)} />}
-      {share !== '' && (
-        <p className="share-line">
-          <span className="muted">Link: </span>
-          <output className="mono break" data-testid="sandbox-link">
-            {share}
-          </output>
-        </p>
-      )}
-      {issues !== null && (
-        <div className="notice notice-error" role="alert" data-testid="sandbox-issues">
-          <strong>The scenario is not valid:</strong>
-          <Issues
-            source={issues.source}
-            issues={issues.issues}
-            what={issues.what}
-            place={issues.form === undefined ? undefined : formPlace.bind(null, issues.form)}
-          />
-        </div>
-      )}
-      <div className="sandbox-grid">
-        <form
-          className="sandbox-form"
-          onSubmit={(ev) => ev.preventDefault()}
-          aria-label="Scenario"
-          onFocus={(ev) => {
-            const el = ev.target as HTMLElement;
-            const all = focusablesIn(ev.currentTarget);
-            focusWas.current = { el, after: all.slice(all.indexOf(el) + 1) };
-          }}
-        >
-          <fieldset className="card">
-            <legend>Scenario</legend>
-            <div className="fields">
-              <TextField label="Name" value={draft.name} onChange={(v) => up(['name'], v)} />
-              <TextField label="Summary" value={draft.summary} onChange={(v) => up(['summary'], v)} />
-              <NumField label="Seed" value={draft.seed} step="1" min={0} onChange={(v) => up(['seed'], v)} />
-              <NumField label="Stop after (ms of true time)" value={draft.budget.maxTimeMs} onChange={(v) => up(['budget', 'maxTimeMs'], v)} />
-              <NumField label="Stop after (events)" value={draft.budget.maxEvents} step="1" onChange={(v) => up(['budget', 'maxEvents'], v)} />
-            </div>
-          </fieldset>
-          <StoreEditor scenario={draft} update={up} changeKind={changeKind} />
-          <FaultsEditor scenario={draft} update={up} trace={trace} />
-          <MachinesEditor scenario={draft} update={up} />
-          {draft.clients.map((c, i) => (
-            <ClientCard
-              key={i}
-              client={c}
-              index={i}
-              scenario={draft}
-              update={up}
-              remove={() => {
-                const aimed = draft.faults.filter((f) => 'target' in f && f.target === c.name);
-                const drop = () =>
-                  update([], {
-                    ...draft,
-                    clients: draft.clients.filter((_, k) => k !== i),
-                    faults: draft.faults.filter((f) => !aimed.includes(f)),
-                  });
-                if (aimed.length === 0) drop();
-                else
-                  setAsk({
-                    message: `Removing ${c.name} also removes the faults aimed at it: ${droppedWords(aimed)}.`,
-                    yes: `Remove ${c.name} and ${aimed.length === 1 ? 'its fault' : 'its faults'}`,
-                    run: drop,
-                  });
-              }}
-            />
-          ))}
-          <button type="button" onClick={() => up(['clients'], [...draft.clients, newClient(draft)])}>
-            Add a client
-          </button>
-        </form>
-        <section className="sandbox-result" aria-label="Result" ref={resultRef}>
-          {trace === null || issues !== null ? (
-            <p className="muted">
-              {issues !== null ? 'Fix the scenario and run it to see its verdict and timeline here.' : 'Run the scenario to see its verdict and timeline here.'}
-            </p>
-          ) : (
-            <div className={stale ? 'result-stale' : ''} data-testid="sandbox-result" data-stale={stale}>
-              {stale && (
-                <p className="stale-note" role="status">
-                  You have changed the scenario since this run: this is the result of the scenario as it was.{' '}
-                  <button type="button" className="small-button" onClick={() => void run()}>
-                    Run it again
-                  </button>
-                </p>
+    <>
+      {heading}
+      <div className="sandbox">
+        <div className="toolbar" role="group" aria-label="Sandbox actions">
+          <label>
+            Start from{' '}
+            <select value={start} onChange={(ev) => setStart(ev.target.value)} data-testid="sandbox-start">
+              {start === '' && (
+                <option value="" disabled>
+                  {from === 'blank' ? '(a blank scenario)' : '(not a built-in: pick one to load)'}
+                </option>
               )}
-              <VerdictView trace={trace} />
-              <p className="muted small">
-                {trace.doc.events.length} events, simulated in {trace.workMs.toFixed(0)} ms · trace sha256{' '}
-                <span className="mono">{trace.hash.slice(0, 16)}…</span>
-              </p>
-              <button
-                type="button"
-                onClick={() => {
-                  if (useUi.getState().primaryId !== trace.id) showPrimary(trace);
-                  useUi.getState().set({ view: 'lab' });
+              {BUILTIN_NAMES.map((n) => (
+                <option key={n}>{n}</option>
+              ))}
+            </select>
+          </label>
+          <button
+            type="button"
+            disabled={start === ''}
+            onClick={() => replacing(`Loading ${start}`, `Load ${start} anyway`, () => void loadDraft({ builtin: start }, `builtin:${start}|`))}
+          >
+            Load
+          </button>
+          <button
+            type="button"
+            onClick={() =>
+              replacing(
+                'Starting a blank scenario',
+                'Start a blank scenario anyway',
+                () => void loadDraft({ raw: BLANK_SCENARIO, sourceName: 'blank scenario' }, 'blank'),
+              )
+            }
+          >
+            Blank scenario
+          </button>
+          <FilePicker
+            label="Import scenario…"
+            onFile={(f) => replacing(`Importing ${f.name}`, `Import ${f.name} anyway`, () => void importScenarioFile(f))}
+            testId="import-scenario"
+          />
+          <button type="button" onClick={() => download(`${draft.name}.json`, `${JSON.stringify(draft, null, 2)}\n`)}>
+            Export scenario
+          </button>
+          <button type="button" onClick={() => void shareLink()}>
+            Share as link
+          </button>
+          <button
+            type="button"
+            onClick={() =>
+              // The Odds view's modules (and the scenario checker its choices need) load with it, as the view itself does.
+              void import('../odds/source.js').then(({ chooseScenario, SANDBOX }) => {
+                chooseScenario(SANDBOX);
+                useUi.getState().set({ view: 'odds' });
+              })
+            }
+            data-testid="sandbox-odds"
+          >
+            Sweep it in Odds
+          </button>
+          <button type="button" className="primary" onClick={() => void run()} data-testid="sandbox-run">
+            Run in the browser
+          </button>
+          <span className="muted small" data-testid="draft-state" data-from={from}>
+            {dirty ? 'changed since loaded or run' : ''}
+          </span>
+        </div>
+        {ask !== null && <Confirm ask={ask} close={() => setAsk(null)} />}
+        {share !== '' && (
+          <p className="share-line">
+            <span className="muted">Link: </span>
+            <output className="mono break" data-testid="sandbox-link">
+              {share}
+            </output>
+          </p>
+        )}
+        {issues !== null && (
+          <div className="notice notice-error" role="alert" data-testid="sandbox-issues">
+            <strong>The scenario is not valid:</strong>
+            <Issues
+              source={issues.source}
+              issues={issues.issues}
+              what={issues.what}
+              place={issues.form === undefined ? undefined : formPlace.bind(null, issues.form)}
+            />
+          </div>
+        )}
+        <div className="sandbox-grid">
+          <form
+            className="sandbox-form"
+            onSubmit={(ev) => ev.preventDefault()}
+            aria-label="Scenario"
+            onFocus={(ev) => {
+              const el = ev.target as HTMLElement;
+              const all = focusablesIn(ev.currentTarget);
+              focusWas.current = { el, after: all.slice(all.indexOf(el) + 1) };
+            }}
+          >
+            <fieldset className="card">
+              <legend>Scenario</legend>
+              <div className="fields">
+                <TextField label="Name" value={draft.name} onChange={(v) => up(['name'], v)} />
+                <TextField label="Summary" value={draft.summary} onChange={(v) => up(['summary'], v)} />
+                <NumField label="Seed" value={draft.seed} step="1" min={0} onChange={(v) => up(['seed'], v)} />
+                <NumField label="Stop after (ms of true time)" value={draft.budget.maxTimeMs} onChange={(v) => up(['budget', 'maxTimeMs'], v)} />
+                <NumField label="Stop after (events)" value={draft.budget.maxEvents} step="1" onChange={(v) => up(['budget', 'maxEvents'], v)} />
+              </div>
+            </fieldset>
+            <StoreEditor scenario={draft} update={up} changeKind={changeKind} />
+            <FaultsEditor scenario={draft} update={up} trace={trace} />
+            <MachinesEditor scenario={draft} update={up} />
+            {draft.clients.map((c, i) => (
+              <ClientCard
+                key={i}
+                client={c}
+                index={i}
+                scenario={draft}
+                update={up}
+                remove={() => {
+                  const aimed = draft.faults.filter((f) => 'target' in f && f.target === c.name);
+                  const drop = () =>
+                    update([], {
+                      ...draft,
+                      clients: draft.clients.filter((_, k) => k !== i),
+                      faults: draft.faults.filter((f) => !aimed.includes(f)),
+                    });
+                  if (aimed.length === 0) drop();
+                  else
+                    setAsk({
+                      message: `Removing ${c.name} also removes the faults aimed at it: ${droppedWords(aimed)}.`,
+                      yes: `Remove ${c.name} and ${aimed.length === 1 ? 'its fault' : 'its faults'}`,
+                      run: drop,
+                    });
                 }}
-              >
-                Open in the Lab to step through it
-              </button>
-              <Timeline trace={trace} fullDomain={fullDomainOf(trace.id, null)} primary={useUi.getState().primaryId === trace.id} title={trace.label} />
-              <Legend traces={[trace]} />
-            </div>
-          )}
-        </section>
+              />
+            ))}
+            <button type="button" onClick={() => up(['clients'], [...draft.clients, newClient(draft)])}>
+              Add a client
+            </button>
+          </form>
+          <section className="sandbox-result" aria-label="Result" ref={resultRef}>
+            {trace === null || issues !== null ? (
+              <p className="muted">
+                {issues !== null
+                  ? 'Fix the scenario and run it to see its verdict and timeline here.'
+                  : 'Run the scenario to see its verdict and timeline here.'}
+              </p>
+            ) : (
+              <div className={stale ? 'result-stale' : ''} data-testid="sandbox-result" data-stale={stale}>
+                {stale && (
+                  <p className="stale-note" role="status">
+                    You have changed the scenario since this run: this is the result of the scenario as it was.{' '}
+                    <button type="button" className="small-button" onClick={() => void run()}>
+                      Run it again
+                    </button>
+                  </p>
+                )}
+                <VerdictView trace={trace} />
+                <p className="muted small">
+                  {trace.doc.events.length} events, simulated in {trace.workMs.toFixed(0)} ms · trace sha256{' '}
+                  <span className="mono">{trace.hash.slice(0, 16)}…</span>
+                </p>
+                <button
+                  type="button"
+                  onClick={() => {
+                    if (useUi.getState().primaryId !== trace.id) showPrimary(trace);
+                    useUi.getState().set({ view: 'lab' });
+                  }}
+                >
+                  Open in the Lab to step through it
+                </button>
+                <Timeline trace={trace} fullDomain={fullDomainOf(trace.id, null)} primary={useUi.getState().primaryId === trace.id} title={trace.label} />
+                <Legend traces={[trace]} />
+              </div>
+            )}
+          </section>
+        </div>
       </div>
-    </div>
+    </>
   );
 }
 

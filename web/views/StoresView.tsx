@@ -1,3 +1,4 @@
+import { PageHeading } from '../components/PageHeading.js';
 import { STORE_TABLE } from '../../sim/stores/registry.js';
 import { buildLinkSync } from './store-links.js';
 
@@ -13,7 +14,7 @@ export function hazardWords(scenario: string, sets: readonly string[]): string {
 export function StoresView() {
   return (
     <section className="stores">
-      <h2>Stores</h2>
+      <PageHeading text="Stores" />
       <p>What each lock store can do, as the simulator models it. Follow a hazard link to watch the store fail.</p>
       <div className="table-scroll">
         <table className="stores-table" data-testid="stores-table">
