@@ -217,7 +217,7 @@ describeBrowser('a learner goes through lesson 4', () => {
     // The outline's marks, question by question, in page order.
     const marks = () =>
       page
-        .locator('nav [aria-label="Questions and challenges"] li')
+        .locator('nav [aria-label="Questions and challenges"] li[data-question]')
         .evaluateAll((li) => li.map((l) => l.querySelector('[aria-label]')?.getAttribute('aria-label') ?? ''));
     await answer(page, 'what-token', [0]);
     await answer(page, 'who-checks', [1]);
@@ -712,7 +712,7 @@ describeBrowser('a learner goes through lesson 4', () => {
     await page.evaluate(() => localStorage.removeItem('locklab.progress'));
     await page.reload();
     const q = page.locator('section[data-question="no-error"]');
-    const mark = page.locator('nav.lesson-nav .anchors li').nth(2).locator('[role="img"]');
+    const mark = page.locator('nav.lesson-nav .anchors li[data-question="no-error"] [role="img"]');
     await q.locator('label', { hasText: 'A, when it writes' }).click();
     await q.getByRole('button', { name: 'Check my answer' }).click();
     expect(await q.getByTestId('answer-result').textContent()).toBe('✗ Not quite: the right answer is marked above, and every option says why.');
@@ -778,6 +778,52 @@ describeBrowser('a learner goes through lesson 4', () => {
     expect(await caption.getByTestId('answer-result').textContent()).toBe('✓ That is right.');
     expect(await status.textContent()).toContain('(1 of 1 guess right)');
     expect(await page.locator('.stage [data-curtain="true"]').count()).toBe(0);
+    await page.evaluate((p) => (p === null ? localStorage.removeItem('locklab.progress') : localStorage.setItem('locklab.progress', p)), before);
+    await page.close();
+    expect(lab.errors).toEqual([]);
+  });
+
+  it("marks a story's stop questions in the lesson's outline, at the story's place among the questions, as the quiz's are marked: Try again and Reset progress take the marks away", async () => {
+    const LESSON5 = '#/lesson/05-fencing-tokens';
+    const page = await lab.page(LESSON5, { width: 1440, height: 900 });
+    const before = await page.evaluate(() => localStorage.getItem('locklab.progress'));
+    await page.evaluate(() => localStorage.removeItem('locklab.progress'));
+    await page.reload();
+    const outline = page.locator('nav [aria-label="Questions and challenges"]');
+    const entry = outline.locator('li[data-story="fenced"]');
+    // The story comes before the first question in the text, and asks at its fourth stop.
+    expect(await outline.locator('li').first().getAttribute('data-story')).toBe('fenced');
+    expect((await entry.textContent())?.trim()).toBe('▶ The zombie is turned away: stop 4');
+    const mark = entry.locator('[data-stop="a-wakes"] [role="img"]');
+    expect(await mark.count()).toBe(0);
+
+    // Its link opens the story at that stop, with the question.
+    await entry.getByRole('link', { name: 'stop 4' }).click();
+    await waitStop(page, 'a-wakes');
+    const ask = page.getByTestId('stop-ask');
+    await ask.locator('label', { hasText: "Accepts it, because A's token is valid." }).click();
+    await ask.getByRole('button', { name: 'Check my answer' }).click();
+    await expect.poll(() => mark.getAttribute('aria-label')).toBe('answered wrong');
+    expect(await mark.textContent()).toBe(' ✗');
+    await page.getByTestId('stop-caption').getByTestId('try-again').click();
+    await ask.waitFor();
+    expect(await mark.count()).toBe(0);
+    await ask.locator('label', { hasText: 'Rejects the write, because 33 is lower than 34.' }).click();
+    await ask.getByRole('button', { name: 'Check my answer' }).click();
+    await expect.poll(() => mark.getAttribute('aria-label')).toBe('answered right');
+    // Counted as the story's guesses, beside the quiz's questions, in the outline and on the course page.
+    expect(await page.getByTestId('lesson-status').textContent()).toMatch(/^0\/5 questions\u00a0· 0\/1 stories \(1 of 1 guess right\)/);
+    expect(await axeViolations(page, 'lesson with a stop question marked')).toEqual([]);
+    await screenshot(page, 'lesson-stop-marked-1440');
+    await page.goto(`${lab.url}#/lessons`);
+    const card = page.locator('.lesson-card[data-lesson="fencing-tokens"] .lesson-status');
+    await expect.poll(() => card.textContent()).toContain('0/1 stories played (1 of 1 guess right)');
+    page.once('dialog', (d) => void d.accept());
+    await page.getByTestId('reset-progress').click();
+    await expect.poll(() => card.textContent()).not.toContain('guess');
+    await page.goto(`${lab.url}${LESSON5}`);
+    await entry.waitFor();
+    expect(await entry.locator('[role="img"]').count()).toBe(0);
     await page.evaluate((p) => (p === null ? localStorage.removeItem('locklab.progress') : localStorage.setItem('locklab.progress', p)), before);
     await page.close();
     expect(lab.errors).toEqual([]);

@@ -2,12 +2,13 @@ import { useEffect, useMemo, useState, type ReactNode } from 'react';
 import { toJsxRuntime, type Components } from 'hast-util-to-jsx-runtime';
 import { Fragment, jsx, jsxs } from 'react/jsx-runtime';
 import { stepAnchor } from '../../sim/lessons/markdown.js';
+import { storyAskKey } from '../../sim/lessons/option-order.js';
 import type { Option } from '../../sim/lessons/types.js';
 import { lessonSummary, LESSONS, loadLesson } from './catalog.js';
 import { ChallengeEmbed, challengeAnchor } from './ChallengeEmbed.js';
 import { useProgress } from './progress.js';
 import { QuestionEmbed, questionAnchor } from './QuestionEmbed.js';
-import { questionsInPageOrder } from './order.js';
+import { askedInPageOrder, questionsInPageOrder } from './order.js';
 import { usePageTitle } from '../components/PageHeading.js';
 import { landFocus } from '../state/page-top.js';
 import type { Notice } from '../state/ui.js';
@@ -15,7 +16,7 @@ import { noticeOfLink, useLessonRoute } from './route.js';
 import { runStoriesEarly } from './stage.js';
 import { guessesText, statusLine, statusOf } from './status.js';
 import { isRight } from './answers.js';
-import { StoryEmbed } from './StoryEmbed.js';
+import { stopAnchor, StoryEmbed } from './StoryEmbed.js';
 import type { LabLesson } from './types.js';
 import './lessons.css';
 
@@ -88,10 +89,11 @@ function LessonBody({ lesson }: { lesson: LabLesson }) {
   const next = LESSONS.find((l) => l.number > lesson.number);
   const go = useLessonRoute((s) => s.go);
   usePageTitle(lesson.title);
+  const inOrder = useMemo(() => questionsInPageOrder(lesson), [lesson]);
+  const asked = useMemo(() => askedInPageOrder(lesson), [lesson]);
 
   const components = useMemo(() => {
     const placed = new Set(lesson.quiz.map((q) => q.id).filter((q) => lesson.body.includes(`::question{id=${q}}`)));
-    const inOrder = questionsInPageOrder(lesson);
     const numberOf = (qid: string) => inOrder.findIndex((q) => q.id === qid) + 1;
     return {
       h2: ({ children }: { children?: ReactNode }) => {
@@ -134,7 +136,7 @@ function LessonBody({ lesson }: { lesson: LabLesson }) {
         );
       },
     } as unknown as Components;
-  }, [lesson, go]);
+  }, [lesson, inOrder, go]);
   // The text was made a tree when the lab was built (text-tree.ts): here it only becomes elements.
   const text = useMemo(
     () => toJsxRuntime(lesson.tree, { Fragment, jsx, jsxs, components, ignoreInvalidStyle: true, passKeys: true, passNode: true }),
@@ -179,20 +181,44 @@ function LessonBody({ lesson }: { lesson: LabLesson }) {
           ])}
         </p>
         <ul className="anchors muted small" aria-label="Questions and challenges">
-          {questionsInPageOrder(lesson).map((q, i) => (
-            <li key={q.id}>
-              <a
-                href={`#/lesson/${lesson.folder}?at=${questionAnchor(q.id)}`}
-                onClick={(ev) => {
-                  ev.preventDefault();
-                  go(lesson.id, questionAnchor(q.id));
-                }}
-              >
-                Q{i + 1}
-              </a>
-              <AnswerMark chosen={answers[q.id]} options={q.options} />
-            </li>
-          ))}
+          {asked.map((a) =>
+            a.kind === 'question' ? (
+              <li key={a.question.id} data-question={a.question.id}>
+                <a
+                  href={`#/lesson/${lesson.folder}?at=${questionAnchor(a.question.id)}`}
+                  onClick={(ev) => {
+                    ev.preventDefault();
+                    go(lesson.id, questionAnchor(a.question.id));
+                  }}
+                >
+                  Q{inOrder.indexOf(a.question) + 1}
+                </a>
+                <AnswerMark chosen={answers[a.question.id]} options={a.question.options} />
+              </li>
+            ) : (
+              // A story's questions are asked at its stops: each is marked after its stop's link, as a quiz question is after its own.
+              <li key={`story-${a.story.id}`} data-story={a.story.id}>
+                ▶ {a.story.title}:
+                {a.story.stops.map((stop, i) =>
+                  stop.ask === undefined ? null : (
+                    <span key={stop.id} data-stop={stop.id}>
+                      {' '}
+                      <a
+                        href={`#/lesson/${lesson.folder}?at=${stopAnchor(a.story.id, stop.id)}`}
+                        onClick={(ev) => {
+                          ev.preventDefault();
+                          go(lesson.id, stopAnchor(a.story.id, stop.id));
+                        }}
+                      >
+                        stop {i + 1}
+                      </a>
+                      <AnswerMark chosen={answers[storyAskKey(a.story.id, stop.id)]} options={stop.ask.options} />
+                    </span>
+                  ),
+                )}
+              </li>
+            ),
+          )}
           {lesson.challenges.map((c) => (
             <li key={c.id}>
               <a
