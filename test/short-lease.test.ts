@@ -32,6 +32,16 @@ describe('a lease shorter than what it must cover', () => {
     ]);
   });
 
+  it('quotes the TTL in the words it is given, as a form labels it, and as the scenario file writes it by default', () => {
+    const s = jobQueue({ ttlMs: 30, workMs: 200 });
+    const form = (v: string) => `TTL (ms): ${v}`;
+    expect(shortLeaseNotes(s, form)).toEqual([
+      'Note: The leases of W1, W2 (TTL (ms): 30, 30 ms) end before their work (200 ms) does, so they work on past their lock with no fault at all. Durations are in milliseconds: did you mean 30 s, TTL (ms): 30000?',
+    ]);
+    expect(sweepLeaseNotes([s, jobQueue({ ttlMs: 40, workMs: 200 })], form)[0]).toContain('(TTL (ms): 30 to 40, 30 ms to 40 ms)');
+    expect(shortLeaseNotes(s)[0]).toContain('("ttlMs": 30, 30 ms)');
+  });
+
   it('says nothing of a lease that covers the work, of a client that refreshes its lease, or on a store whose locks never expire', () => {
     expect(shortLeaseNotes(jobQueue({ ttlMs: 30000, workMs: 200 }))).toEqual([]);
     expect(shortLeaseNotes(jobQueue({ ttlMs: 1000, workMs: 5000, refreshEveryMs: 500 }))).toEqual([]);

@@ -13,6 +13,16 @@ import type { ClientSpec, Scenario } from './types.js';
  * refusal. Rendered when shown, never stored or hashed.
  */
 
+/**
+ * How a note quotes the TTL it is about: a value (or "1000 to 2800") as the
+ * reader writes it. A file and the command line write the scenario's JSON
+ * field ("ttlMs": 30); a form writes the label beside its box.
+ */
+export type TtlWords = (value: string) => string;
+
+/** The TTL as a scenario file writes it: "ttlMs": 30. */
+export const JSON_TTL: TtlWords = (value) => `"ttlMs": ${value}`;
+
 /** What a client's lease should outlast and does not: its work (fixed, on average, or at the least), or a round trip to the store. */
 interface Outlasted {
   readonly what: 'work' | 'mean work' | 'shortest work' | 'round trip';
@@ -27,8 +37,8 @@ interface Outlasted {
  * before a grant can come back from the store. None on a store whose locks
  * never expire, since it reads no TTL.
  */
-export function shortLeaseNotes(s: Pick<Scenario, 'store' | 'network' | 'clients'>): string[] {
-  return sweepLeaseNotes([s]);
+export function shortLeaseNotes(s: Pick<Scenario, 'store' | 'network' | 'clients'>, ttl: TtlWords = JSON_TTL): string[] {
+  return sweepLeaseNotes([s], ttl);
 }
 
 /**
@@ -36,7 +46,7 @@ export function shortLeaseNotes(s: Pick<Scenario, 'store' | 'network' | 'clients
  * once that A's lease ends before its work at "ttlMs" 1000 to 2800, in 10
  * of the 11 combinations, not ten times.
  */
-export function sweepLeaseNotes(scenarios: ReadonlyArray<Pick<Scenario, 'store' | 'network' | 'clients'>>): string[] {
+export function sweepLeaseNotes(scenarios: ReadonlyArray<Pick<Scenario, 'store' | 'network' | 'clients'>>, ttl: TtlWords = JSON_TTL): string[] {
   // Each client's shortfalls of one kind, over every combination: the TTLs, the times they fall short of, and in how many combinations.
   const byClient = new Map<string, { name: string; what: Outlasted['what']; writes: number; ttls: Set<number>; took: Set<number>; combos: Set<number> }>();
   scenarios.forEach((s, i) => {
@@ -63,15 +73,19 @@ export function sweepLeaseNotes(scenarios: ReadonlyArray<Pick<Scenario, 'store' 
     if (g === undefined) groups.set(at, { names: [f.name], what: f.what, writes: f.writes, ttls, took, combos: f.combos.size });
     else g.names.push(f.name);
   }
-  return [...groups.values()].map((g) => note(g, scenarios.length));
+  return [...groups.values()].map((g) => note(g, scenarios.length, ttl));
 }
 
-function note(g: { names: string[]; what: Outlasted['what']; writes: number; ttls: number[]; took: number[]; combos: number }, combos: number): string {
+function note(
+  g: { names: string[]; what: Outlasted['what']; writes: number; ttls: number[]; took: number[]; combos: number },
+  combos: number,
+  ttl: TtlWords,
+): string {
   const one = g.names.length === 1;
   const whose = one ? `${g.names[0]}'s lease` : `The leases of ${g.names.join(', ')}`;
   const its = one ? 'its' : 'their';
   const ms = (v: number): string => formatDuration(msToUs(v));
-  const lease = `${whose} ("ttlMs": ${span(g.ttls, String)}, ${span(g.ttls, ms)})`;
+  const lease = `${whose} (${ttl(span(g.ttls, String))}, ${span(g.ttls, ms)})`;
   const took = span(g.took, ms);
   const said =
     g.what === 'round trip'
@@ -83,7 +97,7 @@ function note(g: { names: string[]; what: Outlasted['what']; writes: number; ttl
   const most = g.ttls[g.ttls.length - 1]!;
   const seconds =
     most < 1000 && least * 1000 > g.took[g.took.length - 1]!
-      ? ` Durations are in milliseconds: did you mean ${span(g.ttls, (v) => ms(v * 1000))}, "ttlMs": ${span(g.ttls, (v) => String(v * 1000))}?`
+      ? ` Durations are in milliseconds: did you mean ${span(g.ttls, (v) => ms(v * 1000))}, ${ttl(span(g.ttls, (v) => String(v * 1000)))}?`
       : '';
   return `Note: ${said}${where}.${seconds}`;
 }

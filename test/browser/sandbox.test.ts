@@ -46,8 +46,8 @@ describeBrowser('the sandbox', () => {
     expect(lab.errors).toEqual([]);
   });
 
-  it('notes a TTL that ends before the work it covers, and the TTL in seconds it most likely meant', async () => {
-    const page = await lab.page('#/sandbox');
+  it('notes a TTL that ends before the work it covers, and the TTL in seconds it most likely meant, in the form’s words', async () => {
+    const page = await lab.page('#/sandbox', { width: 1440, height: 900 });
     await page.getByRole('button', { name: 'Blank scenario' }).click();
     await expect.poll(() => page.getByTestId('draft-state').getAttribute('data-from')).toBe('blank');
     const a = page.locator('[data-client-card="A"]');
@@ -56,8 +56,11 @@ describeBrowser('the sandbox', () => {
     await page.getByTestId('sandbox-run').click();
     await expect.poll(() => page.getByTestId('verdict').getAttribute('data-outcome')).toBe('safe');
     expect(await page.getByTestId('short-lease').textContent()).toBe(
-      'Note: A\'s lease ("ttlMs": 30, 30 ms) ends before its work (200 ms) does, so it works on past its lock with no fault at all. Durations are in milliseconds: did you mean 30 s, "ttlMs": 30000?',
+      "Note: A's lease (TTL (ms): 30, 30 ms) ends before its work (200 ms) does, so it works on past its lock with no fault at all. Durations are in milliseconds: did you mean 30 s, TTL (ms): 30000?",
     );
+    // The note names the box the form labels so: the JSON field name ("ttlMs") is for files and the command line.
+    expect(await a.getByLabel('TTL (ms)').count()).toBe(1);
+    await screenshot(page, 'sandbox-short-lease-1440');
     await a.getByLabel('TTL (ms)').fill('30000');
     await page.getByTestId('sandbox-run').click();
     await expect.poll(() => page.getByTestId('short-lease').count()).toBe(0);

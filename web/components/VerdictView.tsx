@@ -1,6 +1,6 @@
 import { keysApart, summarize } from '../../sim/check/summary.js';
 import type { Verdict } from '../../sim/check/verdict.js';
-import { shortLeaseNotes } from '../../sim/scenario/short-lease.js';
+import { shortLeaseNotes, type TtlWords } from '../../sim/scenario/short-lease.js';
 import { formatInstant } from '../../sim/time.js';
 import { runEndOf, stopReason } from '../../sim/trace/stop-reason.js';
 import type { LoadedTrace } from '../state/traces.js';
@@ -18,15 +18,17 @@ const SYMBOL = { damage: '✕', fenced: '◆', warning: '⚠' } as const;
  * The checker's verdict in words: the outcome, with a symbol as well as a
  * colour, then each finding numbered as on the timeline. Choosing one moves
  * the playhead to its event and shows its details (on the primary trace;
- * another trace's list moves the playhead to its time).
+ * another trace's list moves the playhead to its time). A note on a short
+ * lease quotes the TTL as the scenario's file writes it, or, beside a form
+ * (the Sandbox), as `ttl` says the form shows it.
  */
-export function VerdictView({ trace, primary = true }: { trace: LoadedTrace; primary?: boolean }) {
+export function VerdictView({ trace, primary = true, ttl }: { trace: LoadedTrace; primary?: boolean; ttl?: TtlWords }) {
   const verdict = trace.doc.verdict;
   const { findings } = trace.annotations;
   const report = summarize(verdict);
   const stopped = stopReason(runEndOf(trace.doc));
   const apart = keysApart(trace.doc.scenario.clients);
-  const shortLeases = shortLeaseNotes(trace.doc.scenario);
+  const shortLeases = shortLeaseNotes(trace.doc.scenario, ttl);
   const go = (seq: number) => {
     const ui = useUi.getState();
     if (primary) ui.inspect(seq);

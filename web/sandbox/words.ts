@@ -147,6 +147,9 @@ export const CLIENT_FIELDS: Readonly<Record<string, string>> = {
   steps: 'Steps',
 };
 
+/** The TTL as the Sandbox's form shows it, by its box's label: "TTL (ms): 30". */
+export const formTtl = (value: string): string => `${CLIENT_FIELDS.ttlMs!}: ${value}`;
+
 const SCENARIO_FIELDS: Readonly<Record<string, string>> = {
   name: 'Scenario › Name',
   summary: 'Scenario › Summary',

@@ -8,7 +8,7 @@ import { buildLink, EMPTY_LINK, MAX_LINK_CHARS } from '../links/permalink.js';
 import { ClientCard } from '../sandbox/ClientCard.js';
 import { Confirm, type Ask } from '../sandbox/Confirm.js';
 import { isDirty, isOwn, newClient, useDraft } from '../sandbox/draft.js';
-import { formPlace } from '../sandbox/words.js';
+import { formPlace, formTtl } from '../sandbox/words.js';
 import { FaultsEditor } from '../sandbox/FaultsEditor.js';
 import { NumField, TextField } from '../sandbox/fields.js';
 import { droppedWords, faultsForKind, importScenarioFile, loadDraft, sourceOf, switchStoreKind } from '../sandbox/load.js';
@@ -315,7 +315,7 @@ export function SandboxView() {
                     </button>
                   </p>
                 )}
-                <VerdictView trace={trace} />
+                <VerdictView trace={trace} ttl={formTtl} />
                 <p className="muted small">
                   {trace.doc.events.length} events, simulated in {trace.workMs.toFixed(0)} ms · trace sha256{' '}
                   <span className="mono">{trace.hash.slice(0, 16)}…</span>
