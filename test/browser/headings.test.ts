@@ -138,6 +138,8 @@ describeBrowser('the headings of the lessons and the lab’s views read as an ou
         await page.getByTestId('sandbox-run').click();
         await page.getByTestId('verdict').waitFor();
       },
+      // The verdict one heading away: a screen reader's list of headings goes from the page's name to the result.
+      then: ['h1 Sandbox: pause-past-expiry', 'h2 Result'],
     },
     { view: 'Stores', hash: '#/stores', h1: 'Stores', open: (page) => page.getByTestId('stores-table').waitFor() },
     {

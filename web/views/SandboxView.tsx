@@ -298,7 +298,11 @@ export function SandboxView() {
               Add a client
             </button>
           </form>
-          <section className="sandbox-result" aria-label="Result" ref={resultRef}>
+          <section className="sandbox-result" aria-labelledby="sandbox-result-title" ref={resultRef}>
+            {/* For a screen reader's list of headings: the verdict is one jump from the page's h1; the form beside it is a landmark of its own. */}
+            <h2 className="sr-only" id="sandbox-result-title">
+              Result
+            </h2>
             {trace === null || issues !== null ? (
               <p className="muted">
                 {issues !== null
