@@ -278,7 +278,7 @@ describeBrowser('the Odds view', () => {
     await page.getByRole('group', { name: 'What to plot' }).getByLabel('double-owned lock cycles').check();
     for (let i = 0; i < 3; i++)
       expect(await page.locator(`g.odds-point[data-metric="doubleOwnedCycles"][data-combo="${i}"]`).getAttribute('aria-label')).toContain(
-        `double-owned lock cycles (of all cycles) ${formatCycles(expected.combinations[i]!.doubleOwnedCycles)} in 100 runs`,
+        `double-owned lock cycles ${formatCycles(expected.combinations[i]!.doubleOwnedCycles)} in 100 runs`,
       );
     expect(await page.locator('path.odds-band').count()).toBe(3);
     await page.getByTestId('odds-table').getByRole('button', { name: '30,000', exact: true }).click();

@@ -9,7 +9,7 @@ import { showParam } from './params.js';
 export const METRICS = [
   { key: 'doubleOwnership', label: 'double ownership', shape: 'circle' },
   { key: 'unsafe', label: 'stale write accepted', shape: 'triangle' },
-  { key: 'doubleOwnedCycles', label: 'double-owned lock cycles (of all cycles)', shape: 'square' },
+  { key: 'doubleOwnedCycles', label: 'double-owned lock cycles', shape: 'square' },
 ] as const;
 export type MetricKey = (typeof METRICS)[number]['key'];
 
