@@ -143,6 +143,22 @@ describe('permalinks', () => {
     expect(await parseLink(await buildLink(packed))).toEqual({ ok: true, state: packed });
   });
 
+  it("carries the Odds view's form: each varied field as `locklab sweep --vary` takes it, and the runs, only on the Odds view", async () => {
+    const odds = {
+      ...EMPTY_LINK,
+      view: 'odds' as const,
+      scenario: { builtin: 'random-gc-pauses' },
+      odds: { vary: ['clients[*].ttlMs=10000,30000', 'resource.fencing=false,true'], runs: 200 },
+    };
+    expect(await parseLink(await buildLink(odds))).toEqual({ ok: true, state: odds });
+    expect(await parseLink('#/lab?s=pause-past-expiry&vary=x%3D1&runs=5')).toEqual({
+      ok: true,
+      state: { ...EMPTY_LINK, scenario: { builtin: 'pause-past-expiry' } },
+    });
+    const bad = await parseLink('#/odds?vary=a%3D1&vary=b%3D2&vary=c&runs=x');
+    expect(bad.ok === false && bad.issues.map((i) => i.path).sort()).toEqual(['runs', 's', 'vary', 'vary']);
+  });
+
   it('parseLink names the parameter of each thing it cannot read', async () => {
     const bad = await parseLink('#/nowhere?s=a&sc=b&t=x&z=9-3');
     expect(bad.ok).toBe(false);

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { cli } from '../support/cli.js';
 import { SweepAggregate } from '../../sim/odds/aggregate.js';
@@ -11,7 +12,7 @@ import { normalizeScenario } from '../../sim/scenario/normalize.js';
 import { applyOverrides, parseOverride } from '../../sim/scenario/set.js';
 import { BUILTIN_NAMES, BUILTIN_SCENARIOS } from '../../sim/scenarios/index.js';
 import { traceHash } from '../../sim/index.js';
-import { axeViolations, describeBrowser, ready, screenshot, startLab, type Lab } from './harness.js';
+import { axeViolations, describeBrowser, ready, REPO, screenshot, startLab, type Lab } from './harness.js';
 
 /** A sweep of a scenario computed under Node with the same modules as the lab's workers, as `locklab sweep <ref>` runs it. */
 function sweepInNode(ref: string, raw: unknown, vary: string, runs: number): SweepReport {
@@ -318,6 +319,45 @@ describeBrowser('the Odds view', () => {
     await screenshot(page, 'odds-one-value');
     expect(lab.errors).toEqual([]);
     await page.close();
+  });
+
+  it('opens a sweep shared by its address, keeps the address equal to the form as it is edited, and names what a damaged one gets wrong', async () => {
+    const vary = encodeURIComponent('clients[*].ttlMs=10000,30000');
+    const page = await lab.page(`#/odds?s=random-gc-pauses&vary=${vary}&vary=resource.fencing%3Dfalse%2Ctrue&runs=50`, { width: 1440, height: 900 });
+    await expect.poll(() => page.getByTestId('odds-scenario').inputValue()).toBe('random-gc-pauses');
+    expect(await page.getByTestId('vary-select').inputValue()).toBe('clients[*].ttlMs');
+    expect(await page.getByTestId('vary-spec').inputValue()).toBe('10000,30000');
+    expect(await page.getByTestId('and-optionally-a-second-parameter-select').inputValue()).toBe('resource.fencing');
+    expect(await page.getByTestId('odds-runs').inputValue()).toBe('50');
+    expect(await page.getByTestId('notice').count()).toBe(0);
+    // An edit rewrites the address, so copying it at any moment shares the sweep as it stands.
+    await page.getByTestId('odds-runs').fill('60');
+    await page.getByTestId('and-optionally-a-second-parameter-select').selectOption('');
+    await expect.poll(() => page.evaluate(() => decodeURIComponent(location.hash))).toBe('#/odds?s=random-gc-pauses&vary=clients[*].ttlMs=10000,30000&runs=60');
+    const shared = await page.evaluate(() => location.hash);
+    const again = await lab.page(shared);
+    await expect.poll(() => again.getByTestId('odds-scenario').inputValue()).toBe('random-gc-pauses');
+    expect(await again.getByTestId('vary-spec').inputValue()).toBe('10000,30000');
+    expect(await again.getByTestId('and-optionally-a-second-parameter-select').inputValue()).toBe('');
+    expect(await again.getByTestId('odds-runs').inputValue()).toBe('60');
+    // The README's example address, as typed there.
+    const typed = /`(#\/odds\?[^`]+)`/.exec(readFileSync(join(REPO, 'README.md'), 'utf8'))![1]!;
+    const readme = await lab.page(typed);
+    await expect.poll(() => readme.getByTestId('odds-scenario').inputValue()).toBe('random-gc-pauses');
+    expect(await readme.getByTestId('vary-select').inputValue()).toBe('clients[*].ttlMs');
+    expect(await readme.getByTestId('vary-spec').inputValue()).toBe('10000,30000,60000');
+    expect(await readme.getByTestId('notice').count()).toBe(0);
+    await readme.close();
+    // A link naming only the scenario opens it with the list's own first choice, as picking it there does.
+    const named = await lab.page('#/odds?s=random-gc-pauses');
+    await expect.poll(() => named.getByTestId('odds-scenario').inputValue()).toBe('random-gc-pauses');
+    const damaged = await lab.page('#/odds?s=random-gc-pauses&vary=oops&runs=0');
+    const notice = damaged.getByTestId('notice');
+    await expect.poll(() => notice.textContent()).toContain('This link is damaged');
+    expect(await notice.textContent()).toContain('vary expected a field and its values, as in clients[*].ttlMs=10000,30000, got "oops"');
+    expect(await notice.textContent()).toContain('runs expected a whole number of runs per point, at least 1, got 0');
+    expect(lab.errors).toEqual([]);
+    for (const p of [page, again, named, damaged]) await p.close();
   });
 
   it('refuses a range with a step of zero in one line naming the field', async () => {

@@ -187,7 +187,7 @@ export const traceTarget: Target<{ doc: Doc; values: ValueMutation[]; texts: Tex
 
 /** Links: real ones built by the lab, then damaged, opened the way the lab opens them (parse, then the worker runs). */
 const linkState = fc.record({
-  view: fc.constantFrom('lab', 'sandbox', 'compare', 'stores', 'nowhere'),
+  view: fc.constantFrom('lab', 'sandbox', 'compare', 'stores', 'odds', 'nowhere'),
   scenario: fc.oneof(
     fc.constantFrom(...BUILTIN_NAMES).map((builtin) => ({ builtin })),
     randomScenario.map((raw) => ({ raw })),
@@ -205,6 +205,13 @@ const linkState = fc.record({
   cursor: fc.option(fc.nat(), { nil: null }),
   arrows: fc.boolean(),
   code: fc.boolean(),
+  odds: fc.option(
+    fc.record({
+      vary: fc.array(fc.oneof(fc.constantFrom('clients[*].ttlMs=10000,30000', 'faults[0].durationMs=1..9:2', '=', 'x=', '=1'), fc.string()), { maxLength: 3 }),
+      runs: fc.option(fc.nat(), { nil: null }),
+    }),
+    { nil: null },
+  ),
 });
 
 export const linkTarget: Target<{ state: Omit<LinkState, 'view' | 'domain' | 'compare'> & { view: string }; texts: TextMutation[] }> = {

@@ -22,7 +22,22 @@ export interface LinkState {
   code: boolean;
   /** Compare: the second trace is the same scenario with these overrides (and seed). */
   compare: { overrides: string[]; seed: number | null } | null;
+  /** Odds: the sweep's form, its scenario being the link's built-in (`s`). */
+  odds: OddsLink | null;
 }
+
+/**
+ * The Odds view's form in a link, so a sweep can be shared before it runs (a
+ * class sent the same sweep, a lesson pointing at one): each varied field as
+ * `locklab sweep --vary` takes it (`path=values`), and the runs per point.
+ */
+export interface OddsLink {
+  vary: string[];
+  runs: number | null;
+}
+
+/** The Odds view varies one field, or two. */
+export const MAX_VARIED = 2;
 
 export const EMPTY_LINK: LinkState = {
   view: 'lab',
@@ -34,6 +49,7 @@ export const EMPTY_LINK: LinkState = {
   arrows: false,
   code: false,
   compare: null,
+  odds: null,
 };
 
 export type LinkResult = { ok: true; state: LinkState } | { ok: false; issues: InputIssue[]; view: LinkView };
@@ -59,6 +75,10 @@ export async function buildLink(state: LinkState): Promise<string> {
   if (state.domain !== null) p.set('z', `${Math.round(state.domain[0])}-${Math.round(state.domain[1])}`);
   if (state.arrows) p.set('arrows', '1');
   if (state.code) p.set('code', '1');
+  if (state.odds !== null) {
+    for (const v of state.odds.vary) p.append('vary', v);
+    if (state.odds.runs !== null) p.set('runs', String(state.odds.runs));
+  }
   const query = p.toString();
   return `#/${state.view}${query === '' ? '' : `?${query}`}`;
 }
@@ -123,11 +143,26 @@ export async function parseLink(hash: string): Promise<LinkResult> {
     else state.domain = [Number(m[1]), Number(m[2])];
   }
   if (p.get('b') === '1') state.compare = { overrides: p.getAll('bset'), seed: seedOf('bseed') };
+  // The Odds view's form; other views have none and ignore it.
+  const vary = p.getAll('vary');
+  if (view === 'odds' && (vary.length > 0 || p.has('runs'))) {
+    if (vary.length > MAX_VARIED) issues.push({ path: 'vary', message: `is given ${vary.length} times; the Odds view varies at most ${MAX_VARIED} fields` });
+    for (const v of vary)
+      if (!/^[^=]+=.+$/s.test(v))
+        issues.push({ path: 'vary', message: `expected a field and its values, as in clients[*].ttlMs=10000,30000, got ${JSON.stringify(v.slice(0, 60))}` });
+    const runs = number('runs');
+    if (runs === 0) issues.push({ path: 'runs', message: 'expected a whole number of runs per point, at least 1, got 0' });
+    state.odds = { vary, runs };
+  }
   for (const name of ['set', 'bset']) {
     const n = p.getAll(name).length;
     if (n > LIMITS.maxOverrides) issues.push({ path: name, message: `is given ${n} times; ${limitText('maxOverrides')}` });
   }
-  if ((state.cursor !== null || state.compare !== null || state.overrides.length > 0) && state.scenario === null && !issues.some((i) => i.path === 'sc'))
+  if (
+    (state.cursor !== null || state.compare !== null || state.odds !== null || state.overrides.length > 0) &&
+    state.scenario === null &&
+    !issues.some((i) => i.path === 'sc')
+  )
     issues.push({ path: 's', message: 'the link names no scenario (s or sc)' });
   return issues.length > 0 ? { ok: false, view, issues } : { ok: true, state };
 }

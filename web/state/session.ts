@@ -1,4 +1,6 @@
-import { buildLink, EMPTY_LINK, MAX_LINK_CHARS, parseLink, type LinkState } from '../links/permalink.js';
+import { buildLink, EMPTY_LINK, MAX_LINK_CHARS, parseLink, type LinkState, type OddsLink } from '../links/permalink.js';
+import { chooseScenario, SANDBOX } from '../odds/source.js';
+import { useOdds, type OddsForm } from '../odds/store.js';
 import { sim, WorkerInputError } from '../worker/client.js';
 import type { ScenarioInput, TracePayload } from '../worker/protocol.js';
 import { getTrace, registerTrace, type LoadedTrace, type Origin } from './traces.js';
@@ -146,6 +148,12 @@ export function currentLinkState(): LinkState | string {
   const ui = useUi.getState();
   // Lessons have addresses of their own (web/lessons/route.ts); url-sync writes those.
   if (ui.view === 'lessons' || ui.view === 'lesson') return 'A lesson is linked by its own address.';
+  // The Odds view's address is its form: a built-in and what is varied, never the trace the Lab shows.
+  if (ui.view === 'odds') {
+    const form = useOdds.getState().form;
+    if (form.scenario === SANDBOX) return { ...EMPTY_LINK, view: 'odds' };
+    return { ...EMPTY_LINK, view: 'odds', scenario: { builtin: form.scenario }, odds: oddsLinkOf(form) };
+  }
   const primary = getTrace(ui.primaryId);
   if (ui.view === 'stores' || ui.view === 'sandbox') {
     if (primary === null || primary.origin.kind === 'file') return { ...EMPTY_LINK, view: ui.view };
@@ -164,6 +172,7 @@ export function currentLinkState(): LinkState | string {
     // The code is under the Lab's stage: a link to it open says so there.
     code: ui.view === 'lab' && ui.codeOpen,
     compare: null,
+    odds: null,
   };
   const second = getTrace(ui.secondaryId);
   if (ui.view === 'compare' && second !== null) {
@@ -188,6 +197,31 @@ export async function currentLink(): Promise<{ ok: true; hash: string } | { ok: 
       reason: `The link would be ${hash.length} characters, over the ${MAX_LINK_CHARS} the lab accepts; export the scenario as a file instead.`,
     };
   return { ok: true, hash };
+}
+
+/** The form as a link carries it: each field varied as `path=values`, and the runs per point when they are a whole number. */
+export function oddsLinkOf(form: OddsForm): OddsLink {
+  const vary = [
+    [form.path1, form.spec1],
+    [form.path2, form.spec2],
+  ].flatMap(([path, spec]) => (path !== '' && spec !== '' ? [`${path}=${spec}`] : []));
+  return { vary, runs: /^\d{1,9}$/.test(form.runs.trim()) ? Number(form.runs.trim()) : null };
+}
+
+/** The form a link's sweep fills in: its built-in, its varied fields (a second one only if given), and its runs if given. */
+export function oddsFormOf(builtin: string, link: OddsLink): Partial<OddsForm> {
+  const split = (v: string | undefined): [string, string] => {
+    if (v === undefined) return ['', ''];
+    const at = v.indexOf('=');
+    return [v.slice(0, at), v.slice(at + 1)];
+  };
+  const [path1, spec1] = split(link.vary[0]);
+  const [path2, spec2] = split(link.vary[1]);
+  return {
+    scenario: builtin,
+    ...(link.vary.length > 0 ? { path1, spec1, path2, ...(link.vary.length > 1 ? { spec2 } : {}) } : {}),
+    ...(link.runs === null ? {} : { runs: String(link.runs) }),
+  };
 }
 
 /**
@@ -228,6 +262,11 @@ export async function openLink(hash: string): Promise<void> {
     return;
   }
   showPrimary(t, { cursor: s.cursor ?? -1, domain: s.domain });
+  // An Odds link sweeps its built-in: chosen as the list would choose it, then the link's fields and runs, if it has them.
+  if (view === 'odds' && 'builtin' in s.scenario) {
+    chooseScenario(s.scenario.builtin);
+    if (s.odds !== null) useOdds.getState().setForm(oddsFormOf(s.scenario.builtin, s.odds));
+  }
   // A link with the code open opens it; one without leaves the learner's own choice.
   useUi.getState().set({ arrows: s.arrows, view, secondaryId: null, ...(s.code ? { codeOpen: true } : {}) });
   if (s.compare !== null) {

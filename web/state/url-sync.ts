@@ -1,5 +1,6 @@
 import { isLessonHash, lessonHash, openLessonHash, useLessonRoute } from '../lessons/route.js';
 import { useProgress } from '../lessons/progress.js';
+import { useOdds } from '../odds/store.js';
 import { currentLink, DEFAULT_SCENARIO, openLink, runPrimary } from './session.js';
 import { pageChanged, startPlaces, writeAddress } from './history-places.js';
 import { getTrace } from './traces.js';
@@ -75,6 +76,10 @@ export async function startUrlSync(): Promise<void> {
   useLessonRoute.subscribe(() => {
     newPage();
     later();
+  });
+  // The Odds view's address is its form: an edit rewrites it, as scrubbing the Lab's timeline does.
+  useOdds.subscribe((now, before) => {
+    if (now.form !== before.form && useUi.getState().view === 'odds') later();
   });
   window.addEventListener('hashchange', () => {
     if (location.hash === written) return;
