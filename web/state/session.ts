@@ -199,13 +199,13 @@ export async function currentLink(): Promise<{ ok: true; hash: string } | { ok: 
   return { ok: true, hash };
 }
 
-/** The form as a link carries it: each field varied as `path=values`, and the runs per point when they are a whole number. */
+/** The form as a link carries it: each field varied as `path=values`, and the runs per point when they are a whole number above 0 (a link with another would open as damaged). */
 export function oddsLinkOf(form: OddsForm): OddsLink {
   const vary = [
     [form.path1, form.spec1],
     [form.path2, form.spec2],
   ].flatMap(([path, spec]) => (path !== '' && spec !== '' ? [`${path}=${spec}`] : []));
-  return { vary, runs: /^\d{1,9}$/.test(form.runs.trim()) ? Number(form.runs.trim()) : null };
+  return { vary, runs: /^[1-9]\d{0,8}$/.test(form.runs.trim()) ? Number(form.runs.trim()) : null };
 }
 
 /** The form a link's sweep fills in: its built-in, its varied fields (a second one only if given), and its runs if given. */
