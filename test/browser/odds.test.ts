@@ -15,6 +15,19 @@ import { traceHash } from '../../sim/index.js';
 import { axeViolations, describeBrowser, ready, REPO, screenshot, startLab, type Lab } from './harness.js';
 
 /** A sweep of a scenario computed under Node with the same modules as the lab's workers, as `locklab sweep <ref>` runs it. */
+/** A row of the Odds view's table as Node's report gives it: the point's value, its runs, then each share in the table's order. */
+function tableRow(value: string, runs: string, c: SweepReport['combinations'][number]): string[] {
+  return [
+    value,
+    runs,
+    formatShare(c.doubleOwnership),
+    formatCyclesShort(c.doubleOwnedCycles),
+    formatShare(c.unsafe),
+    formatShare(c.fenced),
+    formatShare(c.lostLock),
+  ];
+}
+
 function sweepInNode(ref: string, raw: unknown, vary: string, runs: number): SweepReport {
   const base = normalizeScenario(raw, ref);
   const plan = planSweep({
@@ -87,17 +100,7 @@ describeBrowser('the Odds view', () => {
       'lost a lock',
     ]);
     const rows = await table.locator('tbody tr').evaluateAll((trs) => trs.map((tr) => [...tr.children].map((c) => c.textContent)));
-    expect(rows).toEqual(
-      expected.combinations.map((c, i) => [
-        (7000 + 1000 * i).toLocaleString('en-US'),
-        '1,000',
-        formatShare(c.doubleOwnership),
-        formatCyclesShort(c.doubleOwnedCycles),
-        formatShare(c.unsafe),
-        formatShare(c.fenced),
-        formatShare(c.lostLock),
-      ]),
-    );
+    expect(rows).toEqual(expected.combinations.map((c, i) => tableRow((7000 + 1000 * i).toLocaleString('en-US'), '1,000', c)));
     await screenshot(page, 'odds-1440');
     expect(await axeViolations(page, 'odds')).toEqual([]);
 
@@ -270,9 +273,7 @@ describeBrowser('the Odds view', () => {
       .getByTestId('odds-table')
       .locator('tbody tr')
       .evaluateAll((trs) => trs.map((tr) => [...tr.children].map((c) => c.textContent)));
-    expect(rows.map((r) => r.slice(0, 4))).toEqual(
-      expected.combinations.map((c, i) => [['10,000', '30,000', '60,000'][i], '100', formatShare(c.doubleOwnership), formatCyclesShort(c.doubleOwnedCycles)]),
-    );
+    expect(rows.map((r) => r.slice(0, 4))).toEqual(expected.combinations.map((c, i) => tableRow(['10,000', '30,000', '60,000'][i]!, '100', c).slice(0, 4)));
     expect(expected.combinations.map((c) => c.doubleOwnedCycles.n)).toEqual([6000, 6000, 6000]);
     expect(expected.combinations[0]!.doubleOwnedCycles.k).toBeGreaterThan(0);
     // The share of jobs can be plotted too, each point naming its figure as `locklab sweep` prints it.
@@ -467,17 +468,7 @@ describeBrowser('the Odds view', () => {
       .getByTestId('odds-table')
       .locator('tbody tr')
       .evaluateAll((trs) => trs.map((tr) => [...tr.children].map((c) => c.textContent)));
-    expect(rows).toEqual(
-      expected.combinations.map((c, i) => [
-        (2000 + 1000 * i).toLocaleString('en-US'),
-        '20',
-        formatShare(c.doubleOwnership),
-        formatCyclesShort(c.doubleOwnedCycles),
-        formatShare(c.unsafe),
-        formatShare(c.fenced),
-        formatShare(c.lostLock),
-      ]),
-    );
+    expect(rows).toEqual(expected.combinations.map((c, i) => tableRow((2000 + 1000 * i).toLocaleString('en-US'), '20', c)));
     // It breaks sometimes, not always: a sweep worth running.
     expect(expected.combinations.some((c) => c.doubleOwnership.k > 0 && c.doubleOwnership.k < 20)).toBe(true);
     const [csv] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download CSV' }).click()]);
