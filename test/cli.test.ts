@@ -7,6 +7,11 @@ import { BUILTIN_SCENARIOS } from '../sim/scenarios/index.js';
 import { runHash } from '../sim/trace/hash.js';
 import type { TraceDocument } from '../sim/trace/types.js';
 import { cli } from './support/cli.js';
+import { normalizeScenario } from '../sim/scenario/normalize.js';
+import { applyOverrides } from '../sim/scenario/set.js';
+import { runScenario } from '../sim/run.js';
+import { deriveIntervals } from '../sim/check/intervals.js';
+import { percent2 } from '../sim/words.js';
 import { STORE_KINDS, STORE_TABLE } from '../sim/stores/registry.js';
 
 let dir: string;
@@ -50,6 +55,50 @@ describe('locklab run', () => {
     expect(r.out).toContain('  1 double-ownership window, 1 stale write (1 accepted), 0 unprotected writes, 1 lost lock.\n');
     expect(r.out).toContain('Reproduce: locklab run pause-past-expiry --seed 7');
     expect(r.out).not.toContain('\u001b[');
+  });
+
+  it("ends with the run's lock cycles and how many were double-owned, as a direct count of its beliefs finds them", async () => {
+    expect((await cli('run', 'pause-past-expiry')).out).toContain('  2 lock cycles, both double-owned.\n');
+    const scenario = normalizeScenario(BUILTIN_SCENARIOS['random-gc-pauses'], 'random-gc-pauses');
+    // Seed 4 at a 20 s TTL has some cycles double-owned and not others; seed 1 at the scenario's own TTL has none.
+    for (const [seed, ttl] of [
+      [4, 20000],
+      [1, undefined],
+    ] as const) {
+      const run = runScenario(ttl === undefined ? scenario : applyOverrides(scenario, [{ path: 'clients[*].ttlMs', value: ttl }]), seed);
+      const intervals = deriveIntervals(run.events);
+      const doubled = intervals.beliefs.filter((b) =>
+        intervals.beliefs.some(
+          (o) => o.client !== b.client && o.key === b.key && o.startUs < (b.endUs ?? intervals.lastUs) && b.startUs < (o.endUs ?? intervals.lastUs),
+        ),
+      ).length;
+      const n = intervals.beliefs.length;
+      const args = ['run', 'random-gc-pauses', '--seed', String(seed), ...(ttl === undefined ? [] : ['--set', `clients[*].ttlMs=${ttl}`])];
+      const r = await cli(...args);
+      const expected =
+        doubled === 0
+          ? `  ${n} lock cycles, none of them double-owned.\n`
+          : `  ${n} lock cycles, ${doubled} of them double-owned (${percent2(doubled / n)} %).\n`;
+      expect(r.out).toContain(expected);
+      if (ttl !== undefined) expect(doubled).toBeGreaterThan(0);
+      // A trace written by the run and read back by check says the same.
+      const out = join(dir, `cycles-${seed}.jsonl`);
+      await cli(...args, '--out', out);
+      expect((await cli('check', out)).out).toContain(expected);
+    }
+  });
+
+  it('points a run of random faults to the sweep that gives its odds, with the same overrides; a scripted story gets no such line', async () => {
+    const r = await cli('run', 'random-gc-pauses', '--seed', '4', '--set', 'clients[*].ttlMs=20000');
+    const line = r.out.split('\n').find((l) => l.startsWith('How often it breaks'));
+    expect(line).toBe(
+      "How often it breaks (its faults are random, and a seed is one draw of them): locklab sweep random-gc-pauses --seeds 1..1000 --set 'clients[*].ttlMs=20000'",
+    );
+    // The command runs as printed (here over seed 4 alone): that seed's run is one with double ownership.
+    const sweep = await cli('sweep', 'random-gc-pauses', '--seeds', '4..4', '--set', 'clients[*].ttlMs=20000', '--json', '--quiet');
+    expect(sweep.code).toBe(0);
+    expect((JSON.parse(sweep.out) as { combinations: Array<{ doubleOwnership: { k: number } }> }).combinations[0]!.doubleOwnership.k).toBe(1);
+    expect((await cli('run', 'pause-past-expiry')).out).not.toContain('How often it breaks');
   });
 
   it('--set resource.fencing=true makes the same story fenced', async () => {

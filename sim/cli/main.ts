@@ -7,14 +7,14 @@ import { normalizeScenario } from '../scenario/normalize.js';
 import { applyOverrides, parseOverride, type Override } from '../scenario/set.js';
 import type { Scenario } from '../scenario/types.js';
 import { BUILTIN_NAMES, BUILTIN_SCENARIOS } from '../scenarios/index.js';
-import { check } from '../check/checker.js';
+import { Checker } from '../check/checker.js';
 import { CheckError } from '../check/refuse.js';
 import type { Verdict } from '../check/verdict.js';
 import { canonicalJson, runHash } from '../trace/hash.js';
 import { STORE_TABLE } from '../stores/registry.js';
 import type { TraceDocument } from '../trace/types.js';
 import { readJsonFile, readLines, scenarioFileText } from './files.js';
-import { formatStop, formatVerdict } from './format.js';
+import { formatStop, formatVerdict, lockCyclesOf, type LockCycles } from './format.js';
 import { addLessonCommands } from './lessons-commands.js';
 import { isJsonl, runCommand, RunInterrupted, type RunOptions } from './run-command.js';
 import { registerRealCommands } from './real.js';
@@ -85,6 +85,7 @@ interface ReadTrace {
   runHash: string;
   verdict: Verdict;
   stored: unknown;
+  cycles: LockCycles;
 }
 
 /**
@@ -102,8 +103,10 @@ async function readTraceDocument(file: string): Promise<ReadTrace> {
   const { validateTrace } = await traceReaders();
   const doc = validateTrace(readJsonFile(file, 'trace'), file);
   let verdict: Verdict;
+  const checker = new Checker();
   try {
-    verdict = check(doc.events);
+    for (const e of doc.events) checker.push(e);
+    verdict = checker.finish();
   } catch (err) {
     if (err instanceof CheckError) throw new InputError(file, [{ path: `events[${err.seq}].${err.field}`, message: err.detail }]);
     throw err;
@@ -116,6 +119,7 @@ async function readTraceDocument(file: string): Promise<ReadTrace> {
     runHash: runHash(doc),
     verdict,
     stored: (doc as { verdict?: unknown }).verdict,
+    cycles: lockCyclesOf(checker.intervals),
   };
 }
 
@@ -205,7 +209,7 @@ Exit codes: 0 the run completed (whatever its outcome), 1 the outcome met --fail
         io.out(
           `${c.bold(t.scenario.name === undefined ? file : String(t.scenario.name))}${c.dim(` · seed ${t.seed} · ${t.eventCount} events · run ${t.runHash.slice(0, 12)}`)}\n`,
         );
-        io.out(`${formatVerdict({ verdict }, c)}\n`);
+        io.out(`${formatVerdict({ verdict }, c, t.cycles)}\n`);
         if (t.stop.reason !== 'completed') io.out(`${formatStop(end, c)}\n`);
       }
       if (differs)

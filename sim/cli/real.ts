@@ -13,7 +13,7 @@ import type { ClientLibrary } from '../real/ipc.js';
 import { writeFileSync } from 'node:fs';
 import { userInfo } from 'node:os';
 import { writeFileAtomic } from './files.js';
-import { formatStop, formatTimeline, formatVerdict, runEndOf } from './format.js';
+import { formatStop, formatTimeline, formatVerdict, lockCyclesIn, runEndOf } from './format.js';
 import { codeLineFinder, formatCode } from './run-command.js';
 import { counted } from '../words.js';
 
@@ -247,7 +247,7 @@ already holding what the run would write, 3 the time budget ran out.`,
         const lineOf = marker === undefined ? undefined : realLineOf(scenario, marker.marks);
         if (marker !== undefined) io.out(`${formatCode(scenario, c)}\n\n`);
         io.out(
-          `${realHeader(r, doc, opts.client, c)}\n${formatTimeline(doc, c, undefined, lineOf)}\n\n${formatVerdict(doc, c)}\n${formatStop(runEndOf(doc), c)}\n`,
+          `${realHeader(r, doc, opts.client, c)}\n${formatTimeline(doc, c, undefined, lineOf)}\n\n${formatVerdict(doc, c, lockCyclesIn(doc.events))}\n${formatStop(runEndOf(doc), c)}\n`,
         );
         if (opts.out !== undefined) io.out(c.dim(`Trace written to ${opts.out}\n`));
       }
@@ -291,7 +291,7 @@ already holding what the run would write, 3 the time budget ran out.`,
           io.out(`${t(r.simUs)}  ${t(r.realUs)}  ${r.actor.padEnd(w)}  ${r.kind}${r.whose === undefined ? '' : ` (${r.whose})`}${note}\n`);
         }
         io.out(
-          `\n${c.bold('Simulated:')} ${formatVerdict(sim, c)}\n\n${c.bold('Real:')} ${realHeader(r, realDoc, opts.client, c)}\n${formatVerdict(realDoc, c)}\n\n`,
+          `\n${c.bold('Simulated:')} ${formatVerdict(sim, c, lockCyclesIn(sim.events))}\n\n${c.bold('Real:')} ${realHeader(r, realDoc, opts.client, c)}\n${formatVerdict(realDoc, c, lockCyclesIn(realDoc.events))}\n\n`,
         );
         io.out(
           same

@@ -1,7 +1,7 @@
 import type { Colors } from 'picocolors/types.js';
 import { CurrentSteps } from '../clients/step-marks.js';
 import { InputError } from '../errors.js';
-import { reproduceCommand } from '../reproduce.js';
+import { hasRandomFaults, reproduceCommand, sweepCommand } from '../reproduce.js';
 import { startJob } from '../run.js';
 import { grouped, LIMITS, limitText } from '../scenario/limits.js';
 import type { Override } from '../scenario/set.js';
@@ -14,7 +14,7 @@ import type { KeptTrace } from '../trace/kept.js';
 import { TRACE_SCHEMA, type TraceDocument, type TraceEvent } from '../trace/types.js';
 import { EventWindow } from './event-window.js';
 import { AtomicFile } from './files.js';
-import { formatStop, formatVerdict, stopReason, writeTimeline, type RunEnd } from './format.js';
+import { formatStop, formatVerdict, lockCyclesOf, stopReason, writeTimeline, type RunEnd } from './format.js';
 
 export interface RunOptions {
   seed?: number;
@@ -335,8 +335,10 @@ export async function runCommand(
         (piece) => io.out(written++ === 0 ? piece : `\n${piece}`),
         lines === undefined ? undefined : (e) => lines.of(e),
       );
-      io.out(`\n\n${formatVerdict(run, c)}\n${formatStop(end, c)}\n`);
+      io.out(`\n\n${formatVerdict(run, c, lockCyclesOf(r.intervals))}\n${formatStop(end, c)}\n`);
       io.out(c.dim(`Reproduce: ${reproduceCommand(ref, seed, opts.set)}\n`));
+      if (hasRandomFaults(scenario))
+        io.out(c.dim(`How often it breaks (its faults are random, and a seed is one draw of them): ${sweepCommand(ref, opts.set)}\n`));
       if (opts.out !== undefined) io.out(c.dim(`Trace written to ${opts.out}\n`));
     }
     return { end, outcome: r.verdict.outcome };

@@ -1,6 +1,6 @@
 import { grouped } from '../scenario/limits.js';
 import { formatDuration } from '../time.js';
-import { counted } from '../words.js';
+import { counted, percent2 as pct2 } from '../words.js';
 import type { SweepAggregate } from './aggregate.js';
 import { reproduceCommand } from './command.js';
 import { showValue } from './range.js';
@@ -177,14 +177,6 @@ export function formatShare(s: Share): string {
     return v.toFixed(1);
   };
   return `${pct(s.p)} % (${pct(s.lo)}–${pct(s.hi)})`;
-}
-
-/** A percentage to two significant digits, in plain digits however small ("0.18", "0.0032", "1.2"); from 10 on, to one decimal. */
-function pct2(x: number): string {
-  const v = x * 100;
-  if (v === 0 || v === 100) return String(v);
-  if (v >= 10) return v > 99.9 ? Math.min(99.99, Number(v.toFixed(2))).toFixed(2) : v.toFixed(1);
-  return v.toFixed(Math.min(20, Math.max(1, 1 - Math.floor(Math.log10(v)))));
 }
 
 /** "about 1 in 560": the inverse of a small share, to two significant digits; empty for a share above one in five, where a percentage says it better. */

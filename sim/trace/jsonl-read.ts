@@ -25,6 +25,8 @@ export interface JsonlTrace {
   readonly runHash: string;
   readonly verdict: Verdict;
   readonly storedVerdict: unknown;
+  /** The lock cycles judged, and how many were double-owned (IntervalTracker's counts). */
+  readonly cycles: { readonly begun: number; readonly doubleOwned: number };
 }
 
 /**
@@ -101,6 +103,7 @@ export class JsonlTraceReader {
       runHash: this.hasher!.digest(),
       verdict,
       storedVerdict: this.end!.verdict,
+      cycles: { begun: this.checker.intervals.beliefsBegun, doubleOwned: this.checker.intervals.beliefsDoubleOwned },
     };
   }
 

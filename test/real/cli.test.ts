@@ -30,10 +30,13 @@ describeReal('locklab real and locklab compare', () => {
     // Killed, it is on no line: the crash is its last event on line 5, and nothing of A's after it has one.
     expect(r.out).toMatch(/A@app1\s+5\s+CRASHES/);
     expect(r.out).toMatch(/Verdict: SAFE/);
+    // A crashed before B was granted the lock: two lock cycles, never at once.
+    expect(r.out).toContain('  2 lock cycles, none of them double-owned.\n');
     expect(r.err).toMatch(/\[real \d+\.\d s\]/);
     const doc = validateTrace(JSON.parse(readFileSync(out, 'utf8')), out);
     expect(doc.source).toBe('real');
     expect(doc.events.map((e) => e.kind)).toEqual(expect.arrayContaining(['process.crash', 'lock.expired', 'acquire.ok']));
+    expect((await cli('check', out)).out).toContain('  2 lock cycles, none of them double-owned.\n');
     const checked = await cli('check', out, '--json');
     expect(checked.code).toBe(0);
     expect(JSON.parse(checked.out).verdict.outcome).toBe(doc.verdict.outcome);
