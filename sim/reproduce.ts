@@ -3,7 +3,7 @@ import type { Override } from './scenario/set.js';
 
 /** Quotes a word for a POSIX shell when it needs it. */
 export function shellQuote(word: string): string {
-  return /^[\w./:=@,-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+  return /^[\w./:=@,+-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
 }
 
 /** An override as `locklab run --set` takes it: strings bare, everything else as JSON. */
@@ -13,7 +13,12 @@ export function overrideText(o: Override): string {
 
 /** The `locklab run` command that reproduces a run of `ref` (a built-in name or a file) with `seed` and overrides. */
 export function reproduceCommand(ref: string, seed: number, overrides: readonly Override[]): string {
-  return ['locklab run', shellQuote(ref), `--seed ${seed}`, ...overrides.map((o) => `--set ${shellQuote(overrideText(o))}`)].join(' ');
+  return runCommand(ref, seed, overrides.map(overrideText));
+}
+
+/** The same, with the overrides as `--set` takes them (a sweep's `sets`). */
+export function runCommand(ref: string, seed: number, sets: readonly string[]): string {
+  return ['locklab run', shellQuote(ref), `--seed ${seed}`, ...sets.map((s) => `--set ${shellQuote(s)}`)].join(' ');
 }
 
 /** The `locklab sweep` command that runs `ref`, with the same overrides, over the sweep's default 1,000 seeds. */

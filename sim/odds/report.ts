@@ -2,7 +2,7 @@ import { grouped } from '../scenario/limits.js';
 import { formatDuration } from '../time.js';
 import { counted, percent2 as pct2 } from '../words.js';
 import type { SweepAggregate } from './aggregate.js';
-import { reproduceCommand } from './command.js';
+import { runCommand as reproduceCommand } from '../reproduce.js';
 import { showValue } from './range.js';
 import type { Tally } from './tally.js';
 import { clusteredWilson, wilson, type ClusteredShare, type Share } from './wilson.js';
