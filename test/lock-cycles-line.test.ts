@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { lockCyclesLine } from '../sim/cli/format.js';
+import { lockCyclesLine } from '../sim/check/summary.js';
 
 describe("a run's lock cycles in words", () => {
   it('says none, not, both, all, or how many and what share, digits grouped', () => {

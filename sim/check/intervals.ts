@@ -684,6 +684,9 @@ export interface Intervals {
   readonly beliefs: readonly BeliefInterval[];
   readonly windows: readonly OwnershipWindow[];
   readonly lastUs: number;
+  /** Lock cycles (belief intervals begun), and those another client's belief overlapped (see IntervalTracker). */
+  readonly beliefsBegun: number;
+  readonly beliefsDoubleOwned: number;
 }
 
 export function deriveIntervals(events: readonly TraceEvent[]): Intervals {

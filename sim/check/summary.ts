@@ -1,4 +1,8 @@
 import { formatDuration, formatInstant } from '../time.js';
+import { grouped } from '../scenario/limits.js';
+import { counted, percent2 } from '../words.js';
+import { deriveIntervals, type IntervalTracker } from './intervals.js';
+import type { TraceEvent } from '../trace/types.js';
 import { lockOutShares, type ClientAvailability, type StaleWrite, type Verdict } from './verdict.js';
 
 /*
@@ -134,4 +138,34 @@ export function keysApart(clients: ReadonlyArray<{ readonly name: string; readon
   if (byKey.size < 2) return undefined;
   const who = [...byKey].map(([key, names]) => `${names.join(', ')} on ${JSON.stringify(key)}`).join('; ');
   return `Note: the clients lock different keys (${who}): a lock on one key keeps no one off another, so clients on different keys never kept each other out, though they share the one resource. Each key is judged on its own.`;
+}
+
+/**
+ * A run's lock cycles, as a sweep counts them in its thousands of runs: each
+ * acquisition that succeeded, until its client stopped believing it held the
+ * lock, and how many of them another client's belief overlapped.
+ */
+export interface LockCycles {
+  readonly begun: number;
+  readonly doubleOwned: number;
+}
+
+/** The lock cycles an interval derivation counted (final once it finished). */
+export function lockCyclesOf(t: Pick<IntervalTracker, 'beliefsBegun' | 'beliefsDoubleOwned'>): LockCycles {
+  return { begun: t.beliefsBegun, doubleOwned: t.beliefsDoubleOwned };
+}
+
+/** The lock cycles of a whole trace's events. */
+export function lockCyclesIn(events: readonly TraceEvent[]): LockCycles {
+  return lockCyclesOf(deriveIntervals(events));
+}
+
+/** "60 lock cycles, 3 of them double-owned (5.0 %)": one run's share of jobs two clients both owned, the figure a sweep gives the odds of. */
+export function lockCyclesLine(cycles: LockCycles): string {
+  const { begun, doubleOwned } = cycles;
+  if (begun === 0) return 'No lock cycle: no client ever believed it held the lock.';
+  const of = counted(begun, 'lock cycle', { show: grouped });
+  if (doubleOwned === 0) return `${of}, ${begun === 1 ? 'not' : 'none of them'} double-owned.`;
+  if (doubleOwned === begun) return `${of}, ${begun === 2 ? 'both' : 'all of them'} double-owned.`;
+  return `${of}, ${grouped(doubleOwned)} of them double-owned (${percent2(doubleOwned / begun)} %).`;
 }

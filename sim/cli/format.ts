@@ -1,4 +1,4 @@
-import { keysApart, sentences, type Sentences } from '../check/summary.js';
+import { keysApart, lockCyclesLine, sentences, type LockCycles, type Sentences } from '../check/summary.js';
 import { shortLeaseNotes } from '../scenario/short-lease.js';
 import type { Colors } from 'picocolors/types.js';
 import { describe, describeBelief, toneOf, type EventTone } from '../trace/describe.js';
@@ -9,8 +9,7 @@ import { formatDuration, formatInstant } from '../time.js';
 import { grouped } from '../scenario/limits.js';
 import { EventWindow, type ShownEvents } from './event-window.js';
 import { stopReason, type RunEnd } from '../trace/stop-reason.js';
-import { counted, percent2 } from '../words.js';
-import { IntervalTracker } from '../check/intervals.js';
+import { counted } from '../words.js';
 
 export { runEndOf, stopReason, type RunEnd } from '../trace/stop-reason.js';
 
@@ -199,39 +198,6 @@ const SHOWN_GROUPS: ReadonlyArray<readonly [Exclude<keyof Sentences, 'outcome'>,
   ['unprotectedWrites', 'unprotected writes'],
   ['availability', 'sentences on waiting and on work without the lock'],
 ];
-
-/**
- * A run's lock cycles, as a sweep counts them in its thousands of runs: each
- * acquisition that succeeded, until its client stopped believing it held the
- * lock, and how many of them another client's belief overlapped.
- */
-export interface LockCycles {
-  readonly begun: number;
-  readonly doubleOwned: number;
-}
-
-/** The lock cycles an interval derivation counted (final once it finished). */
-export function lockCyclesOf(t: Pick<IntervalTracker, 'beliefsBegun' | 'beliefsDoubleOwned'>): LockCycles {
-  return { begun: t.beliefsBegun, doubleOwned: t.beliefsDoubleOwned };
-}
-
-/** The lock cycles of a whole trace's events. */
-export function lockCyclesIn(events: readonly TraceEvent[]): LockCycles {
-  const t = new IntervalTracker();
-  for (const e of events) t.push(e);
-  t.finish();
-  return lockCyclesOf(t);
-}
-
-/** "60 lock cycles, 3 of them double-owned (5.0 %)": one run's share of jobs two clients both owned, the figure a sweep gives the odds of. */
-export function lockCyclesLine(cycles: LockCycles): string {
-  const { begun, doubleOwned } = cycles;
-  if (begun === 0) return 'No lock cycle: no client ever believed it held the lock.';
-  const of = counted(begun, 'lock cycle', { show: grouped });
-  if (doubleOwned === 0) return `${of}, ${begun === 1 ? 'not' : 'none of them'} double-owned.`;
-  if (doubleOwned === begun) return `${of}, ${begun === 2 ? 'both' : 'all of them'} double-owned.`;
-  return `${of}, ${grouped(doubleOwned)} of them double-owned (${percent2(doubleOwned / begun)} %).`;
-}
 
 /** The verdict in sentences, then its counts; with `cycles`, the run's lock cycles and how many were double-owned. */
 export function formatVerdict(

@@ -13,7 +13,8 @@ import type { ClientLibrary } from '../real/ipc.js';
 import { writeFileSync } from 'node:fs';
 import { userInfo } from 'node:os';
 import { writeFileAtomic } from './files.js';
-import { formatStop, formatTimeline, formatVerdict, lockCyclesIn, runEndOf } from './format.js';
+import { formatStop, formatTimeline, formatVerdict, runEndOf } from './format.js';
+import { lockCyclesIn } from '../check/summary.js';
 import { codeLineFinder, formatCode } from './run-command.js';
 import { counted } from '../words.js';
 

@@ -14,7 +14,8 @@ import type { KeptTrace } from '../trace/kept.js';
 import { TRACE_SCHEMA, type TraceDocument, type TraceEvent } from '../trace/types.js';
 import { EventWindow } from './event-window.js';
 import { AtomicFile } from './files.js';
-import { formatStop, formatVerdict, lockCyclesOf, stopReason, writeTimeline, type RunEnd } from './format.js';
+import { formatStop, formatVerdict, stopReason, writeTimeline, type RunEnd } from './format.js';
+import { lockCyclesOf } from '../check/summary.js';
 
 export interface RunOptions {
   seed?: number;

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { BUILTIN_SCENARIOS, normalizeScenario, runScenario } from '../../sim/index.js';
+import { lockCyclesIn, lockCyclesLine } from '../../sim/check/summary.js';
 import { describeBrowser, openCode, ready, screenshot, startLab, type Lab } from './harness.js';
 
 /** The same run under Node, to compare the page with. */
@@ -12,6 +13,19 @@ describeBrowser('the lab replays pause-past-expiry', () => {
   });
   afterAll(async () => {
     await lab?.close();
+  });
+
+  it("says the run's lock cycles and how many were double-owned, as the command line counts them", async () => {
+    const page = await lab.page('#/lab?s=pause-past-expiry');
+    await ready(page);
+    await expect.poll(() => page.getByTestId('lock-cycles').textContent()).toBe('2 lock cycles, both double-owned.');
+    // Seed 4 of random-gc-pauses: some of its 60 cycles double-owned, not all; the page counts what Node's run counts.
+    const other = await lab.page('#/lab?s=random-gc-pauses&seed=4');
+    await ready(other);
+    const expected = lockCyclesLine(lockCyclesIn(runScenario(normalizeScenario(BUILTIN_SCENARIOS['random-gc-pauses'], 'random-gc-pauses'), 4).events));
+    expect(expected).toMatch(/^60 lock cycles, [1-9]\d* of them double-owned/);
+    await expect.poll(() => other.getByTestId('lock-cycles').textContent()).toBe(expected);
+    expect(lab.errors).toEqual([]);
   });
 
   it('shows the double-ownership band and the accepted stale write, then the rejected one with fencing on', async () => {

@@ -1,4 +1,4 @@
-import { keysApart, summarize } from '../../sim/check/summary.js';
+import { keysApart, lockCyclesLine, summarize } from '../../sim/check/summary.js';
 import type { Verdict } from '../../sim/check/verdict.js';
 import { shortLeaseNotes, type TtlWords } from '../../sim/scenario/short-lease.js';
 import { formatInstant } from '../../sim/time.js';
@@ -43,6 +43,9 @@ export function VerdictView({ trace, primary = true, ttl }: { trace: LoadedTrace
         </p>
       )}
       {!findings.some((f) => f.kind !== 'lock-out') && <p className="muted small">No double ownership and no stale write: mutual exclusion held.</p>}
+      <p className="muted small" data-testid="lock-cycles">
+        {lockCyclesLine(trace.model.lockCycles)}
+      </p>
       {apart !== undefined && (
         <p className="notice small" data-testid="keys-apart">
           {apart}

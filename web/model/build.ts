@@ -1,3 +1,4 @@
+import { lockCyclesOf } from '../../sim/check/summary.js';
 import { clientOf, deriveIntervals } from '../../sim/check/intervals.js';
 import type { JsonValue, TraceDocument, TraceEvent } from '../../sim/trace/types.js';
 import type { Arrow, ClientLane, MachineClock, Mark, Partition, Span, StoreLane, TraceModel, Write } from './types.js';
@@ -274,6 +275,7 @@ export function buildModel(doc: TraceDocument): TraceModel {
     doubleOwnership: doc.verdict.doubleOwnership,
     arrows,
     machines,
+    lockCycles: lockCyclesOf(iv),
   };
 }
 

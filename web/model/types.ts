@@ -1,3 +1,4 @@
+import type { LockCycles } from '../../sim/check/summary.js';
 import type { DoubleOwnership } from '../../sim/check/verdict.js';
 
 /** A stretch of true time on one lane row, e.g. "A believes it holds A:1 #33". */
@@ -96,4 +97,6 @@ export interface TraceModel {
   readonly doubleOwnership: readonly DoubleOwnership[];
   readonly arrows: readonly Arrow[];
   readonly machines: readonly MachineClock[];
+  /** The run's lock cycles and how many were double-owned, from the same derivation as the lanes. */
+  readonly lockCycles: LockCycles;
 }
