@@ -8,6 +8,7 @@ import { CLAIMS_FILE } from '../lessons/course.js';
 import { loadCourse, type CourseFiles, type LoadedCourse } from '../lessons/load.js';
 import { FOLDER_PATTERN, LESSON_MD, type LessonFiles } from '../lessons/parse.js';
 import { optionOrder, storyAskKey } from '../lessons/option-order.js';
+import { sweepCommand } from '../lessons/sweeps.js';
 import { findEvent } from '../lessons/query.js';
 import { judge, overridesOf, scenarioOf } from '../lessons/runs.js';
 import { reproduceCommand } from '../reproduce.js';
@@ -89,18 +90,21 @@ export function storiesOf(lesson: Lesson, which: string | undefined): readonly S
  * Narrates a lesson's stories in the terminal (all of them, or those
  * `storiesOf` picks): each stop's caption beside the events that led to it,
  * then each "try this" of the story with what it shows and the command that
- * runs it, the scenario's file named from the lesson's folder `dir`.
+ * runs it, the scenario's file named from the lesson's folder `dir`. The
+ * whole lesson ends with its sweeps, each as the `locklab sweep` command that
+ * runs it, since a terminal has no Odds view to open.
  */
 export function narrate(lesson: Lesson, c: Colors, stories: readonly Story[] = lesson.stories, dir?: string): string {
   const out: string[] = [c.bold(`Lesson ${lesson.number}: ${lesson.title}`), c.dim(lesson.summary), ''];
-  if (stories.length === 0) {
-    out.push('This lesson has no story to narrate; open it in the lab.');
-    return out.join('\n');
-  }
+  const whole = stories === lesson.stories;
+  if (stories.length === 0) out.push('This lesson has no story to narrate; open it in the lab.', '');
   for (const story of stories) {
     if (lesson.stories.length > 1) out.push(c.bold(c.cyan(`Story ${lesson.stories.indexOf(story) + 1} of ${lesson.stories.length}`)));
     out.push(...narrateStory(lesson, story, c, dir), '');
   }
+  if (whole)
+    for (const sweep of lesson.sweeps)
+      out.push(c.bold(c.cyan(`How often? ${sweep.title}`)), `  ${sweep.caption}`, `  ${c.yellow('Run it:')} ${sweepCommand(sweep)}`, '');
   return out.join('\n').trimEnd();
 }
 

@@ -8,5 +8,6 @@ export { findEvent, matchingEvents, describeQuery } from './query.js';
 export { fillCaption } from './caption.js';
 export { optionOrder, storyAskKey } from './option-order.js';
 export { judge, scenarioOf, rawOf, overrideStrings } from './runs.js';
+export { sweepIssues, sweepCommand } from './sweeps.js';
 export { attemptRef, changesOf, valueAt, NO_CHANGE, type Attempt } from './attempt.js';
 export * from './types.js';

@@ -4,7 +4,7 @@ import { unified } from 'unified';
 import { visit } from 'unist-util-visit';
 
 /** The embeds a lesson's Markdown may place, as `::name{id=…}` leaf directives. */
-export const EMBEDS = ['story', 'question', 'quiz', 'challenge'] as const;
+export const EMBEDS = ['story', 'question', 'quiz', 'challenge', 'sweep'] as const;
 export type EmbedName = (typeof EMBEDS)[number];
 
 export interface Directive {

@@ -5,7 +5,8 @@ import { compileSchema } from '../scenario/schema-check.js';
 import { EMBEDS, outline, stepAnchor } from './markdown.js';
 import { frontMatterSchema, lessonDataSchema } from './schema.js';
 import { queriesOf, statementIssues } from './statements.js';
-import type { Challenge, Expect, Lesson, LessonCounts, LessonProblem, LessonScenario, Question, Shows, Story } from './types.js';
+import { sweepIssues } from './sweeps.js';
+import type { Challenge, Expect, Lesson, LessonCounts, LessonProblem, LessonScenario, Question, Shows, Story, Sweep } from './types.js';
 
 /** How many times longer than its longest wrong option a single right answer may be before its length gives it away. */
 export const ANSWER_LENGTH_RATIO_MAX = 2;
@@ -52,6 +53,7 @@ interface RawData {
   stories?: Array<Omit<Story, 'tries'> & { tries?: Story['tries'] }>;
   quiz: Array<Omit<Question, 'multi'> & { multi?: boolean }>;
   challenges?: Challenge[];
+  sweeps?: Sweep[];
   textOnly?: Lesson['textOnly'];
   pending?: Lesson['pending'];
 }
@@ -232,11 +234,23 @@ export function parseLesson(folder: string, files: LessonFiles, knownClaims: Rea
   );
   challenges.forEach((c, i) => checkChallengeShape(c, `challenges[${i}]`, problem.bind(null, dataFile), scenarioRef, statements));
 
+  const sweeps = data.sweeps ?? [];
+  unique(
+    sweeps.map((s) => s.id),
+    'sweeps',
+  );
+  sweeps.forEach((s, i) => pushIssues(problems, dataFile, `sweeps[${i}]`, sweepIssues(s)));
+
   // The body: every embed names something that exists, and everything is placed somewhere.
   const { directives, headings } = outline(split.body, split.bodyLine - 1);
-  const placed = { story: new Set<string>(), question: new Set<string>(), challenge: new Set<string>() };
+  const placed = { story: new Set<string>(), question: new Set<string>(), challenge: new Set<string>(), sweep: new Set<string>() };
   let quizPlaced = false;
-  const known = { story: new Set(stories.map((s) => s.id)), question: new Set(quiz.map((q) => q.id)), challenge: new Set(challenges.map((c) => c.id)) };
+  const known = {
+    story: new Set(stories.map((s) => s.id)),
+    question: new Set(quiz.map((q) => q.id)),
+    challenge: new Set(challenges.map((c) => c.id)),
+    sweep: new Set(sweeps.map((s) => s.id)),
+  };
   for (const d of directives) {
     const field = `line ${d.line}`;
     if (d.form === 'text') {
@@ -251,7 +265,7 @@ export function parseLesson(folder: string, files: LessonFiles, knownClaims: Rea
       quizPlaced = true;
       continue;
     }
-    const kind = d.name as 'story' | 'question' | 'challenge';
+    const kind = d.name as 'story' | 'question' | 'challenge' | 'sweep';
     if (d.id === undefined) problem(mdFile, field, `::${kind} needs an id, e.g. ::${kind}{id=…}`);
     else if (!known[kind].has(d.id))
       problem(mdFile, field, `::${kind}{id=${d.id}} names no ${kind} of lesson.yaml (${[...known[kind]].join(', ') || 'there are none'})`);
@@ -259,6 +273,7 @@ export function parseLesson(folder: string, files: LessonFiles, knownClaims: Rea
   }
   for (const s of stories) if (!placed.story.has(s.id)) problem(mdFile, '(body)', `story ${s.id} is never placed; add ::story{id=${s.id}}`);
   for (const c of challenges) if (!placed.challenge.has(c.id)) problem(mdFile, '(body)', `challenge ${c.id} is never placed; add ::challenge{id=${c.id}}`);
+  for (const s of sweeps) if (!placed.sweep.has(s.id)) problem(mdFile, '(body)', `sweep ${s.id} is never placed; add ::sweep{id=${s.id}}`);
   if (!quizPlaced && quiz.some((q) => !placed.question.has(q.id)))
     problem(mdFile, '(body)', 'some questions are never placed; add ::quiz (it shows every question not placed by ::question)');
 
@@ -299,6 +314,7 @@ export function parseLesson(folder: string, files: LessonFiles, knownClaims: Rea
     stories,
     quiz,
     challenges,
+    sweeps,
     textOnly,
     pending,
     steps,

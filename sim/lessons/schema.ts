@@ -213,6 +213,22 @@ export const lessonDataSchema = {
         },
       },
     },
+    sweeps: {
+      type: 'array',
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['id', 'title', 'scenario', 'vary', 'runs', 'caption'],
+        properties: {
+          id,
+          title: text,
+          scenario: text,
+          vary: { type: 'array', items: text, minItems: 1 },
+          runs: { type: 'integer', minimum: 1 },
+          caption: text,
+        },
+      },
+    },
     textOnly: {
       type: 'array',
       items: { type: 'object', additionalProperties: false, required: ['claim', 'reason'], properties: { claim: claimId, reason: text } },

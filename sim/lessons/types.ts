@@ -231,6 +231,25 @@ export interface Challenge {
   readonly explain: string;
 }
 
+/**
+ * A sweep the lesson points at: "how often?", answered by many runs rather
+ * than shown by one. The lab draws it as a card that opens the Odds view with
+ * this form filled in (it never runs it in the lesson), and `locklab lesson`
+ * prints the `locklab sweep` command that runs it.
+ */
+export interface Sweep {
+  readonly id: string;
+  readonly title: string;
+  /** A built-in scenario's name (`locklab scenarios`): the Odds view's links name built-ins only. */
+  readonly scenario: string;
+  /** Each varied field exactly as `locklab sweep --vary` takes it: `path=from..to:step` or `path=v1,v2`. */
+  readonly vary: readonly string[];
+  /** Runs per point: seeds 1..runs. */
+  readonly runs: number;
+  /** What the sweep asks, in a sentence or two. */
+  readonly caption: string;
+}
+
 /** A claim this lesson teaches in prose only, with the reason the simulation cannot show it. */
 export interface TextOnly {
   readonly claim: string;
@@ -253,6 +272,7 @@ export interface Lesson extends LessonMeta {
   readonly stories: readonly Story[];
   readonly quiz: readonly Question[];
   readonly challenges: readonly Challenge[];
+  readonly sweeps: readonly Sweep[];
   readonly textOnly: readonly TextOnly[];
   readonly pending: readonly Pending[];
   /** The section headings of the body, as deep-link anchors (the steps of the lesson). */

@@ -229,3 +229,94 @@ describe('a malformed lesson', () => {
     ]);
   });
 });
+
+describe("a lesson's sweep", () => {
+  const sweep = (fields: Record<string, string>) =>
+    [
+      'sweeps:',
+      ...Object.entries({
+        id: 'how-often',
+        title: 'How often?',
+        scenario: 'random-gc-pauses',
+        vary: "['clients[*].ttlMs=10000,30000,60000']",
+        runs: '200',
+        caption: 'Random GC pauses against three TTLs.',
+        ...fields,
+      }).map(([k, v], i) => `${i === 0 ? '  - ' : '    '}${k}: ${v}`),
+      '',
+    ].join('\n');
+  /** Lesson 1 with a sweep in lesson.yaml and, unless `placed` is false, its embed in the text. */
+  const withSweep =
+    (fields: Record<string, string> = {}, placed: string | null = '::sweep{id=how-often}') =>
+    (f: Record<string, string>) => {
+      f['lesson.yaml'] = `${f['lesson.yaml']!}\n${sweep(fields)}`;
+      if (placed !== null) replace('lesson.md', '## Check yourself\n', `${placed}\n\n## Check yourself\n`)(f);
+    };
+  const only = (fields: Record<string, string>) => problemsOf(withSweep(fields));
+
+  it('is read with its fields when the sweep would run and is placed', () => {
+    const { files: all } = readCourse(LESSONS_DIR);
+    const broken: Record<string, string> = { ...all.lessons['01-one-machine']! };
+    withSweep()(broken);
+    const loaded = loadCourse({ claims: all.claims, lessons: { '01-one-machine': broken as LessonFiles } }, { course: false, replay: false });
+    expect(loaded.problems).toEqual([]);
+    expect(loaded.lessons[0]!.sweeps).toEqual([
+      {
+        id: 'how-often',
+        title: 'How often?',
+        scenario: 'random-gc-pauses',
+        vary: ['clients[*].ttlMs=10000,30000,60000'],
+        runs: 200,
+        caption: 'Random GC pauses against three TTLs.',
+      },
+    ]);
+  });
+
+  it('naming a scenario that is not built in names its scenario field', () => {
+    expect(only({ scenario: 'gc-pause' })).toEqual([
+      expect.stringMatching(
+        /^01-one-machine\/lesson.yaml: sweeps\[0\].scenario: names no built-in scenario .*; expected one of pause-past-expiry, .*random-gc-pauses/,
+      ),
+    ]);
+  });
+
+  it('varying a field in a way locklab sweep --vary refuses names the vary with the parser’s own words', () => {
+    expect(only({ vary: "['clients[*].ttlMs=10000..60000:0']" })).toEqual([
+      '01-one-machine/lesson.yaml: sweeps[0].vary[0]: clients[*].ttlMs: the step of 10000..60000:0 is zero: give a step above zero (e.g. 10000..60000:1)',
+    ]);
+    expect(only({ vary: "['clients[*].ttlMs']" })).toEqual([
+      '01-one-machine/lesson.yaml: sweeps[0].vary[0]: expected path=from..to:step or path=v1,v2 (e.g. clients.A.ttlMs=5000..30000:5000), got "clients[*].ttlMs"',
+    ]);
+  });
+
+  it('varying a path the scenario lacks, with values it refuses, or twice names that vary as the sweep’s plan does', () => {
+    expect(only({ vary: "['resource.fencing=false,true', 'clients.Z.ttlMs=1000']" })).toEqual([
+      '01-one-machine/lesson.yaml: sweeps[0].vary[1]: clients.Z.ttlMs: clients has no item "Z" (items: A, B, C)',
+    ]);
+    expect(only({ vary: "['resource.fencing=1,0']" })).toEqual(['01-one-machine/lesson.yaml: sweeps[0].vary[0]: resource.fencing: expected a boolean, got 1']);
+    expect(only({ vary: "['clients[*].ttlMs=1000', 'clients[*].ttlMs=2000']" })).toEqual([
+      '01-one-machine/lesson.yaml: sweeps[0].vary[1]: clients[*].ttlMs: is varied twice: give each path once',
+    ]);
+  });
+
+  it('varying more fields than the Odds view takes names the vary list', () => {
+    expect(only({ vary: "['clients[*].ttlMs=1000', 'resource.fencing=false,true', 'clients.A.workTime.meanMs=1000']" })).toEqual([
+      '01-one-machine/lesson.yaml: sweeps[0].vary: varies 3 fields; the Odds view varies at most 2',
+    ]);
+  });
+
+  it('with a runs count outside what the Odds view runs names its runs field', () => {
+    expect(only({ runs: '0' })).toEqual(['01-one-machine/lesson.yaml: sweeps[0].runs: must be at least 1, got 0']);
+    expect(only({ runs: '666667' })).toEqual([
+      '01-one-machine/lesson.yaml: sweeps[0].runs: is 666,667 runs for each of 3 points, 2,000,001 in all, more than the Odds view takes (2,000,000)',
+    ]);
+    expect(only({ runs: '666666' })).toEqual([]);
+  });
+
+  it('never placed, or placed by an id lesson.yaml does not define, is named in the text', () => {
+    expect(problemsOf(withSweep({}, null))).toEqual(['01-one-machine/lesson.md: (body): sweep how-often is never placed; add ::sweep{id=how-often}']);
+    expect(problemsOf(withSweep({}, '::sweep{id=how-often}\n\n::sweep{id=how-rare}'))).toEqual([
+      expect.stringMatching(/^01-one-machine\/lesson.md: line \d+: ::sweep\{id=how-rare\} names no sweep of lesson.yaml \(how-often\)$/),
+    ]);
+  });
+});

@@ -1,4 +1,5 @@
 import type { InputIssue } from '../../sim/errors.js';
+import { MAX_LAB_VARIED } from '../../sim/odds/lab.js';
 import { LIMITS, limitText } from '../../sim/scenario/limits.js';
 import { readSeed } from '../../sim/scenario/seed.js';
 import { packJson, unpackJson } from './compress.js';
@@ -37,7 +38,7 @@ export interface OddsLink {
 }
 
 /** The Odds view varies one field, or two. */
-export const MAX_VARIED = 2;
+export const MAX_VARIED = MAX_LAB_VARIED;
 
 export const EMPTY_LINK: LinkState = {
   view: 'lab',

@@ -1,5 +1,6 @@
 import { useEffect, useMemo, useState } from 'react';
 import { InputError } from '../../sim/errors.js';
+import { MAX_LAB_RUNS } from '../../sim/odds/lab.js';
 import { defaultBatchSize, planSweep } from '../../sim/odds/plan.js';
 import { parseSeedRange, type Vary } from '../../sim/odds/range.js';
 import { formatCycles, formatShare, reportCsv, reportJson, runs as runsOf, sweepReport } from '../../sim/odds/report.js';
@@ -24,8 +25,6 @@ import { runOrigin, showPrimary } from '../state/session.js';
 import { useUi } from '../state/ui.js';
 import '../odds/odds.css';
 
-/** The most runs one sweep in the browser may take: beyond this, use `locklab sweep`. */
-const MAX_RUNS = 2_000_000;
 /** How often a running sweep's plot and table are redrawn, at most (ms). */
 const REDRAW_MS = 250;
 
@@ -60,11 +59,11 @@ async function startSweep(): Promise<void> {
     if (!Number.isInteger(runs) || runs < 1)
       throw new InputError('runs per point', [{ path: '', message: `expected a whole number above zero, got ${JSON.stringify(f.runs)}` }]);
     const points = varies.reduce((n, v) => n * v.values.length, 1);
-    if (runs * points > MAX_RUNS)
+    if (runs * points > MAX_LAB_RUNS)
       throw new InputError('sweep', [
         {
           path: '',
-          message: `${grouped(points)} points × ${grouped(runs)} runs is ${grouped(runs * points)} runs, more than the lab takes (${grouped(MAX_RUNS)}); the same sweep from a terminal, on every core: ${sweepCommand({ ...f, ref: swept.ref }, runs)}${swept.sandbox ? `, with the scenario exported from the Sandbox as ${swept.ref}` : ''}`,
+          message: `${grouped(points)} points × ${grouped(runs)} runs is ${grouped(runs * points)} runs, more than the lab takes (${grouped(MAX_LAB_RUNS)}); the same sweep from a terminal, on every core: ${sweepCommand({ ...f, ref: swept.ref }, runs)}${swept.sandbox ? `, with the scenario exported from the Sandbox as ${swept.ref}` : ''}`,
         },
       ]);
     const threads = browserCores();
