@@ -427,6 +427,46 @@ describeBrowser('a learner goes through lesson 4', () => {
     await stop.close();
   });
 
+  it("shows lesson 4's sweep as a card saying what it sweeps, whose link opens the Odds view with that form filled in and runs nothing", async () => {
+    const page = await lab.page(`${LESSON4}?at=sweep-ttl-odds`, { width: 1440, height: 900 });
+    const card = page.locator('section[data-sweep="ttl-odds"]');
+    await card.waitFor();
+    // Its step is in the lesson's outline, and the link to it scrolls to the card.
+    expect(await page.locator('nav.lesson-nav ol a').allTextContents()).toContain('How often?');
+    await expect.poll(() => card.evaluate((el) => el.getBoundingClientRect().top)).toBeLessThan(200);
+    expect(await card.getByRole('heading', { level: 3 }).textContent()).toBe('How often, for three leases');
+    const form = (await card.getByTestId('sweep-form').innerText()).replace(/\s+/g, ' ');
+    expect(form).toBe(
+      'Scenario random-gc-pauses Varied TTL of every client (ms): 10,000, 30,000 and 60,000 Runs 200 for each value (seeds 1 to 200), 600 in all',
+    );
+    expect(await axeViolations(page, 'lesson-sweep')).toEqual([]);
+    await shotOf(card, 'lesson-sweep-card');
+
+    // By the keyboard, as a link: Tab reaches it, Enter follows it.
+    const link = card.getByRole('link', { name: 'Open this sweep in the Odds view' });
+    const href = (await link.getAttribute('href'))!;
+    await link.focus();
+    await page.keyboard.press('Enter');
+    await expect.poll(() => page.getByTestId('odds-scenario').inputValue(), { timeout: 15_000 }).toBe('random-gc-pauses');
+    expect(await page.getByTestId('vary-select').inputValue()).toBe('clients[*].ttlMs');
+    expect(await page.getByTestId('vary-spec').inputValue()).toBe('10000,30000,60000');
+    expect(await page.getByTestId('and-optionally-a-second-parameter-select').inputValue()).toBe('');
+    expect(await page.getByTestId('odds-runs').inputValue()).toBe('200');
+    // The address the Odds view keeps for that form is the card's own.
+    await page.waitForTimeout(300);
+    expect(await page.evaluate(() => location.hash)).toBe(href);
+    expect(decodeURIComponent(href)).toBe('#/odds?s=random-gc-pauses&vary=clients[*].ttlMs=10000,30000,60000&runs=200');
+    // Nothing was run: the sweep waits for Run sweep.
+    expect(await page.getByTestId('odds-run').textContent()).toBe('Run sweep');
+    expect(await page.getByTestId('odds-status').textContent()).toBe('');
+    expect(await page.getByTestId('odds-plot').count()).toBe(0);
+    // Back returns to the lesson.
+    await page.goBack();
+    await card.waitFor();
+    expect(lab.errors).toEqual([]);
+    await page.close();
+  });
+
   it('opens the lessons list at its top from deep in a lesson, by its link or by the address, and a question’s link still scrolls to it', async () => {
     const page = await lab.page(LESSON4, { width: 1280, height: 800 });
     await page.locator('article.lesson').waitFor();

@@ -1,9 +1,11 @@
+import { execFileSync } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadLessons, LESSONS_DIR, problemsOfLesson } from '../../sim/cli/lessons.js';
 import { optionOrder, storyAskKey } from '../../sim/lessons/option-order.js';
+import { sweepCommand } from '../../sim/lessons/sweeps.js';
 import { cli } from '../support/cli.js';
 
 const work = mkdtempSync(join(tmpdir(), 'locklab-lessons-'));
@@ -53,6 +55,24 @@ describe('locklab lessons', () => {
     expect(r.err).toContain('locklab: 1 problem found');
   });
 
+  it("check of a lesson whose sweep varies a field as locklab sweep would not names the sweep's field, and exits 2", async () => {
+    const dir = join(work, 'sweep', '04-pause-past-expiry');
+    cpSync(join(LESSONS_DIR, '04-pause-past-expiry'), dir, { recursive: true });
+    const data = join(dir, 'lesson.yaml');
+    const text = readFileSync(data, 'utf8');
+    expect(text).toContain("vary: ['clients[*].ttlMs=10000,30000,60000']");
+    writeFileSync(data, text.replace("vary: ['clients[*].ttlMs=10000,30000,60000']", "vary: ['clients[*].ttlMs=60000..10000:10000']"));
+    const r = await cli('lessons', 'check', dir);
+    expect(r.code).toBe(2);
+    expect(r.err).toContain(
+      'locklab: 04-pause-past-expiry/lesson.yaml: sweeps[0].vary[0]: clients[*].ttlMs: the range 60000..10000:10000 is empty: 10000 is below 60000 (write from..to with from <= to)',
+    );
+    writeFileSync(data, text.replace('scenario: random-gc-pauses', 'scenario: random-gc-pause'));
+    const unknown = await cli('lessons', 'check', dir);
+    expect(unknown.code).toBe(2);
+    expect(unknown.err).toContain('locklab: 04-pause-past-expiry/lesson.yaml: sweeps[0].scenario: names no built-in scenario');
+  });
+
   it('check of a folder that holds no lesson exits 2 and says so', async () => {
     const r = await cli('lessons', 'check', work + '/nothing-here');
     expect(r.code).toBe(2);
@@ -90,6 +110,30 @@ describe('locklab lesson N', () => {
     expect(line.trim()).toBe("locklab run lessons/04-pause-past-expiry/gc-pause.json --seed 7 --set 'faults[0].durationMs=5000'");
     const tried = await cli('run', 'lessons/04-pause-past-expiry/gc-pause.json', '--seed', '7', '--set', 'faults[0].durationMs=5000', '--json');
     expect((JSON.parse(tried.out) as { verdict: { outcome: string } }).verdict.outcome).toBe('safe');
+  });
+
+  it("ends lesson 4 with its sweep: the caption and the locklab sweep command, quoted so that a shell passes each word as the sweep's own", async () => {
+    const r = await cli('lesson', '4');
+    expect(r.code).toBe(0);
+    const lesson = loadLessons(LESSONS_DIR, false).lessons.find((l) => l.number === 4)!;
+    const sweep = lesson.sweeps[0]!;
+    const end = r.out.slice(r.out.lastIndexOf('Outcome: '));
+    expect(end).toContain(`How often? ${sweep.title}\n  ${sweep.caption}\n  Run it: `);
+    const command = /^ {2}Run it: (.*)$/m.exec(end)![1]!;
+    expect(command).toBe("locklab sweep random-gc-pauses --seeds 1..200 --vary 'clients[*].ttlMs=10000,30000,60000'");
+    // The shell's own reading of the line: the words locklab receives, with [*] left alone rather than matched against file names.
+    const words = (line: string) =>
+      execFileSync('sh', ['-c', `printf '%s\\n' ${line}`], { cwd: work, encoding: 'utf8' })
+        .trimEnd()
+        .split('\n');
+    writeFileSync(join(work, 'clients*.ttlMs=10000,30000,60000'), '');
+    expect(words(command)).toEqual(['locklab', 'sweep', sweep.scenario, `--seeds`, `1..${sweep.runs}`, '--vary', sweep.vary[0]]);
+    // A value with a quote and a space in it comes through whole.
+    const odd = sweepCommand({ ...sweep, vary: ["store.kind=it's a,b"] });
+    expect(words(odd).slice(-2)).toEqual(['--vary', "store.kind=it's a,b"]);
+    // A story picked out alone is told alone.
+    const one = await cli('lesson', '4', '--story', '1');
+    expect(one.out).not.toContain('How often?');
   });
 
   it('narrates every story of a lesson that has several, in order, or the one --story names', async () => {

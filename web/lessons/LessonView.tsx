@@ -17,6 +17,7 @@ import { runStoriesEarly } from './stage.js';
 import { guessesText, statusLine, statusOf } from './status.js';
 import { isRight } from './answers.js';
 import { stopAnchor, StoryEmbed } from './StoryEmbed.js';
+import { SweepEmbed } from './SweepEmbed.js';
 import type { LabLesson } from './types.js';
 import './lessons.css';
 
@@ -46,7 +47,7 @@ export default function LessonView() {
     );
   }, [id]);
 
-  // Steps, questions and challenges are plain anchors; stops are handled by their story.
+  // Steps, questions, challenges and sweeps are plain anchors; stops are handled by their story.
   useEffect(() => {
     if (lesson === null) return;
     const el = anchor === null ? null : document.getElementById(anchor);
@@ -74,7 +75,7 @@ function unknownPlace(lesson: LabLesson, anchor: string): Notice {
     issues: [
       {
         path: 'at',
-        message: `no step, stop, question or challenge ${JSON.stringify(anchor.slice(0, 80))}; the lesson's steps are ${lesson.steps.map((s) => `"${s.title}"`).join(', ')}`,
+        message: `no step, stop, question, challenge or sweep ${JSON.stringify(anchor.slice(0, 80))}; the lesson's steps are ${lesson.steps.map((s) => `"${s.title}"`).join(', ')}`,
       },
     ],
     tone: 'error',
@@ -125,6 +126,7 @@ function LessonBody({ lesson }: { lesson: LabLesson }) {
           return <QuestionEmbed lesson={lesson} question={q} number={numberOf(q.id)} />;
         }
         if (kind === 'challenge') return <ChallengeEmbed lesson={lesson} challenge={lesson.challenges.find((c) => c.id === eid)!} />;
+        if (kind === 'sweep') return <SweepEmbed sweep={lesson.sweeps.find((w) => w.id === eid)!} />;
         return (
           <div className="quiz" data-testid="quiz">
             {lesson.quiz

@@ -6,8 +6,9 @@ import { useProgress } from './progress.js';
 /*
  * Where in the course the learner is: `#/lessons` (the list) or
  * `#/lesson/<NN-id>?at=<anchor>`, where the anchor names a step
- * (`step-…`), a stop (`stop-<story>-<stop>`), a question (`q-<id>`) or a
- * challenge (`challenge-<id>`). Every one of them can be linked to.
+ * (`step-…`), a stop (`stop-<story>-<stop>`), a question (`q-<id>`), a
+ * challenge (`challenge-<id>`) or a sweep (`sweep-<id>`). Every one of them
+ * can be linked to.
  */
 
 export interface LessonRoute {
