@@ -442,19 +442,21 @@ describeBrowser('a learner goes through lesson 4', () => {
     expect(await axeViolations(page, 'lesson-sweep')).toEqual([]);
     await shotOf(card, 'lesson-sweep-card');
 
-    // By the keyboard, as a link: Tab reaches it, Enter follows it.
+    // By the keyboard, as a link: the link to the sweep's place puts the focus on it, Enter follows it.
     const link = card.getByRole('link', { name: 'Open this sweep in the Odds view' });
     const href = (await link.getAttribute('href'))!;
-    await link.focus();
+    await expect.poll(() => link.evaluate((el) => el === document.activeElement)).toBe(true);
     await page.keyboard.press('Enter');
     await expect.poll(() => page.getByTestId('odds-scenario').inputValue(), { timeout: 15_000 }).toBe('random-gc-pauses');
     expect(await page.getByTestId('vary-select').inputValue()).toBe('clients[*].ttlMs');
     expect(await page.getByTestId('vary-spec').inputValue()).toBe('10000,30000,60000');
     expect(await page.getByTestId('and-optionally-a-second-parameter-select').inputValue()).toBe('');
     expect(await page.getByTestId('odds-runs').inputValue()).toBe('200');
-    // The address the Odds view keeps for that form is the card's own.
-    await page.waitForTimeout(300);
-    expect(await page.evaluate(() => location.hash)).toBe(href);
+    // The address the Odds view writes for that form is the card's own: an edit and its undoing bring it back.
+    await page.getByTestId('odds-runs').fill('201');
+    await expect.poll(() => page.evaluate(() => location.hash)).toContain('runs=201');
+    await page.getByTestId('odds-runs').fill('200');
+    await expect.poll(() => page.evaluate(() => location.hash)).toBe(href);
     expect(decodeURIComponent(href)).toBe('#/odds?s=random-gc-pauses&vary=clients[*].ttlMs=10000,30000,60000&runs=200');
     // Nothing was run: the sweep waits for Run sweep.
     expect(await page.getByTestId('odds-run').textContent()).toBe('Run sweep');

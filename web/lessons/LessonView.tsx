@@ -55,7 +55,8 @@ export default function LessonView() {
     if (el === null) landFocus(document.querySelector<HTMLElement>('main [data-page-heading]'));
     if (el === null || anchor!.startsWith('stop-')) return;
     el.scrollIntoView({ block: 'start' });
-    (el.querySelector('input, button') as HTMLElement | null)?.focus({ preventScroll: true });
+    // The keyboard starts at what the place asks for: a question's first option, a challenge's first knob, a sweep's link to the Odds view.
+    (el.querySelector('input, button, a.sweep-open') as HTMLElement | null)?.focus({ preventScroll: true });
   }, [lesson, anchor]);
 
   if (error !== null) return <p className="warn">{error}</p>;

@@ -1,7 +1,7 @@
-import { useEffect, useMemo, useState } from 'react';
+import { useMemo } from 'react';
 import type { Sweep } from '../../sim/lessons/types.js';
 import { grouped } from '../../sim/scenario/limits.js';
-import { buildLink, EMPTY_LINK } from '../links/permalink.js';
+import { buildBuiltinLink, EMPTY_LINK } from '../links/permalink.js';
 import { oddsLinkOf } from '../state/session.js';
 import { sweepForm, sweepWords } from './sweep-words.js';
 
@@ -15,16 +15,10 @@ export const sweepAnchor = (id: string): string => `sweep-${id}`;
  */
 export function SweepEmbed({ sweep }: { sweep: Sweep }) {
   const words = useMemo(() => sweepWords(sweep), [sweep]);
-  const [href, setHref] = useState<string | null>(null);
-  useEffect(() => {
-    let live = true;
-    void buildLink({ ...EMPTY_LINK, view: 'odds', scenario: { builtin: sweep.scenario }, odds: oddsLinkOf(sweepForm(sweep)) }).then((h) => {
-      if (live) setHref(h);
-    });
-    return () => {
-      live = false;
-    };
-  }, [sweep]);
+  const href = useMemo(
+    () => buildBuiltinLink({ ...EMPTY_LINK, view: 'odds', scenario: { builtin: sweep.scenario }, odds: oddsLinkOf(sweepForm(sweep)) }),
+    [sweep],
+  );
   const each = words.points === 1 ? '' : words.fields.length === 1 ? ' for each value' : ` for each of the ${grouped(words.points)} combinations`;
   return (
     <section className="embed sweep" id={sweepAnchor(sweep.id)} data-sweep={sweep.id}>
@@ -54,11 +48,9 @@ export function SweepEmbed({ sweep }: { sweep: Sweep }) {
         </div>
       </dl>
       <p className="sweep-actions">
-        {href !== null && (
-          <a className="button-like sweep-open" href={href} data-testid={`open-sweep-${sweep.id}`}>
-            Open this sweep in the Odds view
-          </a>
-        )}
+        <a className="button-like sweep-open" href={href} data-testid={`open-sweep-${sweep.id}`}>
+          Open this sweep in the Odds view
+        </a>
         <span className="muted small">It fills in the form there; nothing runs until you press Run sweep.</span>
       </p>
     </section>

@@ -59,10 +59,20 @@ const intOf = (text: string | null): number | null => (text !== null && /^\d{1,1
 
 /** Builds the `#/view?…` fragment for a state. */
 export async function buildLink(state: LinkState): Promise<string> {
+  return fragmentOf(state, state.scenario !== null && 'raw' in state.scenario ? await packJson(state.scenario.raw) : null);
+}
+
+/** The fragment of a state that names a built-in (or no scenario): nothing to compress, so it is built at once, as a page draws its links. */
+export function buildBuiltinLink(state: LinkState & { scenario: { builtin: string } | null }): string {
+  return fragmentOf(state, null);
+}
+
+/** The fragment, given the packed scenario document when the state carries one. */
+function fragmentOf(state: LinkState, packed: string | null): string {
   const p = new URLSearchParams();
   if (state.scenario !== null) {
     if ('builtin' in state.scenario) p.set('s', state.scenario.builtin);
-    else p.set('sc', await packJson(state.scenario.raw));
+    else if (packed !== null) p.set('sc', packed);
   }
   if (state.seed !== null) p.set('seed', String(state.seed));
   for (const o of state.overrides) p.append('set', o);
