@@ -21,9 +21,19 @@ export function runCommand(ref: string, seed: number, sets: readonly string[]): 
   return ['locklab run', shellQuote(ref), `--seed ${seed}`, ...sets.map((s) => `--set ${shellQuote(s)}`)].join(' ');
 }
 
-/** The `locklab sweep` command that runs `ref`, with the same overrides, over the sweep's default 1,000 seeds. */
-export function sweepCommand(ref: string, overrides: readonly Override[]): string {
-  return ['locklab sweep', shellQuote(ref), '--seeds 1..1000', ...overrides.map((o) => `--set ${shellQuote(overrideText(o))}`)].join(' ');
+/**
+ * The `locklab sweep` command that runs `ref` over seeds 1..`runs` (the
+ * sweep's default 1,000 when not given), with `--set`s and `--vary`s as
+ * they take them, each word quoted for a POSIX shell where it needs it.
+ */
+export function sweepCommand(ref: string, how: { readonly runs?: number; readonly sets?: readonly string[]; readonly vary?: readonly string[] } = {}): string {
+  return [
+    'locklab sweep',
+    shellQuote(ref),
+    `--seeds 1..${how.runs ?? 1000}`,
+    ...(how.sets ?? []).map((s) => `--set ${shellQuote(s)}`),
+    ...(how.vary ?? []).map((v) => `--vary ${shellQuote(v)}`),
+  ].join(' ');
 }
 
 /**

@@ -1,7 +1,7 @@
 import type { Colors } from 'picocolors/types.js';
 import { CurrentSteps } from '../clients/step-marks.js';
 import { InputError } from '../errors.js';
-import { hasRandomFaults, reproduceCommand, sweepCommand } from '../reproduce.js';
+import { hasRandomFaults, overrideText, reproduceCommand, sweepCommand } from '../reproduce.js';
 import { startJob } from '../run.js';
 import { grouped, LIMITS, limitText } from '../scenario/limits.js';
 import type { Override } from '../scenario/set.js';
@@ -339,7 +339,9 @@ export async function runCommand(
       io.out(`\n\n${formatVerdict(run, c, lockCyclesOf(r.intervals))}\n${formatStop(end, c)}\n`);
       io.out(c.dim(`Reproduce: ${reproduceCommand(ref, seed, opts.set)}\n`));
       if (hasRandomFaults(scenario))
-        io.out(c.dim(`How often it breaks (its faults are random, and a seed is one draw of them): ${sweepCommand(ref, opts.set)}\n`));
+        io.out(
+          c.dim(`How often it breaks (its faults are random, and a seed is one draw of them): ${sweepCommand(ref, { sets: opts.set.map(overrideText) })}\n`),
+        );
       if (opts.out !== undefined) io.out(c.dim(`Trace written to ${opts.out}\n`));
     }
     return { end, outcome: r.verdict.outcome };

@@ -1,5 +1,5 @@
 import { InputError, type InputIssue } from '../errors.js';
-import { shellWord } from '../odds/command.js';
+import { sweepCommand as sweepCommandOf } from '../reproduce.js';
 import { MAX_LAB_RUNS, MAX_LAB_VARIED } from '../odds/lab.js';
 import { planSweep } from '../odds/plan.js';
 import { parseVary, type Vary } from '../odds/range.js';
@@ -74,5 +74,5 @@ export function sweepIssues(sweep: Sweep): InputIssue[] {
 
 /** The `locklab sweep` command that runs a lesson's sweep, each word quoted for a POSIX shell where it needs it. */
 export function sweepCommand(sweep: Sweep): string {
-  return ['locklab sweep', shellWord(sweep.scenario), `--seeds 1..${sweep.runs}`, ...sweep.vary.map((v) => `--vary ${shellWord(v)}`)].join(' ');
+  return sweepCommandOf(sweep.scenario, { runs: sweep.runs, vary: sweep.vary });
 }

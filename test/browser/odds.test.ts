@@ -380,7 +380,7 @@ describeBrowser('the Odds view', () => {
     await page.getByTestId('and-optionally-a-second-parameter-select').selectOption('resource.fencing');
     await page.getByTestId('odds-run').click();
     const said =
-      "sweep: 22 points × 3,000,000 runs is 66,000,000 runs, more than the lab takes (2,000,000); the same sweep from a terminal, on every core: npx locklab sweep pause-past-expiry --seeds 1..3000000 --vary 'faults[0].durationMs=7000..17000:1000' --vary 'resource.fencing=false,true'";
+      "sweep: 22 points × 3,000,000 runs is 66,000,000 runs, more than the lab takes (2,000,000); the same sweep from a terminal, on every core: npx locklab sweep pause-past-expiry --seeds 1..3000000 --vary 'faults[0].durationMs=7000..17000:1000' --vary resource.fencing=false,true";
     await expect.poll(() => page.getByRole('alert').textContent()).toBe(said);
     // The command is one the CLI takes: the same plan, with fewer seeds.
     const command = /npx locklab (sweep .*)$/.exec(said)![1]!.replace('1..3000000', '1..2');

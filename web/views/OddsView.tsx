@@ -8,7 +8,7 @@ import { grouped } from '../../sim/scenario/limits.js';
 import { sweepLeaseNotes } from '../../sim/scenario/short-lease.js';
 import type { Scenario } from '../../sim/scenario/types.js';
 import { BUILTIN_NAMES } from '../../sim/scenarios/index.js';
-import { shellQuote } from '../../sim/reproduce.js';
+import { sweepCommand as sweepCommandOf } from '../../sim/reproduce.js';
 import { formatDuration } from '../../sim/time.js';
 import { download } from '../components/FilePicker.js';
 import { OddsPlot, METRICS, type MetricKey } from '../odds/OddsPlot.js';
@@ -35,8 +35,11 @@ function valueAt(choices: readonly ParamChoice[], path: string): unknown {
 
 /** The command that runs the sweep the form describes: --vary takes the values as the form does. */
 function sweepCommand(f: { ref: string; path1: string; spec1: string; path2: string; spec2: string }, runs: number): string {
-  const vary = (path: string, spec: string) => (path.trim() === '' ? '' : ` --vary '${path.trim()}=${spec.trim()}'`);
-  return `npx locklab sweep ${shellQuote(f.ref)} --seeds 1..${runs}${vary(f.path1, f.spec1)}${vary(f.path2, f.spec2)}`;
+  const vary = [
+    [f.path1, f.spec1],
+    [f.path2, f.spec2],
+  ].flatMap(([path = '', spec = '']) => (path.trim() === '' ? [] : [`${path.trim()}=${spec.trim()}`]));
+  return `npx ${sweepCommandOf(f.ref, { runs, vary })}`;
 }
 
 let current: OddsSweep | null = null;
