@@ -28,6 +28,27 @@ describeBrowser('the lab replays pause-past-expiry', () => {
     expect(lab.errors).toEqual([]);
   });
 
+  it('offers to sweep a scenario of random faults in the Odds view, with Fencing as it is ticked; a scripted story gets no such link', async () => {
+    const page = await lab.page('#/lab?s=random-gc-pauses&seed=4');
+    await ready(page);
+    const link = page.getByTestId('sweep-link');
+    await expect.poll(() => link.count()).toBe(1);
+    await page.getByTestId('fencing-toggle').check();
+    await expect.poll(() => page.getByTestId('verdict').getAttribute('data-outcome')).not.toBe('unsafe');
+    await expect.poll(() => link.getAttribute('href')).toBe('#/odds?s=random-gc-pauses&vary=resource.fencing%3Dtrue');
+    await link.click();
+    await expect.poll(() => page.getByTestId('odds-scenario').inputValue()).toBe('random-gc-pauses');
+    await expect.poll(() => page.getByTestId('vary-select').inputValue()).toBe('resource.fencing');
+    expect(await page.getByTestId('vary-spec').inputValue()).toBe('true');
+    // Nothing runs until asked.
+    expect(await page.getByTestId('odds-status').textContent()).toBe('');
+    const story = await lab.page('#/lab?s=pause-past-expiry');
+    await ready(story);
+    await expect.poll(() => story.getByTestId('verdict').count()).toBe(1);
+    expect(await story.getByTestId('sweep-link').count()).toBe(0);
+    expect(lab.errors).toEqual([]);
+  });
+
   it('shows the double-ownership band and the accepted stale write, then the rejected one with fencing on', async () => {
     const page = await lab.page('#/lab?s=pause-past-expiry');
     await ready(page);

@@ -10,6 +10,7 @@ import { Summary } from '../components/side/Summary.js';
 import { Transport } from '../components/Transport.js';
 import { VerdictView } from '../components/VerdictView.js';
 import { summaryParts } from '../model/fixes.js';
+import { sweepLinkOf } from './sweep-link.js';
 import { canPair, PAIR_AUTO_EVENTS, useUnfencedPair } from '../state/pairs.js';
 import { useMedia } from '../state/useMedia.js';
 import { loadTraceFile, runPrimary, withOverride } from '../state/session.js';
@@ -54,6 +55,7 @@ export function LabView() {
   const [seedText, setSeedText] = useState('');
   // The box shows the choice at once; the re-run that makes it true takes a moment.
   const [pendingFencing, setPendingFencing] = useState<boolean | null>(null);
+  const sweepLink = useMemo(() => (trace === null ? undefined : sweepLinkOf(trace.origin, trace.doc.scenario)), [trace]);
 
   useEffect(() => {
     if (trace === null) return;
@@ -168,6 +170,14 @@ export function LabView() {
                 </button>
               ),
             )}
+          </p>
+        )}
+        {sweepLink !== undefined && (
+          <p className="small sweep-link">
+            <a href={sweepLink} data-testid="sweep-link">
+              How often does it break? Sweep this scenario over many seeds in the Odds view
+            </a>{' '}
+            <span className="muted">(its faults are random: this run, seed {trace.doc.seed}, is one draw of them)</span>
           </p>
         )}
         <div className="lab-grid">
