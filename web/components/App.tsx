@@ -59,7 +59,9 @@ export function App() {
   }, [theme]);
 
   const codeOpen = useUi((s) => s.codeOpen);
-  useEffect(() => remember('code-open', String(codeOpen)), [codeOpen]);
+  useEffect(() => {
+    remember('code-open', String(codeOpen));
+  }, [codeOpen]);
 
   const onDrop = useCallback(async (f: File) => {
     // Only the head is read here, to tell a trace from a scenario; the worker reads the whole file.

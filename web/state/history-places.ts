@@ -1,4 +1,5 @@
 import { lessonHash, useLessonRoute } from '../lessons/route.js';
+import { recall, remember } from './remembered.js';
 import { useUi, type View } from './ui.js';
 
 /*
@@ -34,24 +35,21 @@ let made = 0;
 let shown: string | null = null;
 /** How far down each entry's page was scrolled when the learner left it, by entry key. */
 const scrolled = new Map<string, number>();
-/** Where the places outlive a reload: the tab's session storage, as the entries do. */
-const PLACES_KEY = 'locklab.places';
+/** Where the places outlive a reload: the tab's session storage, as the entries do (`locklab.places`). */
+const PLACES = 'places';
 /** The most places kept across a reload: the latest. */
 const PLACES_KEPT = 100;
 
 function keepPlaces(): void {
   if (shown !== null) scrolled.set(shown, window.scrollY);
-  try {
-    sessionStorage.setItem(PLACES_KEY, JSON.stringify([...scrolled].slice(-PLACES_KEPT)));
-  } catch {
-    // Storage refused (private mode, full): a reload then opens pages at their top.
-  }
+  // Storage refused (private mode, full): a reload then opens pages at their top.
+  remember(PLACES, JSON.stringify([...scrolled].slice(-PLACES_KEPT)), 'tab');
 }
 
 function recallPlaces(): void {
   let kept: unknown;
   try {
-    kept = JSON.parse(sessionStorage.getItem(PLACES_KEY) ?? '[]');
+    kept = JSON.parse(recall(PLACES, 'tab') ?? '[]');
   } catch {
     return;
   }

@@ -1,29 +1,41 @@
 /*
- * What the browser keeps between visits (the theme, whether the clients'
- * code is open, the learner's progress), under `locklab.<name>`. Storage may
- * be disabled or full: then nothing is recalled, and what is remembered
- * lasts for this visit only.
+ * What the browser keeps, under `locklab.<name>`: between visits (the theme,
+ * whether the clients' code is open, the learner's progress) in its local
+ * storage, and across a reload of one tab (the Sandbox's scenario, where
+ * each page was scrolled) in the tab's session storage, which a reload keeps
+ * and closing the tab ends. Storage may be disabled or full: then nothing is
+ * recalled, and what is remembered lasts for this visit only.
  */
 
-export function recall(name: string): string | null {
+/** Where a value is kept: for every visit of this browser, or for this tab until it closes. */
+export type Keeping = 'browser' | 'tab';
+
+// Reading the storage itself throws where the browser disables it (a sandboxed frame, some private modes).
+const storageOf = (keeping: Keeping): Storage => (keeping === 'tab' ? sessionStorage : localStorage);
+
+/** The value kept under `name`, or null when there is none or storage cannot be read. */
+export function recall(name: string, keeping: Keeping = 'browser'): string | null {
   try {
-    return localStorage.getItem(`locklab.${name}`);
+    return storageOf(keeping).getItem(`locklab.${name}`);
   } catch {
     return null;
   }
 }
 
-export function remember(name: string, value: string): void {
+/** Keeps `value` under `name`; false when the storage refused it (disabled, or full). */
+export function remember(name: string, value: string, keeping: Keeping = 'browser'): boolean {
   try {
-    localStorage.setItem(`locklab.${name}`, value);
+    storageOf(keeping).setItem(`locklab.${name}`, value);
+    return true;
   } catch {
     // Disabled or full storage: it lasts for this visit only.
+    return false;
   }
 }
 
-export function forget(name: string): void {
+export function forget(name: string, keeping: Keeping = 'browser'): void {
   try {
-    localStorage.removeItem(`locklab.${name}`);
+    storageOf(keeping).removeItem(`locklab.${name}`);
   } catch {
     // Disabled storage: a value it holds is ignored again next time.
   }
