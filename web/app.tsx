@@ -2,6 +2,7 @@
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { App } from './components/App.js';
+import { keepDraftInTab, restoreKeptDraft } from './sandbox/kept.js';
 import { recall } from './state/remembered.js';
 import { startUrlSync } from './state/url-sync.js';
 import { useUi, type Theme } from './state/ui.js';
@@ -16,6 +17,9 @@ function initialTheme(): Theme {
 
 // The clients' code starts open when the learner left it open on an earlier visit.
 useUi.getState().set({ theme: initialTheme(), codeOpen: recall('code-open') === 'true' });
+// The Sandbox's scenario comes back after a reload of this tab, and is kept as it changes.
+restoreKeptDraft();
+keepDraftInTab();
 exposeTestHooks();
 createRoot(document.getElementById('root')!).render(
   <StrictMode>

@@ -140,6 +140,7 @@ export function ClientCard({
                   label={ACQUIRE_WORDS[k] ?? `Acquire: ${spellOut(k).toLowerCase()}`}
                   value={v}
                   onChange={(nv) => update(at('acquire', k), nv)}
+                  path={at('acquire', k)}
                 />
               ))}
             <NumField
@@ -168,9 +169,9 @@ export function ClientCard({
         {Object.entries(extra)
           .filter(([k]) => !KNOWN_CLIENT.has(k))
           .map(([k, v]) => (
-            <ValueField key={k} label={spellOut(k)} value={v} onChange={(nv) => update(at(k), nv)} />
+            <ValueField key={k} label={spellOut(k)} value={v} onChange={(nv) => update(at(k), nv)} path={at(k)} />
           ))}
-        {client.steps !== null && <JsonField label="Steps" value={client.steps} onChange={(v) => update(at('steps'), v)} multiline />}
+        {client.steps !== null && <JsonField label="Steps" value={client.steps} onChange={(v) => update(at('steps'), v)} path={at('steps')} multiline />}
       </div>
       <ClientPhp scenario={scenario} index={index} />
       <button type="button" className="small-button" onClick={remove} disabled={scenario.clients.length <= 1}>

@@ -28,7 +28,18 @@ function Checks({ label, all, chosen, onChange }: { label: string; all: readonly
  * client or store node it is aimed at, the machines a partition cuts off,
  * the machines a latency spike slows, the clients a deploy switches.
  */
-export function FaultFields({ fault, scenario, set }: { fault: FaultSpec; scenario: Scenario; set: (field: string, v: unknown) => void }) {
+export function FaultFields({
+  fault,
+  scenario,
+  set,
+  path,
+}: {
+  fault: FaultSpec;
+  scenario: Scenario;
+  set: (field: string, v: unknown) => void;
+  /** Where the fault is in the Sandbox's draft, for the JSON typed in its fields (see JsonField). */
+  path?: readonly (string | number)[];
+}) {
   const clients = scenario.clients.map((c) => c.name);
   const machines = scenario.machines.map((m) => m.name);
   const fields = Object.entries(fault as unknown as Record<string, unknown>).filter(([k]) => k !== 'kind' && k !== 'atMs');
@@ -70,7 +81,7 @@ export function FaultFields({ fault, scenario, set }: { fault: FaultSpec; scenar
         }
         if (k === 'clients') return <Checks key={k} label={label} all={clients} chosen={Array.isArray(v) ? (v as string[]) : []} onChange={(c) => set(k, c)} />;
         if (k === 'key') return <ValueField key={k} label={label} value={v ?? ''} onChange={(nv) => set(k, nv === '' ? null : nv)} />;
-        return <ValueField key={k} label={label} value={v} onChange={(nv) => set(k, nv)} />;
+        return <ValueField key={k} label={label} value={v} onChange={(nv) => set(k, nv)} path={path === undefined ? undefined : [...path, k]} />;
       })}
     </>
   );

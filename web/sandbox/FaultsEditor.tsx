@@ -49,7 +49,7 @@ export function FaultsEditor({
             <span className="muted small">{faultDescription(f.kind)}</span>
           </p>
           <div className="fields fields-row">
-            <FaultFields fault={f} scenario={scenario} set={(field, v) => update(['faults', i, field], v)} />
+            <FaultFields fault={f} scenario={scenario} set={(field, v) => update(['faults', i, field], v)} path={['faults', i]} />
             <button
               type="button"
               className="small-button"

@@ -48,6 +48,7 @@ export function StoreEditor({
                 labelOf={(value) => valueLabel(k, value)}
                 hint={schema.description}
                 onChange={(nv) => update(['store', k], nv)}
+                path={['store', k]}
               />
             );
           })}

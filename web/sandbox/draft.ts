@@ -24,11 +24,63 @@ export interface DraftState {
    * Sandbox and coming back keeps the form as it was.
    */
   seen: string | null;
-  setDraft(d: Scenario, from: string): void;
+  /**
+   * Whether the form holds the lab's trace's scenario, opened unchanged to
+   * follow it (or the lab's first scenario): the address brings that back
+   * on a reload, so the tab keeps no copy of it (see kept.ts).
+   */
+  followed: boolean;
+  /**
+   * What the user typed in the form's JSON boxes, by the path of the value
+   * each edits (`clients.0.steps`): text that is not JSON yet never reaches
+   * the draft, and a reload must still put it back as it was.
+   */
+  texts: Readonly<Record<string, string>>;
+  setDraft(d: Scenario, from: string, followed?: boolean): void;
   update(path: readonly (string | number)[], value: unknown): void;
   setIssues(i: DraftState['issues']): void;
   /** The draft ran as `traceId`: it is clean again and the result is its own. */
   markRun(traceId: string): void;
+  /** The user typed `text` in the JSON box of the value at `path`. */
+  keepText(path: string, text: string): void;
+}
+
+/**
+ * `seen` after a reload brought the draft back: the first trace the lab
+ * shows is the one its address carries, which the form had already seen.
+ */
+export const SEEN_BEFORE_RELOAD = '(before the reload)';
+
+/** `from` of a draft a reload brought back from a trace (run here, or opened from the lab's): the trace, and its id, went with the page. */
+export const TRACE_BEFORE_RELOAD = 'trace:before-reload';
+
+/** A JSON box's key in `texts`: the path of the value it edits. */
+export const textKey = (path: readonly (string | number)[]): string => path.join('.');
+
+/** Whether the text typed for the value at `key` is still about it after an edit: the same value, in the same place. */
+function stillAbout(key: string, before: unknown, after: unknown): boolean {
+  let was = before;
+  let is = after;
+  for (const part of key.split('.')) {
+    // A list that grew or shrank (a client removed) moved what followed: the box at this place now shows another item.
+    if (Array.isArray(was) && Array.isArray(is) && was.length !== is.length && was[Number(part)] !== is[Number(part)]) return false;
+    was = typeof was === 'object' && was !== null ? (was as Record<string, unknown>)[part] : undefined;
+    is = typeof is === 'object' && is !== null ? (is as Record<string, unknown>)[part] : undefined;
+  }
+  return was === is;
+}
+
+/**
+ * The typed texts still about the values they were typed for: an edit
+ * elsewhere (a client removed, so the next one takes its place) leaves a
+ * box's value another one, and its text with it. setIn keeps every value
+ * it does not replace, so an unchanged one is the same object.
+ */
+function textsAfter(texts: DraftState['texts'], before: Scenario, after: Scenario, edited: string): DraftState['texts'] {
+  const keys = Object.keys(texts);
+  if (keys.length === 0) return texts;
+  const kept = Object.fromEntries(Object.entries(texts).filter(([k]) => k === edited || stillAbout(k, before, after)));
+  return Object.keys(kept).length === keys.length ? texts : kept;
 }
 
 /** Returns a copy of `obj` with the value at `path` replaced; the original is never changed. */
@@ -49,10 +101,18 @@ export const useDraft = create<DraftState>()((set) => ({
   issues: null,
   lastTraceId: null,
   seen: null,
-  setDraft: (d, from) => set({ draft: d, clean: d, from, issues: null }),
-  update: (path, value) => set((s) => (s.draft === null ? {} : { draft: setIn(s.draft, path, value) })),
+  followed: false,
+  texts: {},
+  setDraft: (d, from, followed = false) => set({ draft: d, clean: d, from, issues: null, followed, texts: {} }),
+  update: (path, value) =>
+    set((s) => {
+      if (s.draft === null) return {};
+      const draft = setIn(s.draft, path, value);
+      return { draft, texts: textsAfter(s.texts, s.draft, draft, textKey(path)) };
+    }),
   setIssues: (issues) => set({ issues }),
   markRun: (traceId) => set((s) => ({ clean: s.draft, ran: s.draft, lastTraceId: traceId, seen: traceId, from: `trace:${traceId}` })),
+  keepText: (path, text) => set((s) => (s.texts[path] === text ? {} : { texts: { ...s.texts, [path]: text } })),
 }));
 
 /** Whether the user has changed the draft since it was loaded or last run. */
@@ -60,11 +120,12 @@ export const isDirty = (s: Pick<DraftState, 'draft' | 'clean'>): boolean => s.dr
 
 /**
  * Whether the form holds a scenario the lab has nowhere else: changed, read
- * from a file, or run here. Opening another scenario over it asks first; one
- * loaded unchanged from a built-in or the lab's trace can be loaded again.
+ * from a file, or run here (before a reload, too). Opening another scenario
+ * over it asks first; one loaded unchanged from a built-in or the lab's
+ * trace can be loaded again.
  */
 export const isOwn = (s: Pick<DraftState, 'draft' | 'clean' | 'from' | 'lastTraceId'>): boolean =>
-  isDirty(s) || s.from.startsWith('file:') || (s.lastTraceId !== null && s.from === `trace:${s.lastTraceId}`);
+  isDirty(s) || s.from.startsWith('file:') || s.from === TRACE_BEFORE_RELOAD || (s.lastTraceId !== null && s.from === `trace:${s.lastTraceId}`);
 
 /** The next free one-letter client name: A, B, … Z, then A1, B1, … */
 export function nextClientName(taken: readonly string[]): string {

@@ -22,15 +22,16 @@ let latestLoad = 0;
  * lands: the scenario the Sandbox opens with may come back from the worker
  * after the user has already pressed "Blank scenario" or switched the store,
  * and must not replace what they chose. Resolves false when the scenario was
- * refused or a newer load took its place.
+ * refused or a newer load took its place. `followed`: the form opens it to
+ * follow the lab's trace, not because the user chose it (DraftState.followed).
  */
-export async function loadDraft(input: ScenarioInput, from: string, overrides: readonly string[] = []): Promise<boolean> {
+export async function loadDraft(input: ScenarioInput, from: string, overrides: readonly string[] = [], followed = false): Promise<boolean> {
   const ticket = ++latestLoad;
   const d = useDraft.getState();
   try {
     const scenario = (await sim().normalize(input, overrides)) as Scenario;
     if (ticket !== latestLoad) return false;
-    d.setDraft(withCompactSteps(scenario), from);
+    d.setDraft(withCompactSteps(scenario), from, followed);
     return true;
   } catch (err) {
     if (ticket !== latestLoad) return false;

@@ -7,7 +7,7 @@ import { VerdictView } from '../components/VerdictView.js';
 import { buildLink, EMPTY_LINK, MAX_LINK_CHARS } from '../links/permalink.js';
 import { ClientCard } from '../sandbox/ClientCard.js';
 import { Confirm, type Ask } from '../sandbox/Confirm.js';
-import { isDirty, isOwn, newClient, useDraft } from '../sandbox/draft.js';
+import { isDirty, isOwn, newClient, SEEN_BEFORE_RELOAD, useDraft } from '../sandbox/draft.js';
 import { formPlace, formTtl } from '../sandbox/words.js';
 import { FaultsEditor } from '../sandbox/FaultsEditor.js';
 import { NumField, TextField } from '../sandbox/fields.js';
@@ -59,9 +59,11 @@ export function SandboxView() {
     const d = useDraft.getState();
     if (primary === null || primary.id === lastTraceId || (d.draft !== null && primary.id === d.seen)) return;
     useDraft.setState({ seen: primary.id });
+    // A reload brought the form back as it was: the trace the address carries is the one it had already seen.
+    if (d.seen === SEEN_BEFORE_RELOAD) return;
     const src = sourceOf(primary);
     if (d.from === src.from) return;
-    const open = () => void loadDraft(src.input, src.from, src.overrides);
+    const open = () => void loadDraft(src.input, src.from, src.overrides, true);
     if (d.draft === null || !isOwn(d)) open();
     else if (isDirty(d)) replacing(`Opening ${primary.label}`, `Open ${primary.label} anyway`, open);
     else
@@ -73,7 +75,7 @@ export function SandboxView() {
       });
   }, [primary, lastTraceId]);
   useEffect(() => {
-    if (useDraft.getState().draft === null && useUi.getState().primaryId === null) void loadDraft({ builtin: start }, `builtin:${start}|`);
+    if (useDraft.getState().draft === null && useUi.getState().primaryId === null) void loadDraft({ builtin: start }, `builtin:${start}|`, [], true);
   }, []);
   // "Start from" names the built-in the form was loaded from, so it never names another scenario than the one shown;
   // for a blank scenario, a file or a link it says so until the user picks a built-in.
@@ -167,7 +169,11 @@ export function SandboxView() {
             <select value={start} onChange={(ev) => setStart(ev.target.value)} data-testid="sandbox-start">
               {start === '' && (
                 <option value="" disabled>
-                  {from === 'blank' ? '(a blank scenario)' : '(not a built-in: pick one to load)'}
+                  {from === 'blank'
+                    ? '(a blank scenario)'
+                    : from.startsWith('file:')
+                      ? `(imported from ${from.slice('file:'.length)})`
+                      : '(not a built-in: pick one to load)'}
                 </option>
               )}
               {BUILTIN_NAMES.map((n) => (
