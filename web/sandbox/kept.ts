@@ -8,7 +8,7 @@ import { isDirty, isOwn, SEEN_BEFORE_RELOAD, TRACE_BEFORE_RELOAD, useDraft, type
  * imported, picked, edited or ran, with what they typed in its JSON boxes.
  * It is kept in the tab's session storage, so a reload (or a browser that
  * restores its tabs) brings it back, while another tab, where the user may
- * be doing something else, opens without it (docs/decisions/0021). A form
+ * be doing something else, opens without it (docs/decisions/0022). A form
  * that only follows the lab's trace is not kept: the address brings that
  * back. What cannot be read is discarded with a notice, and the Sandbox
  * opens as if nothing had been kept.
