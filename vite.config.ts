@@ -73,8 +73,8 @@ const rolldownOptions = {
  * (Vitest runs every test/**.test.ts from the repository root). The app's
  * root is web/, but the tests' include stays relative to the repository.
  */
-/** Test files that replace a module (vi.mock) or the clocks, which must not leak into files sharing their worker. */
-const OWN_MODULES = ['test/web/load-order.test.ts', 'test/web/redraw.test.ts'];
+/** Test files that replace a module (vi.mock), the clocks or a global, which must not leak into files sharing their worker. */
+const OWN_MODULES = ['test/web/kept-draft.test.ts', 'test/web/load-order.test.ts', 'test/web/redraw.test.ts', 'test/web/remembered.test.ts'];
 
 export default defineConfig(async ({ mode }): Promise<ViteUserConfig> => ({
   root: 'web',
