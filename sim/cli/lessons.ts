@@ -104,7 +104,7 @@ export function narrate(lesson: Lesson, c: Colors, stories: readonly Story[] = l
   }
   if (whole)
     for (const sweep of lesson.sweeps)
-      out.push(c.bold(c.cyan(`How often? ${sweep.title}`)), `  ${sweep.caption}`, `  ${c.yellow('Run it:')} ${sweepCommand(sweep)}`, '');
+      out.push(c.bold(c.cyan(`Sweep: ${sweep.title}`)), `  ${sweep.caption}`, `  ${c.yellow('Run it:')} ${sweepCommand(sweep)}`, '');
   return out.join('\n').trimEnd();
 }
 

@@ -118,7 +118,7 @@ describe('locklab lesson N', () => {
     const lesson = loadLessons(LESSONS_DIR, false).lessons.find((l) => l.number === 4)!;
     const sweep = lesson.sweeps[0]!;
     const end = r.out.slice(r.out.lastIndexOf('Outcome: '));
-    expect(end).toContain(`How often? ${sweep.title}\n  ${sweep.caption}\n  Run it: `);
+    expect(end).toContain(`Sweep: ${sweep.title}\n  ${sweep.caption}\n  Run it: `);
     const command = /^ {2}Run it: (.*)$/m.exec(end)![1]!;
     expect(command).toBe("locklab sweep random-gc-pauses --seeds 1..200 --vary 'clients[*].ttlMs=10000,30000,60000'");
     // The shell's own reading of the line: the words locklab receives, with [*] left alone rather than matched against file names.
