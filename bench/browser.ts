@@ -3,14 +3,16 @@
  * production build: time to first render of a lesson trace, time to draw a
  * 100,000-event trace, frames per second while scrubbing it, the time to
  * open a lesson and draw its first story, and the gzipped size of the
- * JavaScript the page loads first (lesson summaries included). Medians of several
- * runs. Run directly (`npx tsx bench/browser.ts`) it prints the JSON.
+ * JavaScript the page loads first (lesson summaries included), and how the
+ * Sandbox keeps up with a scenario of 200 clients (the most a scenario has).
+ * Medians of several runs. Run directly (`npx tsx bench/browser.ts`) it prints the JSON.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
-import { buildLab, startLab } from '../test/browser/lab-server.js';
+import type { Page } from 'playwright-core';
+import { buildLab, startLab, type Lab } from '../test/browser/lab-server.js';
 
 const RUNS = 5;
 const HEAVY_RUNS = 3;
@@ -36,6 +38,78 @@ export const CONTENTION_100K = {
   })),
   faults: Array.from({ length: 20 }, (_, i) => ({ kind: 'pause', target: `C${i % 8}`, atMs: 5000 + i * 9000, durationMs: 800 })),
 };
+
+/** Clients of the Sandbox's large scenario: the most a scenario may have (sim/scenario/limits.ts). */
+const SANDBOX_CLIENTS = 200;
+const SANDBOX_RUNS = 3;
+const SANDBOX_KEYS = 5;
+
+/** A scenario of `n` clients, each with the form's random GC pauses, as an engineer's large config would be imported. */
+export const sandboxScenario = (n: number) => ({
+  name: `clients-${n}`,
+  machines: [{ name: 'a' }, { name: 'b' }, { name: 'db' }],
+  store: { kind: 'redis', machine: 'db' },
+  clients: Array.from({ length: n }, (_, i) => ({
+    name: `C${i}`,
+    machine: i % 2 === 0 ? 'a' : 'b',
+    ttlMs: 1000 + i,
+    pauseAfterAcquire: { probability: 0.01, duration: { distribution: 'long-tail', minMs: 50, maxMs: 2000 } },
+  })),
+});
+
+/**
+ * When the page last finished a task of over 50 ms after `since` (the
+ * browser's long tasks), once none has ended for `quietMs`: the moment the
+ * page went idle. A string, not a function: tsx's keepNames would otherwise
+ * inject a helper the page does not have.
+ */
+const idleAfter = async (page: Page, since: number, quietMs: number): Promise<number> =>
+  (await page.evaluate(`(async () => {
+    for (;;) {
+      await new Promise((r) => setTimeout(r, 50));
+      const last = Math.max(${since}, window.__readyAt ?? 0, ...window.__longTasks.filter((t) => t.end > ${since}).map((t) => t.end));
+      if (performance.now() - last > ${quietMs}) return last;
+    }
+  })()`)) as number;
+
+/**
+ * The Sandbox with a scenario of `clients` clients: from choosing the file to the
+ * page idle with every card drawn (and each client's PHP written), and from
+ * a keystroke in a client's field to the next frame painted (the
+ * keystroke's own time stamp, to a task after the frame that follows it).
+ */
+export async function sandboxBench(lab: Lab, clients = SANDBOX_CLIENTS): Promise<{ importToIdle: number[]; keystroke: number[] }> {
+  const importToIdle: number[] = [];
+  const keystroke: number[] = [];
+  const last = `[data-client-card="C${clients - 1}"]`;
+  const file = { name: 'clients.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(sandboxScenario(clients))) };
+  for (let i = 0; i < SANDBOX_RUNS; i++) {
+    const page = await lab.page('#/sandbox?s=pause-past-expiry', { width: 1440, height: 900 });
+    await page.locator('[data-client-card]').first().waitFor({ timeout: 15_000 });
+    await page.evaluate(`window.__longTasks = [];
+      new PerformanceObserver((l) => { for (const e of l.getEntries()) window.__longTasks.push({ end: e.startTime + e.duration }); }).observe({ type: 'longtask' });
+      new MutationObserver((_, o) => { if (document.querySelector('${last}') !== null) { window.__readyAt = performance.now(); o.disconnect(); } }).observe(document.body, { childList: true, subtree: true });`);
+    const t0 = (await page.evaluate('performance.now()')) as number;
+    await page.getByTestId('import-scenario').setInputFiles(file);
+    await page.locator(last).waitFor({ timeout: 60_000 });
+    importToIdle.push((await idleAfter(page, t0, 1000)) - t0);
+    await page
+      .locator(`[data-client-card="C${Math.floor(clients / 2)}"]`)
+      .getByLabel('Key')
+      .focus();
+    await page.evaluate(`window.__keys = [];
+      document.addEventListener('keydown', (e) => { const at = e.timeStamp; requestAnimationFrame(() => setTimeout(() => window.__keys.push(performance.now() - at), 0)); }, true);`);
+    for (let k = 0; k < SANDBOX_KEYS; k++) {
+      const before = (await page.evaluate('performance.now()')) as number;
+      await page.keyboard.press('x');
+      // The next keystroke comes once the page is idle again, so each is timed on its own.
+      await idleAfter(page, before, 300);
+    }
+    keystroke.push(...((await page.evaluate('window.__keys')) as number[]));
+    await page.close();
+  }
+  return { importToIdle, keystroke };
+}
 
 function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
@@ -144,6 +218,7 @@ export async function runBrowserBench(): Promise<Record<string, number>> {
       }
       await page.close();
     }
+    const sandbox = await sandboxBench(lab);
     if (lab.errors.length > 0) throw new Error(`the lab reported errors during the bench:\n${lab.errors.join('\n')}`);
     return {
       'browser.firstRenderMs': round(median(firstRender)),
@@ -157,6 +232,8 @@ export async function runBrowserBench(): Promise<Record<string, number>> {
       'browser.initialJsGzipKb': round(initialJsGzipKb(outDir)),
       'browser.sweepRunsPerSec': round(median(sweepRate)),
       'browser.sweepAgainRunsPerSec': round(median(sweepRateAgain)),
+      'browser.sandbox200ImportToIdleMs': round(median(sandbox.importToIdle)),
+      'browser.sandbox200KeystrokeMs': round(median(sandbox.keystroke)),
       'browser.sweepWorkers': await (async () => {
         const page = await lab.context.newPage();
         const n = await page.evaluate(() => Math.max(1, Math.min(8, navigator.hardwareConcurrency || 2)));

@@ -2,6 +2,7 @@ import { getTrace, registerTrace } from './state/traces.js';
 import { useUi } from './state/ui.js';
 import { sim } from './worker/client.js';
 import { showPrimary } from './state/session.js';
+import { tallies } from './tallies.js';
 
 /**
  * A small handle on the running lab for the browser tests and the bench:
@@ -23,6 +24,8 @@ export interface LocklabHandle {
   ): Promise<{ events: number; modelMs: number; renderMs: number }>;
   /** The current primary trace's hash, for checking what is on screen. */
   primaryHash(): string | null;
+  /** How many times parts of the page did their work (see tallies.ts). */
+  tallies(): Record<string, number>;
 }
 
 declare global {
@@ -51,5 +54,6 @@ export function exposeTestHooks(): void {
       return { events: p.doc.events.length, modelMs, renderMs: performance.now() - started };
     },
     primaryHash: () => getTrace(useUi.getState().primaryId)?.hash ?? null,
+    tallies,
   };
 }

@@ -248,7 +248,7 @@ describeBrowser('the sandbox across a reload', () => {
     console.log(`[sandbox reload] one store of a 200-client scenario (${bytes} characters): ${storeMs.toFixed(2)} ms`);
     expect(storeMs).toBeLessThan(16);
 
-    // The form of 200 cards is slow to settle after an import (each card's PHP is written from the whole scenario).
+    // Finding a field by its label reads the labels of all 200 cards, which takes Playwright seconds.
     await page.getByLabel('Summary', { exact: true }).fill('typed', { timeout: 60_000 });
     await reload(page);
     await page.locator('[data-client-card="C199"]').waitFor({ timeout: 30_000 });

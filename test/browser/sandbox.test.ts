@@ -334,4 +334,49 @@ describeBrowser('the sandbox', () => {
     await screenshot(page, 'sandbox-kept-1440');
     expect(lab.errors).toEqual([]);
   });
+
+  it('typing in one client of many draws that client’s card again and no other, and checks the scenario once for its PHP', async () => {
+    const page = await lab.page('#/sandbox?s=pause-past-expiry', { width: 1440, height: 900 });
+    await expect.poll(() => page.getByLabel('Name', { exact: true }).first().inputValue()).toBe('pause-past-expiry');
+    const n = 40;
+    const many = {
+      name: 'many',
+      machines: [{ name: 'a' }, { name: 'b' }, { name: 'db' }],
+      store: { kind: 'redis', machine: 'db' },
+      clients: Array.from({ length: n }, (_, i) => ({ name: `C${i}`, machine: i % 2 === 0 ? 'a' : 'b', ttlMs: 1000 + i })),
+    };
+    await page.getByTestId('import-scenario').setInputFiles({ name: 'many.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(many)) });
+    const php = (i: number) => page.locator(`[data-client-card="C${i}"]`).getByTestId('client-php').locator('pre');
+    // Every card shows its client's PHP once the form has settled.
+    await expect.poll(() => php(n - 1).textContent()).toContain("createLock('job', 1.039)");
+    const tallies = () => page.evaluate(() => window.__locklab!.tallies());
+    const before = await tallies();
+
+    await page.locator('[data-client-card="C1"]').getByLabel('TTL (ms)').fill('2001');
+    await expect.poll(() => php(1).textContent()).toContain("createLock('job', 2.001)");
+    const after = await tallies();
+    const drawn = Array.from({ length: n }, (_, i) => i).filter((i) => after[`client-card:${i}`] !== before[`client-card:${i}`]);
+    expect(drawn).toEqual([1]);
+    expect(after['sandbox-check']! - before['sandbox-check']!).toBe(1);
+    // The other cards still show their own clients' PHP.
+    expect(await php(0).textContent()).toContain("createLock('job', 1)");
+    expect(await php(2).textContent()).toContain("createLock('job', 1.002)");
+    expect(lab.errors).toEqual([]);
+  });
+
+  it('removing a client that faults are aimed at asks first, and removes them with it', async () => {
+    const page = await lab.page('#/sandbox?s=pause-past-expiry');
+    await expect.poll(() => page.getByLabel('Name', { exact: true }).first().inputValue()).toBe('pause-past-expiry');
+    expect(await page.locator('[data-fault-row]').count()).toBe(1);
+    await page.getByRole('button', { name: 'Remove client A' }).click();
+    const confirm = page.getByTestId('confirm');
+    await confirm.waitFor();
+    expect(await confirm.textContent()).toContain('Removing A also removes the faults aimed at it: ');
+    await confirm.getByRole('button', { name: 'Remove A and its fault' }).click();
+    await expect.poll(() => page.locator('[data-client-card]').evaluateAll((cards) => cards.map((c) => c.getAttribute('data-client-card')))).toEqual(['B']);
+    expect(await page.locator('[data-fault-row]').count()).toBe(0);
+    // The one client left cannot be removed.
+    expect(await page.getByRole('button', { name: 'Remove client B' }).isDisabled()).toBe(true);
+    expect(lab.errors).toEqual([]);
+  });
 });

@@ -1,7 +1,7 @@
-import { useEffect, useState } from 'react';
-import { InputError } from '../../sim/errors.js';
-import { clientPhp } from '../../sim/scenario/steps-php.js';
-import type { ClientSpec, Scenario } from '../../sim/scenario/types.js';
+import { memo } from 'react';
+import type { ClientSpec } from '../../sim/scenario/types.js';
+import { tally } from '../tallies.js';
+import { phpOf, useChecked } from './checked.js';
 import { PauseFields, WorkTimeFields } from './DrawnFields.js';
 import { CheckField, NumField, SelectField, TextField } from './fields.js';
 import { JsonField, ValueField } from './ValueField.js';
@@ -36,32 +36,13 @@ const KNOWN_CLIENT = new Set([
 /**
  * What the client runs, as the PHP its steps (or its lifecycle settings)
  * stand for: shown once the form is a valid scenario, since the PHP is
- * written from the scenario the run would use. The check loads with the
- * first card, not with the page: the lab's first screen does without it.
+ * written from the scenario the run would use (see checked.ts).
  */
-function ClientPhp({ scenario, index }: { scenario: Scenario; index: number }) {
-  // undefined: still checking; null: the form is not a valid scenario yet.
-  const [php, setPhp] = useState<string | null | undefined>(undefined);
-  useEffect(() => {
-    let live = true;
-    void import('../../sim/scenario/normalize.js').then(({ normalizeScenario }) => {
-      if (!live) return;
-      try {
-        const valid = normalizeScenario(scenario, 'sandbox');
-        setPhp(clientPhp(valid, valid.clients[index]!));
-      } catch (err) {
-        if (!(err instanceof InputError)) throw err;
-        setPhp(null);
-      }
-    });
-    return () => {
-      live = false;
-    };
-  }, [scenario, index]);
-  const { name, steps } = scenario.clients[index]!;
+function ClientPhp({ name, steps, index }: { name: string; steps: boolean; index: number }) {
+  const php = useChecked(phpOf(index));
   // Open for a client written as steps, whose JSON reads less easily than its PHP.
   return (
-    <details className="client-php" data-testid="client-php" open={steps !== null}>
+    <details className="client-php" data-testid="client-php" open={steps}>
       <summary>{name} as PHP</summary>
       {php === undefined ? null : php === null ? (
         <p className="muted small">Shown when the form is a valid scenario: press Run to see what is wrong.</p>
@@ -74,26 +55,36 @@ function ClientPhp({ scenario, index }: { scenario: Scenario; index: number }) {
   );
 }
 
-/** Every setting of one client's lock lifecycle, including the variants that teach mistakes. */
-export function ClientCard({
+/**
+ * Every setting of one client's lock lifecycle, including the variants that
+ * teach mistakes. A card is drawn again only when its own props change:
+ * `update` and `remove` keep their identity, and the draft keeps a client's
+ * object until it is edited, so typing in one card of 200 draws that one.
+ */
+export const ClientCard = memo(function ClientCard({
   client,
   index,
-  scenario,
+  machines,
+  alone,
   update,
   remove,
 }: {
   client: ClientSpec;
   index: number;
-  scenario: Scenario;
+  /** The scenario's machines' names. */
+  machines: readonly string[];
+  /** Whether it is the scenario's only client, which cannot be removed. */
+  alone: boolean;
   update: (path: (string | number)[], v: unknown) => void;
-  remove: () => void;
+  /** Removes the client at `index`. */
+  remove: (index: number) => void;
 }) {
+  tally(`client-card:${index}`);
   const at = (...p: (string | number)[]) => ['clients', index, ...p];
-  const machines = scenario.machines.map((m) => m.name);
   const acquire = client.acquire as unknown as Record<string, unknown>;
   const extra = client as unknown as Record<string, unknown>;
   return (
-    <fieldset className="card" data-client-card={client.name}>
+    <fieldset className="card client-card" data-client-card={client.name}>
       <legend>Client {client.name}</legend>
       <div className="fields">
         <TextField label="Name" value={client.name} onChange={(v) => update(at('name'), v)} />
@@ -173,10 +164,10 @@ export function ClientCard({
           ))}
         {client.steps !== null && <JsonField label="Steps" value={client.steps} onChange={(v) => update(at('steps'), v)} path={at('steps')} multiline />}
       </div>
-      <ClientPhp scenario={scenario} index={index} />
-      <button type="button" className="small-button" onClick={remove} disabled={scenario.clients.length <= 1}>
+      <ClientPhp name={client.name} steps={client.steps !== null} index={index} />
+      <button type="button" className="small-button" onClick={() => remove(index)} disabled={alone}>
         Remove client {client.name}
       </button>
     </fieldset>
   );
-}
+});

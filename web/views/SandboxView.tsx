@@ -1,10 +1,11 @@
-import { useEffect, useRef, useState } from 'react';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { BUILTIN_NAMES } from '../../sim/scenarios/index.js';
 import { download, FilePicker } from '../components/FilePicker.js';
 import { Issues } from '../components/Issues.js';
 import { PageHeading } from '../components/PageHeading.js';
 import { VerdictView } from '../components/VerdictView.js';
 import { buildLink, EMPTY_LINK, MAX_LINK_CHARS } from '../links/permalink.js';
+import { checkDraft } from '../sandbox/checked.js';
 import { ClientCard } from '../sandbox/ClientCard.js';
 import { Confirm, type Ask } from '../sandbox/Confirm.js';
 import { isDirty, isOwn, newClient, SEEN_BEFORE_RELOAD, useDraft } from '../sandbox/draft.js';
@@ -110,6 +111,32 @@ export function SandboxView() {
     const oneColumn = el.getBoundingClientRect().left < (el.parentElement?.getBoundingClientRect().left ?? 0) + 40;
     if (oneColumn && el.getBoundingClientRect().top > window.innerHeight * 0.5) el.scrollIntoView({ block: 'start' });
   }, [lastTraceId]);
+
+  // The cards get only what they show, each keeping its identity while it is unchanged, so an edit draws only the card it changed.
+  const machines = useMemo(() => draft?.machines.map((m) => m.name) ?? [], [draft?.machines]);
+  const removeClient = useCallback((i: number) => {
+    const d = useDraft.getState().draft;
+    const c = d?.clients[i];
+    if (d === null || c === undefined) return;
+    const aimed = d.faults.filter((f) => 'target' in f && f.target === c.name);
+    const drop = () =>
+      useDraft.getState().update([], {
+        ...d,
+        clients: d.clients.filter((_, k) => k !== i),
+        faults: d.faults.filter((f) => !aimed.includes(f)),
+      });
+    if (aimed.length === 0) drop();
+    else
+      setAsk({
+        message: `Removing ${c.name} also removes the faults aimed at it: ${droppedWords(aimed)}.`,
+        yes: `Remove ${c.name} and ${aimed.length === 1 ? 'its fault' : 'its faults'}`,
+        run: drop,
+      });
+  }, []);
+  // Each client's PHP is written from the form's scenario checked once, after the browser has drawn the edit.
+  useEffect(() => {
+    if (draft !== null) checkDraft(draft);
+  }, [draft]);
 
   // The heading stays one element while the form loads, so the focus a new page gives it is not lost when the form arrives.
   const heading = <PageHeading text={draft === null ? 'Sandbox' : `Sandbox: ${draft.name}`} hidden />;
@@ -276,29 +303,7 @@ export function SandboxView() {
             <FaultsEditor scenario={draft} update={up} trace={trace} />
             <MachinesEditor scenario={draft} update={up} />
             {draft.clients.map((c, i) => (
-              <ClientCard
-                key={i}
-                client={c}
-                index={i}
-                scenario={draft}
-                update={up}
-                remove={() => {
-                  const aimed = draft.faults.filter((f) => 'target' in f && f.target === c.name);
-                  const drop = () =>
-                    update([], {
-                      ...draft,
-                      clients: draft.clients.filter((_, k) => k !== i),
-                      faults: draft.faults.filter((f) => !aimed.includes(f)),
-                    });
-                  if (aimed.length === 0) drop();
-                  else
-                    setAsk({
-                      message: `Removing ${c.name} also removes the faults aimed at it: ${droppedWords(aimed)}.`,
-                      yes: `Remove ${c.name} and ${aimed.length === 1 ? 'its fault' : 'its faults'}`,
-                      run: drop,
-                    });
-                }}
-              />
+              <ClientCard key={i} client={c} index={i} machines={machines} alone={draft.clients.length <= 1} update={update} remove={removeClient} />
             ))}
             <button type="button" onClick={() => up(['clients'], [...draft.clients, newClient(draft)])}>
               Add a client
