@@ -1,5 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
 import type { Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { loadLessons } from '../../sim/cli/lessons.js';
@@ -262,6 +263,23 @@ describeBrowser('a learner goes through lesson 4', () => {
     expect(imports.length).toBeGreaterThan(0);
     // The entry itself is among them (the worker's client lives there); the script tag loads it.
     for (const f of imports) if (`assets/${f}` !== entry) expect(preloaded).toContain(f);
+  });
+
+  it("leaves the scenario checker's validators out of the first load, which stays within its 250 KB gzipped", async () => {
+    const html = await (await fetch(lab.url)).text();
+    const first = [
+      ...[...html.matchAll(/<script[^>]+src="\.\/([^"]+\.js)"/g)].map((m) => m[1]!),
+      ...[...html.matchAll(/<link rel="modulepreload"[^>]* href="\.\/([^"]+\.js)"/g)].map((m) => m[1]!),
+    ];
+    expect(first.length).toBeGreaterThan(2);
+    let gzipped = 0;
+    for (const file of new Set(first)) {
+      const code = await (await fetch(`${lab.url}${file}`)).text();
+      // Ajv's generated checks name each value's place as instancePath: they come with the Odds view, the Sandbox's check or a lesson's sweep.
+      expect(code, file).not.toContain('instancePath');
+      gzipped += gzipSync(Buffer.from(code), { level: 9 }).length;
+    }
+    expect(gzipped / 1024).toBeLessThanOrEqual(250);
   });
 
   it("asks for a linked lesson's view and text from the entry, while the page's own code is still loading", async () => {

@@ -4,11 +4,10 @@ import { BUILTIN_SCENARIOS } from '../../sim/scenarios/index.js';
 import { useDraft } from '../sandbox/draft.js';
 import { sweepErrorText } from './form-errors.js';
 import { defaultRange, leadChoice, paramChoices, type ParamChoice } from './params.js';
-import { useOdds } from './store.js';
-import type { Origin } from '../state/traces.js';
+import { SANDBOX, useOdds } from './store.js';
 
-/** The Odds form's name for the Sandbox's scenario: no built-in has a name with a colon. */
-export const SANDBOX = 'sandbox:';
+export { SANDBOX };
+import type { Origin } from '../state/traces.js';
 
 /**
  * What a sweep of the Odds view ran, kept beside its report: the scenario it

@@ -3,6 +3,9 @@ import type { SweepPlan } from '../../sim/odds/plan.js';
 import type { SweepReport } from '../../sim/odds/report.js';
 import type { Swept } from './source.js';
 
+/** The Odds form's name for the Sandbox's scenario: no built-in has a name with a colon. */
+export const SANDBOX = 'sandbox:';
+
 /** The form as typed: strings, checked when the sweep starts. */
 export interface OddsForm {
   /** A built-in's name, or SANDBOX for the Sandbox's scenario. */

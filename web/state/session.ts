@@ -1,6 +1,5 @@
 import { buildLink, EMPTY_LINK, MAX_LINK_CHARS, parseLink, type LinkState, type OddsLink } from '../links/permalink.js';
-import { chooseScenario, SANDBOX } from '../odds/source.js';
-import { useOdds, type OddsForm } from '../odds/store.js';
+import { SANDBOX, useOdds, type OddsForm } from '../odds/store.js';
 import { sim, WorkerInputError } from '../worker/client.js';
 import type { ScenarioInput, TracePayload } from '../worker/protocol.js';
 import { getTrace, registerTrace, type LoadedTrace, type Origin } from './traces.js';
@@ -264,6 +263,8 @@ export async function openLink(hash: string): Promise<void> {
   showPrimary(t, { cursor: s.cursor ?? -1, domain: s.domain });
   // An Odds link sweeps its built-in: chosen as the list would choose it, then the link's fields and runs, if it has them.
   if (view === 'odds' && 'builtin' in s.scenario) {
+    // Loaded here, not with the page: the Odds form's choices come from the scenario checked, and the checker's validators are big.
+    const { chooseScenario } = await import('../odds/source.js');
     chooseScenario(s.scenario.builtin);
     if (s.odds !== null) useOdds.getState().setForm(oddsFormOf(s.scenario.builtin, s.odds));
   }
