@@ -143,7 +143,9 @@ describeBrowser('a learner goes through lesson 4', () => {
     await answer(page, 'no-error', [0]);
     await answer(page, 'other-causes', [0, 1, 2]);
     await answer(page, 'lease-buys', [0]);
-    for (const q of ['gc-danger', 'no-error', 'other-causes', 'lease-buys'])
+    // And How often?'s: what none in 200 runs means.
+    await answer(page, 'none-in-200', [1]);
+    for (const q of ['gc-danger', 'no-error', 'other-causes', 'lease-buys', 'none-in-200'])
       expect(await page.locator(`section[data-question="${q}"] fieldset`).getAttribute('data-right')).toBe('true');
     await shotOf(page.locator('section[data-question="other-causes"]'), 'lesson-4-quiz');
 
@@ -191,11 +193,11 @@ describeBrowser('a learner goes through lesson 4', () => {
 
     await expect
       .poll(() => page.getByTestId('lesson-status').textContent())
-      .toBe('5/5 questions (5 right)\u00a0· 1/1 stories (2 of 2 guesses right)\u00a0· 1/2 challenges\u00a0· ✓ finished');
+      .toBe('6/6 questions (6 right)\u00a0· 1/1 stories (2 of 2 guesses right)\u00a0· 1/2 challenges\u00a0· ✓ finished');
     await page.reload();
     await expect
       .poll(() => page.getByTestId('lesson-status').textContent(), { timeout: 15_000 })
-      .toBe('5/5 questions (5 right)\u00a0· 1/1 stories (2 of 2 guesses right)\u00a0· 1/2 challenges\u00a0· ✓ finished');
+      .toBe('6/6 questions (6 right)\u00a0· 1/1 stories (2 of 2 guesses right)\u00a0· 1/2 challenges\u00a0· ✓ finished');
     expect(await page.locator('section[data-question="gc-danger"] fieldset').getAttribute('data-right')).toBe('true');
     expect(await page.locator('section[data-challenge="break-it"]').getAttribute('data-solved')).toBe('true');
     // The outline marks the solved challenge, and only it.

@@ -22,7 +22,7 @@ describe('locklab lessons', () => {
       id: 'pause-past-expiry',
       title: 'Pause past expiry',
       claims: ['C15', 'C16', 'C17', 'C18', 'C69'],
-      questions: 5,
+      questions: 6,
       predictions: 1,
       stories: 1,
       stops: 8,
@@ -33,7 +33,7 @@ describe('locklab lessons', () => {
   it('lists them in words without --json', async () => {
     const r = await cli('lessons');
     expect(r.out).toContain(' 4  Pause past expiry  pause-past-expiry');
-    expect(r.out).toContain('claims C15 C16 C17 C18 C69 · 5 questions, 1 prediction, 1 story (8 stops), 2 challenges');
+    expect(r.out).toContain('claims C15 C16 C17 C18 C69 · 6 questions, 1 prediction, 1 story (8 stops), 2 challenges');
   });
 
   it('check passes the shipped lessons and reports what is pending', async () => {

@@ -5,6 +5,7 @@ import { runBatch } from '../../sim/odds/batch.js';
 import { planSweep } from '../../sim/odds/plan.js';
 import { parseVary } from '../../sim/odds/range.js';
 import { sweepReport, type ComboReport } from '../../sim/odds/report.js';
+import { wilson } from '../../sim/odds/wilson.js';
 import { runScenario } from '../../sim/run.js';
 import { normalizeScenario } from '../../sim/scenario/normalize.js';
 import { applyOverrides } from '../../sim/scenario/set.js';
@@ -80,6 +81,18 @@ describe('lesson 4, How often?', () => {
     // Seed 246 of a longer sweep: a pause outlasts even the 60 s lease.
     const long = runScenario(applyOverrides(base, [{ path: 'clients[*].ttlMs', value: 60_000 }]), 246);
     expect(long.verdict.doubleOwnership.length).toBeGreaterThan(0);
+  });
+
+  it('asks what none in 200 runs at 60 s means, and its answer quotes the top of the interval that many runs give', () => {
+    expect(text).toContain('::question{id=none-in-200}');
+    const q = lesson.quiz.find((x) => x.id === 'none-in-200')!;
+    expect(q.prompt).toContain(`${sweep.runs} times with a 60 s lease`);
+    const right = q.options.filter((o) => o.correct);
+    expect(right).toHaveLength(1);
+    const top = (wilson(0, sweep.runs).hi * 100).toFixed(1);
+    expect(top).toBe('1.9');
+    expect(right[0]!.text).toContain(`up to about ${top} % of runs`);
+    expect(right[0]!.why).toContain(`the top of the 95 % interval is about ${top} %`);
   });
 
   it('fencing leaves the shares of double ownership where they were and accepts fewer stale writes, yet not none', () => {
