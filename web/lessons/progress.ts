@@ -1,5 +1,5 @@
 import { create } from 'zustand';
-import { forget, recall, remember } from '../state/remembered.js';
+import { forget, isRecord, readVersioned, recall, remember } from '../state/remembered.js';
 import { useUi } from '../state/ui.js';
 
 /*
@@ -24,18 +24,13 @@ export interface Progress {
 
 const EMPTY: Progress = { answers: {}, stops: {}, solved: {}, last: null };
 
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const isStringList = (v: unknown): v is string[] => Array.isArray(v) && v.every((s) => typeof s === 'string');
 
 /** Reads stored progress; returns why it could not, so the caller can say so. */
 export function parseProgress(text: string): { ok: true; progress: Progress } | { ok: false; why: string } {
-  let data: unknown;
-  try {
-    data = JSON.parse(text);
-  } catch {
-    return { ok: false, why: 'it is not valid JSON' };
-  }
-  if (!isRecord(data) || data.version !== VERSION) return { ok: false, why: `it is not progress of version ${VERSION}` };
+  const read = readVersioned(text, VERSION, 'progress');
+  if (!read.ok) return read;
+  const data = read.data;
   const { answers, stops, solved, last } = data;
   if (!isRecord(answers) || !Object.values(answers).every((a) => isRecord(a) && Object.values(a).every((x) => Array.isArray(x) && x.every(Number.isInteger))))
     return { ok: false, why: 'its answers are malformed' };

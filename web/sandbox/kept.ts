@@ -1,5 +1,5 @@
 import type { Scenario } from '../../sim/scenario/types.js';
-import { forget, recall, remember } from '../state/remembered.js';
+import { forget, isRecord, readVersioned, recall, remember } from '../state/remembered.js';
 import { useUi } from '../state/ui.js';
 import { isDirty, isOwn, SEEN_BEFORE_RELOAD, TRACE_BEFORE_RELOAD, useDraft, type DraftState } from './draft.js';
 
@@ -39,7 +39,6 @@ export function keptOf(s: Pick<DraftState, 'draft' | 'clean' | 'from' | 'lastTra
 
 export const keptText = (k: KeptDraft): string => JSON.stringify({ version: VERSION, ...k });
 
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const isNamed = (v: unknown): v is Record<string, unknown> => isRecord(v) && typeof v.name === 'string';
 const isDrawn = (v: unknown): boolean => isRecord(v) && typeof v.distribution === 'string';
 
@@ -65,13 +64,9 @@ function scenarioProblem(d: unknown): string | null {
 
 /** Reads what a tab kept; says why it cannot, so the caller can. */
 export function parseKept(text: string): { ok: true; kept: KeptDraft } | { ok: false; why: string } {
-  let data: unknown;
-  try {
-    data = JSON.parse(text);
-  } catch {
-    return { ok: false, why: 'it is not valid JSON' };
-  }
-  if (!isRecord(data) || data.version !== VERSION) return { ok: false, why: `it is not a Sandbox scenario of version ${VERSION}` };
+  const read = readVersioned(text, VERSION, 'a Sandbox scenario');
+  if (!read.ok) return read;
+  const data = read.data;
   const { draft, from, dirty, texts } = data;
   if (typeof from !== 'string' || typeof dirty !== 'boolean') return { ok: false, why: 'it does not say where its scenario came from' };
   if (!isRecord(texts) || !Object.values(texts).every((t) => typeof t === 'string')) return { ok: false, why: 'its typed JSON is malformed' };

@@ -40,3 +40,21 @@ export function forget(name: string, keeping: Keeping = 'browser'): void {
     // Disabled storage: a value it holds is ignored again next time.
   }
 }
+
+export const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * Reads a value the lab kept as a JSON object with a `version`: the object,
+ * or why it cannot be read, in words a notice can quote ("it is not valid
+ * JSON", "it is not `what` of version N").
+ */
+export function readVersioned(text: string, version: number, what: string): { ok: true; data: Record<string, unknown> } | { ok: false; why: string } {
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch {
+    return { ok: false, why: 'it is not valid JSON' };
+  }
+  if (!isRecord(data) || data.version !== version) return { ok: false, why: `it is not ${what} of version ${version}` };
+  return { ok: true, data };
+}
